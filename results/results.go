@@ -1,0 +1,286 @@
+// Package results is the model of results.json, evalgate's full,
+// content-free record of a run: per suite and per task the status, scores,
+// checks, cost, latency and findings, the gates with their values, and the
+// regression against a baseline.
+//
+// Everything in it is safe to post on a public pull request: ids, scores,
+// counts, check ids, file:line and {kind, severity}; never task input or
+// output, prompts, rubric prose, tool results or judge reasons.
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Schema identifies the results.json format; it changes only with an
+// incompatible change of the format.
+const Schema = "https://evalgate.dev/schemas/results/v1"
+
+// Task statuses.
+const (
+	StatusPassed = "passed"
+	StatusFailed = "failed"
+	StatusError  = "error"
+)
+
+// Error kinds of a task or trial with StatusError.
+const (
+	ErrAgentExit      = "agent-exit"
+	ErrProtocol       = "protocol"
+	ErrOutputTooLarge = "output-too-large"
+	ErrTimeout        = "timeout"
+	ErrUnmatchedTool  = "unfixtured-tool-call" // onUnmatched: fail
+	ErrJudge          = "judge"                // judge unavailable or no judge configured
+	ErrMaxTurns       = "max-turns"
+	ErrModel          = "model" // the model API failed for an OpenAI-compatible agent
+	ErrCancelled      = "cancelled"
+)
+
+// Severities of a finding, most severe first.
+const (
+	SeverityCritical = "critical"
+	SeverityHigh     = "high"
+	SeverityMedium   = "medium"
+	SeverityLow      = "low"
+)
+
+// Run is the whole results.json document.
+type Run struct {
+	Schema      string    `json:"$schema"`
+	RunID       string    `json:"runId"`
+	Tool        Tool      `json:"tool"`
+	GitSHA      string    `json:"gitSha,omitempty"`
+	StartedAt   time.Time `json:"startedAt"`
+	FinishedAt  time.Time `json:"finishedAt"`
+	Interrupted bool      `json:"interrupted,omitempty"` // stopped by a signal; only finished tasks are counted
+	Shard       *Shard    `json:"shard,omitempty"`
+
+	Passed bool `json:"passed"` // every gate holds
+	Stats
+
+	Judge      *JudgeInfo  `json:"judge,omitempty"`
+	Gates      []Gate      `json:"gates"`
+	Regression *Regression `json:"regression,omitempty"`
+	Suites     []Suite     `json:"suites"`
+}
+
+// Tool names the program that wrote the file.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Shard says which part of the tasks a sharded run executed.
+type Shard struct {
+	Index int `json:"index"` // 1-based
+	Count int `json:"count"`
+}
+
+// Stats are the figures gates see, for one suite or for the whole run.
+type Stats struct {
+	AggregateScore float64  `json:"aggregateScore"` // mean of task scores
+	PassRate       float64  `json:"passRate"`       // passedCount / taskCount
+	PassedCount    int      `json:"passedCount"`
+	TaskCount      int      `json:"taskCount"`
+	ErroredCount   int      `json:"erroredCount"`
+	TotalCostUsd   float64  `json:"totalCostUsd"` // agent + judge
+	AgentCostUsd   float64  `json:"agentCostUsd"`
+	JudgeCostUsd   float64  `json:"judgeCostUsd"`
+	P95LatencyMs   int64    `json:"p95LatencyMs"` // nearest rank over task latencies
+	Findings       Findings `json:"findings"`
+}
+
+// Findings counts safety findings by severity.
+type Findings struct {
+	Critical int `json:"critical"`
+	High     int `json:"high"`
+	Medium   int `json:"medium"`
+	Low      int `json:"low"`
+}
+
+// Add counts one finding.
+func (f *Findings) Add(severity string) {
+	switch severity {
+	case SeverityCritical:
+		f.Critical++
+	case SeverityHigh:
+		f.High++
+	case SeverityMedium:
+		f.Medium++
+	default:
+		f.Low++
+	}
+}
+
+// JudgeInfo describes the rubric judge of the run.
+type JudgeInfo struct {
+	ID         string   `json:"id"` // a content-free identity: kind and model
+	Calibrated bool     `json:"calibrated"`
+	Agreement  *float64 `json:"agreement,omitempty"` // Spearman rho from the last calibration
+}
+
+// Suite is one suite's result.
+type Suite struct {
+	ID         string     `json:"suiteId"`
+	Version    string     `json:"version"`
+	File       string     `json:"file"`
+	RunID      string     `json:"runId"`
+	ModelClass string     `json:"modelClass,omitempty"`
+	Modes      []string   `json:"modes"`
+	Trials     int        `json:"trials"`
+	Thresholds Thresholds `json:"thresholds"`
+	Passed     bool       `json:"passed"` // openwop: thresholds met
+	Stats
+	Regression *SuiteRegression `json:"regression,omitempty"`
+	Tasks      []Task           `json:"tasks"`
+}
+
+// Thresholds echo the suite's bar.
+type Thresholds struct {
+	PassScore       float64  `json:"passScore"` // the effective bar (1 when the suite sets none)
+	MaxCostUsd      *float64 `json:"maxCostUsd,omitempty"`
+	MaxP95LatencyMs *int64   `json:"maxP95LatencyMs,omitempty"`
+}
+
+// Task is one task's result over all its trials.
+type Task struct {
+	ID        string   `json:"taskId"`
+	File      string   `json:"file"`
+	Line      int      `json:"line"`
+	Kind      string   `json:"kind"` // golden or rubric
+	Tags      []string `json:"tags,omitempty"`
+	Status    string   `json:"status"` // passed, failed or error
+	ErrorKind string   `json:"errorKind,omitempty"`
+	Score     float64  `json:"score"` // mean over trials
+	PassScore float64  `json:"passScore"`
+	Passed    bool     `json:"passed"` // every trial passed (pass^k)
+
+	// PassAtK is true when at least one trial passed.
+	PassAtK      bool     `json:"passAtK"`
+	TrialsPassed int      `json:"trialsPassed"`
+	LatencyMs    int64    `json:"latencyMs"` // mean over trials
+	CostUsd      float64  `json:"costUsd"`   // agent + judge, summed over trials
+	AgentCostUsd float64  `json:"agentCostUsd"`
+	JudgeCostUsd float64  `json:"judgeCostUsd"`
+	Tokens       Tokens   `json:"tokens"`
+	ToolCalls    int      `json:"toolCalls"`
+	SchemaValid  *bool    `json:"schemaValid,omitempty"`
+	FailedChecks []string `json:"failedChecks,omitempty"` // ids of checks that failed in any trial, sorted
+	Findings     []Finding `json:"findings,omitempty"`    // union over trials
+	Trials       []Trial   `json:"trials"`
+}
+
+// Tokens counts model tokens.
+type Tokens struct {
+	Input  int64 `json:"input"`
+	Output int64 `json:"output"`
+}
+
+// Trial is one execution of a task.
+type Trial struct {
+	Trial        int       `json:"trial"` // 1-based
+	Status       string    `json:"status"`
+	ErrorKind    string    `json:"errorKind,omitempty"`
+	Score        float64   `json:"score"`
+	Passed       bool      `json:"passed"`
+	LatencyMs    int64     `json:"latencyMs"`
+	AgentCostUsd float64   `json:"agentCostUsd"`
+	JudgeCostUsd float64   `json:"judgeCostUsd"`
+	Tokens       Tokens    `json:"tokens"`
+	ToolCalls    int       `json:"toolCalls"`
+	SchemaValid  *bool     `json:"schemaValid,omitempty"`
+	Checks       []Check   `json:"checks"`
+	Findings     []Finding `json:"findings,omitempty"`
+}
+
+// Check is the verdict of one check: the match, an assertion, the output
+// schema, or a rubric criterion.
+type Check struct {
+	ID     string  `json:"id"`   // "match", "outputSchema", the author's id, "assert[2]", "rubric[0]"
+	Kind   string  `json:"kind"` // exact, regex, expr, toolCalled, criterion, ...
+	Weight float64 `json:"weight"`
+	Passed bool    `json:"passed"`
+	// Reason is a fixed, content-free code saying why a check failed
+	// ("mismatch", "not-called", "over-limit", "invalid-json", ...).
+	Reason string `json:"reason,omitempty"`
+	// Judged is true for a rubric criterion decided by a judge.
+	Judged bool `json:"judged,omitempty"`
+}
+
+// Finding is an openwop safety finding: a kind and a severity, never content.
+type Finding struct {
+	Kind     string `json:"kind"`
+	Severity string `json:"severity"`
+}
+
+// Gate is one gate expression with its verdict.
+type Gate struct {
+	Expr    string `json:"expr"`
+	Default bool   `json:"default,omitempty"` // one of the default gates
+	Passed  bool   `json:"passed"`
+	// Values holds the variables the expression read, by name.
+	Values map[string]any `json:"values,omitempty"`
+	Error  string         `json:"error,omitempty"`
+}
+
+// Regression compares the run with a baseline.
+type Regression struct {
+	BaselineRunID string  `json:"baselineRunId"`
+	BaselineFile  string  `json:"baselineFile,omitempty"`
+	ScoreDelta    float64 `json:"scoreDelta"`
+	NewFailures   int     `json:"newFailures"`
+	Fixed         int     `json:"fixed"`
+	// PValue is the two-sided significance of the change (McNemar's exact
+	// test over pass flips); 1 when nothing changed.
+	PValue   float64    `json:"pValue"`
+	CILow    float64    `json:"ciLow"`  // 95% bootstrap interval of the mean score delta
+	CIHigh   float64    `json:"ciHigh"` //
+	Warnings []string   `json:"warnings,omitempty"`
+	Tasks    []TaskDiff `json:"tasks,omitempty"` // tasks that changed, and added/removed ones
+}
+
+// SuiteRegression is a suite's share of the regression.
+type SuiteRegression struct {
+	BaselineRunID string  `json:"baselineRunId"`
+	ScoreDelta    float64 `json:"scoreDelta"`
+	NewFailures   int     `json:"newFailures"`
+	Fixed         int     `json:"fixed"`
+	PValue        float64 `json:"pValue"`
+	Added         []string `json:"added,omitempty"`
+	Removed       []string `json:"removed,omitempty"`
+}
+
+// Task changes against the baseline.
+const (
+	ChangeNewFailure = "new-failure"
+	ChangeFixed      = "fixed"
+	ChangeAdded      = "added"
+	ChangeRemoved    = "removed"
+	ChangeScore      = "score"
+)
+
+// TaskDiff is one task's movement against the baseline.
+type TaskDiff struct {
+	SuiteID        string  `json:"suiteId"`
+	TaskID         string  `json:"taskId"`
+	Change         string  `json:"change"`
+	ScoreDelta     float64 `json:"scoreDelta"`
+	CostDeltaUsd   float64 `json:"costDeltaUsd"`
+	LatencyDeltaMs int64   `json:"latencyDeltaMs"`
+}
+
+// Read loads a results.json file.
+func Read(path string) (*Run, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("could not read results %q: %w", path, err)
+	}
+	var r Run
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("could not parse results %q: %w", path, err)
+	}
+	return &r, nil
+}

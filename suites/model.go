@@ -1,0 +1,232 @@
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/expr-lang/expr/vm"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Pos is a position in a suite file. Line and Col start at 1; a zero Line
+// means the position is unknown.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+// String renders the position as file:line:col.
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Suite is one openwop AgentEvalSuite with evalgate's extensions, loaded from
+// a file and validated. Every task, check and fixture keeps its position so
+// reports can point back at the source.
+type Suite struct {
+	Path          string // the file as given on the command line or found in a folder
+	ID            string // suiteId
+	Version       string
+	TargetAgentID string
+	Modes         []string
+	AllowedModels []string
+	Thresholds    Thresholds
+	Pos           Pos
+
+	// Extensions.
+	Description string
+	Trials      int // 0 when the suite does not say
+	Tools       []Tool
+	Tags        []string
+
+	Tasks []*Task
+
+	// Extensions lists the JSON pointers of every evalgate extension used by
+	// the file, in document order; empty for a strictly portable suite.
+	Extensions []string
+}
+
+// Thresholds is the suite's openwop pass bar. Nil fields are unset.
+type Thresholds struct {
+	PassScore       *float64
+	MaxCostUsd      *float64
+	MaxP95LatencyMs *int64
+}
+
+// Tool is a declared tool (extension `tools`), offered to model-driven agents.
+type Tool struct {
+	Name        string
+	Description string
+	InputSchema json.RawMessage // nil when absent
+}
+
+// Task is one eval task.
+type Task struct {
+	ID    string
+	Index int // position in the suite's task list
+	Pos   Pos // position of the task object (the line reports point at)
+
+	Input    json.RawMessage // any JSON value, "null" when null
+	Expected Expected
+	Fixtures Fixtures
+
+	// Extensions.
+	Description string
+	Tags        []string
+	PassScore   *float64
+	TimeoutMs   int64 // 0 when unset
+	Metadata    *Metadata
+	Adversarial *Adversarial
+}
+
+// Kinds of expectation.
+const (
+	KindGolden = "golden"
+	KindRubric = "rubric"
+)
+
+// Expected says how a task is scored.
+type Expected struct {
+	Kind   string // KindGolden or KindRubric
+	Match  *Match
+	Rubric []Criterion
+	Assert []*Check
+
+	// OutputSchema is the extension `outputSchema`, compiled; nil when absent.
+	OutputSchema    *jsonschema.Schema
+	OutputSchemaRaw json.RawMessage
+}
+
+// Match strategies.
+const (
+	StrategyExact      = "exact"
+	StrategyContains   = "contains"
+	StrategyJSONMatch  = "json-match"
+	StrategyRegex      = "regex"
+	StrategyJSONSubset = "json-subset"
+	StrategyJSONSchema = "json-schema"
+)
+
+// Match is a golden expectation.
+type Match struct {
+	Strategy   string
+	Value      json.RawMessage
+	Path       string // JSON pointer into the output; "" for the whole output
+	IgnoreCase bool
+	Pos        Pos
+
+	// Compiled forms, set by the loader for the strategies that need them.
+	Regexp *regexp.Regexp      // regex (with (?i) when IgnoreCase)
+	Schema *jsonschema.Schema // json-schema
+}
+
+// Criterion is one rubric criterion.
+type Criterion struct {
+	Criterion string
+	Weight    float64
+	Assert    *Check // extension: decided by this check, never by a judge
+	Pos       Pos
+}
+
+// Check kinds, named after the key that introduces them.
+const (
+	CheckExpr          = "expr"
+	CheckToolCalled    = "toolCalled"
+	CheckToolNotCalled = "toolNotCalled"
+	CheckToolOrder     = "toolOrder"
+	CheckMaxToolCalls  = "maxToolCalls"
+	CheckMaxLatencyMs  = "maxLatencyMs"
+	CheckMaxCostUsd    = "maxCostUsd"
+)
+
+// Check is one deterministic assertion (extension `assert`). Exactly one of
+// the kind-specific fields is meaningful, as Kind says.
+type Check struct {
+	ID     string  // the author's id, else "assert[i]"
+	Kind   string  // one of the Check* constants
+	Weight float64 // 1 when unset
+	Pos    Pos
+
+	Expr    string
+	Program *vm.Program // compiled Expr
+
+	Tool  string          // toolCalled, toolNotCalled
+	Args  json.RawMessage // toolCalled: a JSON subset the call's arguments must contain
+	Order []string        // toolOrder
+
+	MaxToolCalls int
+	MaxLatencyMs int64
+	MaxCostUsd   float64
+}
+
+// Fixtures are the deterministic substitutes for live tools and memory.
+type Fixtures struct {
+	ToolResponses []ToolResponse
+	MemorySeed    []json.RawMessage // each a JSON object
+
+	// Extensions.
+	OnUnmatched string   // "error" (default) or "fail"
+	Canaries    []string // strings that must never reach the output or a tool call
+}
+
+// Unmatched-call policies.
+const (
+	OnUnmatchedError = "error"
+	OnUnmatchedFail  = "fail"
+)
+
+// ToolResponse is one canned tool result.
+type ToolResponse struct {
+	Tool     string
+	Response json.RawMessage // nil when absent (the tool returns null)
+
+	// Extensions.
+	Args    json.RawMessage // the entry answers only calls whose arguments contain this JSON subset
+	Error   string          // when set, the tool fails with this message
+	DelayMs int64
+	Times   int // uses before the entry is spent; 0 = unlimited
+	Pos     Pos
+}
+
+// Metadata feeds the dual-axis assessment (extension).
+type Metadata struct {
+	Domain        string
+	Complexity    int // 1-5, 0 when unset
+	AutonomyLevel *int
+	Category      string
+}
+
+// Adversarial is the adversarial task block (extension).
+type Adversarial struct {
+	ForbiddenTools []string
+	ExpectRefusal  bool
+	Detectors      []string          // pii, secrets, canary, injection; empty = all that apply
+	Severities     map[string]string // finding kind -> severity override
+}
+
+// PassBar returns the score a task must reach to pass: its own passScore,
+// else the suite's thresholds.passScore, else 1.
+func (s *Suite) PassBar(t *Task) float64 {
+	if t.PassScore != nil {
+		return *t.PassScore
+	}
+	if s.Thresholds.PassScore != nil {
+		return *s.Thresholds.PassScore
+	}
+	return 1
+}
+
+// HasMode reports whether the suite declares mode m.
+func (s *Suite) HasMode(m string) bool {
+	for _, x := range s.Modes {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
