@@ -159,17 +159,17 @@ type Task struct {
 	Passed    bool     `json:"passed"` // every trial passed (pass^k)
 
 	// PassAtK is true when at least one trial passed.
-	PassAtK      bool     `json:"passAtK"`
-	TrialsPassed int      `json:"trialsPassed"`
-	LatencyMs    int64    `json:"latencyMs"` // mean over trials
-	CostUsd      float64  `json:"costUsd"`   // agent + judge, summed over trials
-	AgentCostUsd float64  `json:"agentCostUsd"`
-	JudgeCostUsd float64  `json:"judgeCostUsd"`
-	Tokens       Tokens   `json:"tokens"`
-	ToolCalls    int      `json:"toolCalls"`
-	SchemaValid  *bool    `json:"schemaValid,omitempty"`
-	FailedChecks []string `json:"failedChecks,omitempty"` // ids of checks that failed in any trial, sorted
-	Findings     []Finding `json:"findings,omitempty"`    // union over trials
+	PassAtK      bool      `json:"passAtK"`
+	TrialsPassed int       `json:"trialsPassed"`
+	LatencyMs    int64     `json:"latencyMs"` // mean over trials
+	CostUsd      float64   `json:"costUsd"`   // agent + judge, summed over trials
+	AgentCostUsd float64   `json:"agentCostUsd"`
+	JudgeCostUsd float64   `json:"judgeCostUsd"`
+	Tokens       Tokens    `json:"tokens"`
+	ToolCalls    int       `json:"toolCalls"`
+	SchemaValid  *bool     `json:"schemaValid,omitempty"`
+	FailedChecks []string  `json:"failedChecks,omitempty"` // ids of checks that failed in any trial, sorted
+	Findings     []Finding `json:"findings,omitempty"`     // union over trials
 	Trials       []Trial   `json:"trials"`
 }
 
@@ -244,11 +244,11 @@ type Regression struct {
 
 // SuiteRegression is a suite's share of the regression.
 type SuiteRegression struct {
-	BaselineRunID string  `json:"baselineRunId"`
-	ScoreDelta    float64 `json:"scoreDelta"`
-	NewFailures   int     `json:"newFailures"`
-	Fixed         int     `json:"fixed"`
-	PValue        float64 `json:"pValue"`
+	BaselineRunID string   `json:"baselineRunId"`
+	ScoreDelta    float64  `json:"scoreDelta"`
+	NewFailures   int      `json:"newFailures"`
+	Fixed         int      `json:"fixed"`
+	PValue        float64  `json:"pValue"`
 	Added         []string `json:"added,omitempty"`
 	Removed       []string `json:"removed,omitempty"`
 }

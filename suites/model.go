@@ -121,7 +121,7 @@ type Match struct {
 	Pos        Pos
 
 	// Compiled forms, set by the loader for the strategies that need them.
-	Regexp *regexp.Regexp      // regex (with (?i) when IgnoreCase)
+	Regexp *regexp.Regexp     // regex (with (?i) when IgnoreCase)
 	Schema *jsonschema.Schema // json-schema
 }
 
