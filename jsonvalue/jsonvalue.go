@@ -1,0 +1,266 @@
+// Package jsonvalue compares and addresses JSON values the way evalgate's
+// contracts define it: numbers compare by value (1 == 1.0), object key order
+// and whitespace never matter, null is not the same as a missing key, and a
+// subset is an object whose keys all appear, recursively, in the other value.
+//
+// Values are decoded with json.Number so that large integers and decimals
+// keep their exact text until they are compared.
+package jsonvalue
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Decode parses one JSON value, keeping numbers as json.Number.
+func Decode(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	return v, nil
+}
+
+// Equal reports whether a and b are the same JSON value. Numbers compare by
+// value, so 42 equals 42.0 and 4.2e1.
+func Equal(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !Equal(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !Equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	default:
+		xn, ok1 := number(a)
+		yn, ok2 := number(b)
+		return ok1 && ok2 && xn.Cmp(yn) == 0
+	}
+}
+
+// Subset reports whether sub is contained in v: objects by key, recursively
+// (v may have more keys); arrays element by element with the same length;
+// everything else by Equal.
+func Subset(sub, v any) bool {
+	switch x := sub.(type) {
+	case map[string]any:
+		y, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !Subset(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := v.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !Subset(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return Equal(sub, v)
+	}
+}
+
+// number returns a numeric JSON value as an exact rational.
+func number(v any) (*big.Rat, bool) {
+	var s string
+	switch n := v.(type) {
+	case json.Number:
+		s = string(n)
+	case float64:
+		r := new(big.Rat)
+		if r.SetFloat64(n) == nil {
+			return nil, false
+		}
+		return r, true
+	case int:
+		return new(big.Rat).SetInt64(int64(n)), true
+	case int64:
+		return new(big.Rat).SetInt64(n), true
+	default:
+		return nil, false
+	}
+	r, ok := new(big.Rat).SetString(s)
+	return r, ok
+}
+
+// Canonical renders v as compact JSON with object keys sorted and numbers in
+// their shortest exact form (42.0 becomes 42), so that two equal values
+// render to the same bytes.
+func Canonical(v any) []byte {
+	var b bytes.Buffer
+	writeCanonical(&b, v)
+	return b.Bytes()
+}
+
+func writeCanonical(b *bytes.Buffer, v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(b, k)
+			b.WriteByte(':')
+			writeCanonical(b, x[k])
+		}
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeCanonical(b, e)
+		}
+		b.WriteByte(']')
+	case string:
+		writeString(b, x)
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+	case nil:
+		b.WriteString("null")
+	default:
+		r, ok := number(v)
+		if !ok {
+			fmt.Fprintf(b, "%q", fmt.Sprint(v))
+			return
+		}
+		b.WriteString(formatRat(r))
+	}
+}
+
+func writeString(b *bytes.Buffer, s string) {
+	enc, _ := json.Marshal(s) // a string always encodes
+	b.Write(enc)
+}
+
+// formatRat prints an exact decimal: integers without a fraction, others in
+// the shortest float64 form.
+func formatRat(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// Text renders a JSON value as the text the string strategies look at: a
+// string as itself, anything else as canonical JSON.
+func Text(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return string(Canonical(v))
+}
+
+// Pointer resolves an RFC 6901 JSON pointer in v. The empty pointer is v
+// itself. It reports false when a step does not exist.
+func Pointer(v any, ptr string) (any, bool) {
+	if ptr == "" {
+		return v, true
+	}
+	if !strings.HasPrefix(ptr, "/") {
+		return nil, false
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case map[string]any:
+			next, ok := x[tok]
+			if !ok {
+				return nil, false
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) || (len(tok) > 1 && tok[0] == '0') {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// Plain converts json.Number values to float64 throughout v, for code (such
+// as expression evaluation) that expects Go's ordinary JSON types.
+func Plain(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = Plain(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = Plain(e)
+		}
+		return x
+	case json.Number:
+		f, err := x.Float64()
+		if err != nil {
+			return string(x)
+		}
+		return f
+	default:
+		return v
+	}
+}

@@ -1,0 +1,112 @@
+package jsonvalue
+
+import (
+	"testing"
+)
+
+func mustDecode(t *testing.T, s string) any {
+	t.Helper()
+	v, err := Decode([]byte(s))
+	if err != nil {
+		t.Fatalf("decode %s: %v", s, err)
+	}
+	return v
+}
+
+func TestEqual(t *testing.T) {
+	type testCase struct {
+		name string
+		a, b string
+		want bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		got := Equal(mustDecode(t, tc.a), mustDecode(t, tc.b))
+		if got != tc.want {
+			t.Errorf("Equal(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "integer and decimal", a: `42`, b: `42.0`, want: true},
+		{name: "exponent", a: `4.2e1`, b: `42`, want: true},
+		{name: "different numbers", a: `42`, b: `42.5`, want: false},
+		{name: "big integers exact", a: `12345678901234567890`, b: `12345678901234567891`, want: false},
+		{name: "key order", a: `{"a":1,"b":[1,2]}`, b: `{"b":[1,2.0],"a":1}`, want: true},
+		{name: "null is not missing", a: `{"a":null}`, b: `{}`, want: false},
+		{name: "null equals null", a: `{"a":null}`, b: `{"a":null}`, want: true},
+		{name: "string is not number", a: `"42"`, b: `42`, want: false},
+		{name: "array order matters", a: `[1,2]`, b: `[2,1]`, want: false},
+		{name: "bool", a: `true`, b: `true`, want: true},
+		{name: "bool and null", a: `false`, b: `null`, want: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestSubset(t *testing.T) {
+	type testCase struct {
+		name   string
+		sub, v string
+		want   bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		got := Subset(mustDecode(t, tc.sub), mustDecode(t, tc.v))
+		if got != tc.want {
+			t.Errorf("Subset(%s, %s) = %v, want %v", tc.sub, tc.v, got, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "extra keys allowed", sub: `{"a":1}`, v: `{"a":1.0,"b":2}`, want: true},
+		{name: "missing key", sub: `{"c":1}`, v: `{"a":1}`, want: false},
+		{name: "nested", sub: `{"o":{"x":"y"}}`, v: `{"o":{"x":"y","z":1},"p":2}`, want: true},
+		{name: "nested mismatch", sub: `{"o":{"x":"n"}}`, v: `{"o":{"x":"y"}}`, want: false},
+		{name: "arrays same length", sub: `[{"a":1}]`, v: `[{"a":1,"b":2}]`, want: true},
+		{name: "arrays different length", sub: `[1]`, v: `[1,2]`, want: false},
+		{name: "empty object matches any object", sub: `{}`, v: `{"a":1}`, want: true},
+		{name: "object against scalar", sub: `{}`, v: `3`, want: false},
+		{name: "null sub needs null", sub: `{"a":null}`, v: `{"a":0}`, want: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestCanonical(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"b": 1.0, "a": [true, null, "x"]}`: `{"a":[true,null,"x"],"b":1}`,
+		`4.2e1`:                              `42`,
+		`0.5`:                                `0.5`,
+		`"a<b"`:                              `"a\u003cb"`,
+		`12345678901234567890`:               `12345678901234567890`,
+	} {
+		if got := string(Canonical(mustDecode(t, in))); got != want {
+			t.Errorf("Canonical(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestPointer(t *testing.T) {
+	v := mustDecode(t, `{"a":{"b/c":[10,{"d~e":true}]},"":1}`)
+	for ptr, want := range map[string]string{
+		"":               `{"":1,"a":{"b/c":[10,{"d~e":true}]}}`,
+		"/a/b~1c/0":      `10`,
+		"/a/b~1c/1/d~0e": `true`,
+		"/":              `1`,
+	} {
+		got, ok := Pointer(v, ptr)
+		if !ok || string(Canonical(got)) != want {
+			t.Errorf("Pointer(%q) = %s, %v; want %s", ptr, Canonical(got), ok, want)
+		}
+	}
+	for _, ptr := range []string{"/x", "/a/b~1c/2", "/a/b~1c/01", "a", "/a/b~1c/-1"} {
+		if _, ok := Pointer(v, ptr); ok {
+			t.Errorf("Pointer(%q) resolved, want missing", ptr)
+		}
+	}
+}
+
+func TestDecodeRejectsTrailingData(t *testing.T) {
+	for _, in := range []string{`1 2`, `{} {}`, `{"a":1} x`} {
+		if _, err := Decode([]byte(in)); err == nil {
+			t.Errorf("Decode(%q) succeeded, want error", in)
+		}
+	}
+}
