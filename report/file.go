@@ -1,0 +1,58 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// folder and a rename, so a reader never sees half a file and an interrupted
+// run never leaves a truncated one. Missing folders are created with dirPerm.
+func writeFileAtomic(path string, data []byte, perm, dirPerm os.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, dirPerm); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Chmod(perm); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// safeName rejects an id that cannot be used as one file or folder name:
+// empty, "." or "..", or holding a path separator or a NUL byte. Suite and
+// task ids that passed suite validation always pass.
+func safeName(id string) error {
+	switch {
+	case id == "":
+		return errors.New("the id is empty")
+	case id == "." || id == "..":
+		return fmt.Errorf("the id %q is not a file name", id)
+	case strings.ContainsAny(id, `/\`+"\x00"):
+		return fmt.Errorf("the id %q holds a path separator", id)
+	}
+	return nil
+}

@@ -1,0 +1,264 @@
+package report
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/golden"
+
+	"github.com/evalgate/evalgate/results"
+)
+
+func TestSummary(t *testing.T) {
+	type testCase struct {
+		name       string
+		suite      func() results.Suite
+		modelClass string
+		golden     string // testdata file; empty to check only the schema and want
+		want       func(t *testing.T, doc map[string]any)
+		wantErr    string
+	}
+	sch := compileTestSchema(t, SummarySchemaJSON())
+
+	run := func(t *testing.T, tc testCase) {
+		s := tc.suite()
+		got, err := Summary(&s, tc.modelClass)
+		if tc.wantErr != "" {
+			assert.ErrorContains(t, err, tc.wantErr)
+			return
+		}
+		assert.NilError(t, err)
+		assert.NilError(t, validate(t, sch, got), "summary does not match its schema:\n%s", got)
+		if tc.golden != "" {
+			golden.Assert(t, string(got), tc.golden)
+		}
+		if tc.want != nil {
+			var doc map[string]any
+			assert.NilError(t, json.Unmarshal(got, &doc))
+			tc.want(t, doc)
+		}
+	}
+
+	testCases := []testCase{
+		{
+			name:   "failing suite with findings and regression",
+			suite:  refundsSuite,
+			golden: "summary-refunds.golden",
+		},
+		{
+			name:   "passing suite without regression",
+			suite:  greetingSuite,
+			golden: "summary-greeting.golden",
+		},
+		{
+			name:       "model class from the argument",
+			suite:      greetingSuite,
+			modelClass: "coding",
+			want: func(t *testing.T, doc map[string]any) {
+				assert.Equal(t, doc["evaluatedModelClass"], "coding")
+			},
+		},
+		{
+			name:       "argument wins over the suite's class",
+			suite:      refundsSuite,
+			modelClass: "reasoning",
+			want: func(t *testing.T, doc map[string]any) {
+				assert.Equal(t, doc["evaluatedModelClass"], "reasoning")
+			},
+		},
+		{
+			name:       "class openwop does not know is left out",
+			suite:      refundsSuite,
+			modelClass: "gpt-4o",
+			want: func(t *testing.T, doc map[string]any) {
+				assert.Check(t, !has(doc, "evaluatedModelClass"))
+			},
+		},
+		{
+			name: "scores, costs and delta clamped",
+			suite: func() results.Suite {
+				s := refundsSuite()
+				s.AggregateScore = 1.0000000002
+				s.TotalCostUsd = -0.0001
+				s.Regression.ScoreDelta = -1.5
+				s.Tasks[0].Score = math.NaN()
+				s.Tasks[1].Score = -0.1
+				s.Tasks[1].LatencyMs = -5
+				s.Tasks[2].CostUsd = math.Inf(-1)
+				return s
+			},
+			want: func(t *testing.T, doc map[string]any) {
+				assert.Equal(t, doc["aggregateScore"], 1.0)
+				assert.Equal(t, doc["totalCostUsd"], 0.0)
+				assert.Equal(t, doc["regression"].(map[string]any)["scoreDelta"], -1.0)
+				tasks := doc["tasks"].([]any)
+				assert.Equal(t, tasks[0].(map[string]any)["score"], 0.0)
+				assert.Equal(t, tasks[1].(map[string]any)["score"], 0.0)
+				assert.Equal(t, tasks[1].(map[string]any)["latencyMs"], 0.0)
+				assert.Equal(t, tasks[2].(map[string]any)["costUsd"], 0.0)
+			},
+		},
+		{
+			name: "only allowed keys, content-free",
+			suite: func() results.Suite {
+				s := refundsSuite()
+				s.File = "secret/path.yaml"
+				return s
+			},
+			want: func(t *testing.T, doc map[string]any) {
+				assert.DeepEqual(t, keys(doc), []string{
+					"aggregateScore", "evaluatedModelClass", "passed", "passedCount", "regression",
+					"suiteId", "suiteVersion", "taskCount", "tasks", "totalCostUsd",
+				})
+				task := doc["tasks"].([]any)[1].(map[string]any)
+				assert.DeepEqual(t, keys(task), []string{
+					"costUsd", "latencyMs", "passed", "safetyFindings", "schemaValid", "score", "taskId",
+				})
+				assert.DeepEqual(t, keys(doc["regression"].(map[string]any)), []string{"baselineRunId", "scoreDelta"})
+			},
+		},
+		{
+			name: "schemaValid and findings left out when unknown or empty",
+			suite: func() results.Suite {
+				s := refundsSuite()
+				s.Tasks[1].SchemaValid = nil
+				s.Tasks[1].Findings = []results.Finding{}
+				return s
+			},
+			want: func(t *testing.T, doc map[string]any) {
+				task := doc["tasks"].([]any)[1].(map[string]any)
+				assert.Check(t, !has(task, "schemaValid"))
+				assert.Check(t, !has(task, "safetyFindings"))
+			},
+		},
+		{
+			name: "suite id openwop does not allow",
+			suite: func() results.Suite {
+				s := greetingSuite()
+				s.ID = "Acme Greeting"
+				return s
+			},
+			wantErr: `could not build summary for suite "Acme Greeting": does not match the schema: at /suiteId:`,
+		},
+		{
+			name: "unknown severity",
+			suite: func() results.Suite {
+				s := refundsSuite()
+				s.Tasks[1].Findings[0].Severity = "severe"
+				return s
+			},
+			wantErr: "at /tasks/1/safetyFindings/0/severity:",
+		},
+		{
+			name: "regression without a baseline id",
+			suite: func() results.Suite {
+				s := refundsSuite()
+				s.Regression.BaselineRunID = ""
+				return s
+			},
+			wantErr: "at /regression/baselineRunId:",
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestSummaryNoSuite(t *testing.T) {
+	_, err := Summary(nil, "")
+	assert.Error(t, err, "could not build summary: no suite result")
+}
+
+// TestSummarySchema checks that the schema itself is closed and strict, on
+// documents Summary would never write.
+func TestSummarySchema(t *testing.T) {
+	type testCase struct {
+		name    string
+		edit    func(doc map[string]any)
+		wantErr string // empty: valid
+	}
+	sch := compileTestSchema(t, SummarySchemaJSON())
+	s := refundsSuite()
+	base, err := Summary(&s, "")
+	assert.NilError(t, err)
+
+	task := func(doc map[string]any, i int) map[string]any { return doc["tasks"].([]any)[i].(map[string]any) }
+	run := func(t *testing.T, tc testCase) {
+		var doc map[string]any
+		assert.NilError(t, json.Unmarshal(base, &doc))
+		tc.edit(doc)
+		data, err := json.Marshal(doc)
+		assert.NilError(t, err)
+		err = validate(t, sch, data)
+		if tc.wantErr == "" {
+			assert.NilError(t, err)
+			return
+		}
+		assert.ErrorContains(t, err, tc.wantErr)
+	}
+	testCases := []testCase{
+		{name: "as written", edit: func(map[string]any) {}},
+		{name: "extra top-level key", edit: func(d map[string]any) { d["file"] = "x" }, wantErr: "additional properties 'file'"},
+		{name: "extra task key", edit: func(d map[string]any) { task(d, 0)["output"] = "x" }, wantErr: "additional properties 'output'"},
+		{name: "extra finding key", edit: func(d map[string]any) {
+			task(d, 1)["safetyFindings"].([]any)[0].(map[string]any)["text"] = "x"
+		}, wantErr: "additional properties 'text'"},
+		{name: "extra regression key", edit: func(d map[string]any) { d["regression"].(map[string]any)["newFailures"] = 1 }, wantErr: "additional properties 'newFailures'"},
+		{name: "diffRef allowed", edit: func(d map[string]any) { d["regression"].(map[string]any)["diffRef"] = "refs/pull/1" }},
+		{name: "missing tasks", edit: func(d map[string]any) { delete(d, "tasks") }, wantErr: "missing property 'tasks'"},
+		{name: "missing task score", edit: func(d map[string]any) { delete(task(d, 0), "score") }, wantErr: "missing property 'score'"},
+		{name: "score above 1", edit: func(d map[string]any) { d["aggregateScore"] = 1.01 }, wantErr: "/aggregateScore"},
+		{name: "fractional latency", edit: func(d map[string]any) { task(d, 0)["latencyMs"] = 1.5 }, wantErr: "/tasks/0/latencyMs"},
+		{name: "bad version", edit: func(d map[string]any) { d["suiteVersion"] = "1.0" }, wantErr: "/suiteVersion"},
+		{name: "bad task id", edit: func(d map[string]any) { task(d, 0)["taskId"] = "-x" }, wantErr: "/tasks/0/taskId"},
+		{name: "bad model class", edit: func(d map[string]any) { d["evaluatedModelClass"] = "chat" }, wantErr: "/evaluatedModelClass"},
+		{name: "delta below -1", edit: func(d map[string]any) { d["regression"].(map[string]any)["scoreDelta"] = -1.5 }, wantErr: "/regression/scoreDelta"},
+		{name: "empty finding kind", edit: func(d map[string]any) {
+			task(d, 1)["safetyFindings"].([]any)[0].(map[string]any)["kind"] = ""
+		}, wantErr: "/tasks/1/safetyFindings/0/kind"},
+		{name: "negative cost", edit: func(d map[string]any) { d["totalCostUsd"] = -1 }, wantErr: "/totalCostUsd"},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestWriteSummary(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "summaries")
+	s := refundsSuite()
+	assert.NilError(t, WriteSummary(dir, &s, ""))
+	got, err := os.ReadFile(filepath.Join(dir, "acme.support.evals.refunds.json"))
+	assert.NilError(t, err)
+	want, err := Summary(&s, "")
+	assert.NilError(t, err)
+	assert.Equal(t, string(got), string(want))
+
+	entries, err := os.ReadDir(dir)
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(entries, 1), "a temporary file was left behind")
+
+	bad := greetingSuite()
+	bad.ID = "../x.evals.y"
+	err = WriteSummary(dir, &bad, "")
+	assert.Check(t, err != nil)
+}
+
+func has(m map[string]any, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+func keys(m map[string]any) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
