@@ -37,6 +37,7 @@ const (
 	ErrMaxTurns       = "max-turns"
 	ErrModel          = "model" // the model API failed for an OpenAI-compatible agent
 	ErrCancelled      = "cancelled"
+	ErrAgentReported  = "agent-error" // the agent's own {"type":"error"} line
 )
 
 // Severities of a finding, most severe first.
