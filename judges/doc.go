@@ -1,0 +1,52 @@
+// Package judges decides how well an agent's output meets a task's
+// expectation. This file set holds the golden judge: the deterministic
+// `match` strategies, the `assert` checks and the `outputSchema` check of
+// DESIGN §2. They need no network and give the same verdict every time.
+//
+// Golden returns one results.Check per check and Score turns them into the
+// task score (the weighted mean). A typical trial:
+//
+//	obs := &judges.Observation{Input: task.Input, Output: out, Trace: calls, LatencyMs: 812}
+//	checks, schemaValid := judges.Golden(task, obs)
+//	score := judges.Score(checks)
+//
+// # Strategies
+//
+// The output is a JSON value. exact compares two strings byte for byte and
+// anything else as canonical JSON; contains looks for the expected text in
+// the output text (a string as itself, anything else as canonical JSON);
+// json-match and json-subset parse a string output as JSON first and then
+// compare by value (1 == 1.0, null is not a missing key); regex matches the
+// output text; json-schema validates the (parsed) output. match.path applies
+// a JSON pointer to the output (a string output is parsed first) before the
+// strategy runs; match.ignoreCase makes exact and contains fold case.
+//
+// # Assertions
+//
+// expr runs the compiled expr-lang program over `output` (a JSON string
+// stays a Go string, anything else is decoded to map[string]any, []any,
+// float64, bool or nil), `input` (decoded the same way), `trace` (a list of
+// {name, args, result, isError}), `latencyMs`, `costUsd` and `toolCalls`.
+// toolCalled passes when some call has the name and, when args are given,
+// arguments containing them as a JSON subset; toolNotCalled when no call has
+// the name; toolOrder when each named tool was called and their first calls
+// come in the listed order; maxToolCalls, maxLatencyMs and maxCostUsd when
+// the trial stays within the limit.
+//
+// # Reasons
+//
+// A failed check carries a fixed, content-free reason code, never any part
+// of the output:
+//
+//	mismatch        the output does not match the expected value or pattern
+//	invalid-json    the output (or the string at match.path) is not JSON
+//	path-missing    match.path does not exist in the output
+//	not-called      a tool that had to be called was not (toolCalled, toolOrder)
+//	called          a forbidden tool was called (toolNotCalled)
+//	out-of-order    the tools were called, but not in the listed order
+//	over-limit      more tool calls, latency or cost than allowed
+//	schema-invalid  the output does not validate against the JSON Schema
+//	expr-error      the expression failed while running
+//	not-bool        the expression did not produce true or false
+//	unsupported     the check or strategy is not one evalgate knows
+package judges

@@ -1,0 +1,251 @@
+package judges
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/jsonvalue"
+	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/suites"
+)
+
+// Reasons a check fails; see the package documentation.
+const (
+	ReasonMismatch      = "mismatch"
+	ReasonInvalidJSON   = "invalid-json"
+	ReasonPathMissing   = "path-missing"
+	ReasonNotCalled     = "not-called"
+	ReasonCalled        = "called"
+	ReasonOutOfOrder    = "out-of-order"
+	ReasonOverLimit     = "over-limit"
+	ReasonSchemaInvalid = "schema-invalid"
+	ReasonExprError     = "expr-error"
+	ReasonNotBool       = "not-bool"
+	ReasonUnsupported   = "unsupported"
+)
+
+// Ids (and kind, for the schema) of the checks that are not assertions.
+const (
+	CheckMatch        = "match"
+	CheckOutputSchema = "outputSchema"
+)
+
+// Observation is what one trial of a task produced, as the checks see it.
+type Observation struct {
+	Input     json.RawMessage // the task input, a JSON value
+	Output    json.RawMessage // the agent's final output, a JSON value
+	Trace     []fixtures.Call
+	LatencyMs int64
+	CostUsd   float64
+}
+
+// notJSON stands for an output that is not a JSON value, so that every check
+// reading the output fails with ReasonInvalidJSON instead of guessing.
+type notJSON struct{}
+
+// Golden runs a task's deterministic checks against one observation: the
+// match (id "match", kind = the strategy), each assertion (its own id and
+// kind) and the output schema (id and kind "outputSchema"), in that order.
+// A rubric task gets only the output schema check; its criteria, including
+// those decided by an assertion (see RunCheck), are judged elsewhere.
+// schemaValid is nil when the task declares no output schema.
+func Golden(t *suites.Task, obs *Observation) (checks []results.Check, schemaValid *bool) {
+	var out any = notJSON{}
+	if v, err := jsonvalue.Decode(obs.Output); err == nil {
+		out = v
+	}
+	e := &t.Expected
+	if e.Kind != suites.KindRubric {
+		if e.Match != nil {
+			checks = append(checks, matchCheck(e.Match, out))
+		}
+		r := runner{obs: obs, out: out}
+		for _, c := range e.Assert {
+			checks = append(checks, r.run(c))
+		}
+	}
+	if e.OutputSchema != nil || len(e.OutputSchemaRaw) > 0 {
+		c := results.Check{ID: CheckOutputSchema, Kind: CheckOutputSchema, Weight: 1}
+		c.Reason = ReasonInvalidJSON
+		if v, ok := parseString(out); ok {
+			c.Reason = validate(e.OutputSchema, e.OutputSchemaRaw, v)
+		}
+		c.Passed = c.Reason == ""
+		checks = append(checks, c)
+		schemaValid = &c.Passed
+	}
+	return checks, schemaValid
+}
+
+// Score is the weighted mean of the checks: Σ weight·passed / Σ weight, and
+// 0 when the weights sum to 0.
+func Score(checks []results.Check) float64 {
+	var total, passed float64
+	for _, c := range checks {
+		total += c.Weight
+		if c.Passed {
+			passed += c.Weight
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return passed / total
+}
+
+// matchCheck runs a golden match against the decoded output.
+func matchCheck(m *suites.Match, out any) results.Check {
+	c := results.Check{ID: CheckMatch, Kind: m.Strategy, Weight: 1}
+	c.Reason = match(m, out)
+	c.Passed = c.Reason == ""
+	return c
+}
+
+// match returns "" when out matches, else the reason it does not.
+func match(m *suites.Match, out any) string {
+	if _, bad := out.(notJSON); bad {
+		return ReasonInvalidJSON
+	}
+	parsed := false
+	if m.Path != "" {
+		var ok bool
+		if out, ok = parseString(out); !ok {
+			return ReasonInvalidJSON
+		}
+		if out, ok = jsonvalue.Pointer(out, m.Path); !ok {
+			return ReasonPathMissing
+		}
+		parsed = true
+	}
+	if m.Strategy == suites.StrategyRegex {
+		re := m.Regexp
+		if re == nil {
+			re = compileRegexp(m)
+		}
+		return verdict(re != nil && re.MatchString(jsonvalue.Text(out)))
+	}
+	if m.Strategy == suites.StrategyJSONSchema {
+		if !parsed {
+			var ok bool
+			if out, ok = parseString(out); !ok {
+				return ReasonInvalidJSON
+			}
+		}
+		return validate(m.Schema, m.Value, out)
+	}
+	want, err := jsonvalue.Decode(m.Value)
+	if err != nil {
+		return ReasonMismatch
+	}
+	switch m.Strategy {
+	case suites.StrategyExact:
+		a, outStr := out.(string)
+		b, wantStr := want.(string)
+		if !outStr || !wantStr {
+			a, b = string(jsonvalue.Canonical(out)), string(jsonvalue.Canonical(want))
+		}
+		if m.IgnoreCase {
+			return verdict(strings.EqualFold(a, b))
+		}
+		return verdict(a == b)
+	case suites.StrategyContains:
+		a, b := jsonvalue.Text(out), jsonvalue.Text(want)
+		if m.IgnoreCase {
+			a, b = strings.ToLower(a), strings.ToLower(b)
+		}
+		return verdict(strings.Contains(a, b))
+	case suites.StrategyJSONMatch, suites.StrategyJSONSubset:
+		if !parsed {
+			var ok bool
+			if out, ok = parseString(out); !ok {
+				return ReasonInvalidJSON
+			}
+		}
+		if m.Strategy == suites.StrategyJSONMatch {
+			return verdict(jsonvalue.Equal(out, want))
+		}
+		return verdict(jsonvalue.Subset(want, out))
+	}
+	return ReasonUnsupported
+}
+
+// parseString parses a string output as JSON; any other value is returned as
+// it is. It reports false when the string is not JSON or the output was not
+// a JSON value to begin with.
+func parseString(v any) (any, bool) {
+	if _, bad := v.(notJSON); bad {
+		return nil, false
+	}
+	s, ok := v.(string)
+	if !ok {
+		return v, true
+	}
+	parsed, err := jsonvalue.Decode([]byte(s))
+	if err != nil {
+		return nil, false
+	}
+	return parsed, true
+}
+
+// compileRegexp compiles a regex match the suite loader left uncompiled
+// (a task built in code); nil when the value is not a valid pattern.
+func compileRegexp(m *suites.Match) *regexp.Regexp {
+	var src string
+	if err := json.Unmarshal(m.Value, &src); err != nil {
+		return nil
+	}
+	if m.IgnoreCase {
+		src = "(?i)" + src
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return nil
+	}
+	return re
+}
+
+// validate checks v against a JSON Schema: the compiled one, else raw
+// compiled now (a task built in code).
+func validate(schema *jsonschema.Schema, raw json.RawMessage, v any) string {
+	if schema == nil {
+		schema = compileSchema(raw)
+		if schema == nil {
+			return ReasonSchemaInvalid
+		}
+	}
+	if schema.Validate(v) != nil {
+		return ReasonSchemaInvalid
+	}
+	return ""
+}
+
+// compileSchema compiles a JSON Schema document; nil when it is not one.
+func compileSchema(raw json.RawMessage) *jsonschema.Schema {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil
+	}
+	c := jsonschema.NewCompiler()
+	const url = "urn:evalgate:schema.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+// verdict turns a comparison into a reason: "" for a match.
+func verdict(ok bool) string {
+	if ok {
+		return ""
+	}
+	return ReasonMismatch
+}

@@ -1,0 +1,41 @@
+package judges
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/results"
+)
+
+// Rubric decides the judged criteria of a rubric task: the ones without a
+// deterministic assert. Implementations are an OpenAI-compatible model and
+// an exec program; the runner never sends an assert criterion to one.
+type Rubric interface {
+	Decide(ctx context.Context, req *RubricRequest) (*RubricVerdict, error)
+}
+
+// RubricCriterion is one criterion as a judge sees it.
+type RubricCriterion struct {
+	Criterion string  `json:"criterion"`
+	Weight    float64 `json:"weight"`
+}
+
+// RubricRequest asks for a verdict on each criterion for one trial.
+type RubricRequest struct {
+	SuiteID  string
+	TaskID   string
+	Criteria []RubricCriterion
+	Input    json.RawMessage
+	Output   json.RawMessage
+	Trace    []fixtures.Call
+}
+
+// RubricVerdict answers a RubricRequest: Met[i] and Reasons[i] belong to
+// Criteria[i]. Reasons go to transcripts only.
+type RubricVerdict struct {
+	Met     []bool
+	Reasons []string
+	CostUsd float64
+	Tokens  results.Tokens
+}
