@@ -1,0 +1,400 @@
+// Package config reads evalgate.yaml, the project file that says which suites
+// to run, which agent to drive, which judge decides rubric criteria, and
+// which gates the run must pass. Every setting also has a flag; flags win.
+//
+// Relative paths in the file (suites, baseline, out, systemPromptFile, the
+// agent's working directory) are relative to the file's own folder, so a
+// config works the same from any working directory.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// DefaultFile is the config file looked for in the working directory.
+const DefaultFile = "evalgate.yaml"
+
+// Config is the parsed project file.
+type Config struct {
+	File string // the file it was read from; "" for the zero config
+	Dir  string // the folder relative paths are resolved against
+
+	Suites      []string
+	Agent       Agent
+	Judge       Judge
+	Concurrency int
+	Timeout     time.Duration
+	Trials      int
+	Baseline    string
+	Gates       []string
+	Out         string
+}
+
+// Agent says how to drive the agent under test. Exactly one of Exec, Plain
+// and OpenAI is set in a valid config.
+type Agent struct {
+	Exec       []string
+	Plain      []string
+	OpenAI     *OpenAI
+	ModelClass string
+	Env        map[string]string
+	Dir        string // working directory of exec and plain agents
+}
+
+// OpenAI configures an OpenAI-compatible chat completions endpoint, for an
+// agent driven by the runner or for a judge.
+type OpenAI struct {
+	BaseURL          string
+	Model            string
+	APIKeyEnv        string
+	SystemPrompt     string
+	SystemPromptFile string
+	MaxTurns         int
+	Temperature      *float64
+	Pricing          Pricing
+}
+
+// Pricing turns token usage into cost.
+type Pricing struct {
+	InputPerMTok  float64
+	OutputPerMTok float64
+}
+
+// Judge configures the rubric judge.
+type Judge struct {
+	OpenAI      *OpenAI
+	Exec        []string
+	Samples     int
+	Concurrency int
+	// Calibration is a file written by `evalgate calibrate` with the judge's
+	// measured agreement; empty when none.
+	Calibration string
+}
+
+// Error is a problem in the config file, with its position.
+type Error struct {
+	File    string
+	Line    int
+	Col     int
+	Message string
+}
+
+func (e *Error) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.File, e.Message)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Message)
+}
+
+// Errors is every problem found in a config file.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Load reads a config file. A missing default file is not an error: Load
+// returns the zero config with Dir set to the working directory.
+func Load(path string, explicit bool) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if !explicit && errors.Is(err, os.ErrNotExist) {
+			wd, _ := os.Getwd()
+			return &Config{Dir: wd}, nil
+		}
+		return nil, fmt.Errorf("could not read config %q: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+// Parse parses the content of a config file read from path.
+func Parse(path string, data []byte) (*Config, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("could not resolve config path %q: %w", path, err)
+	}
+	c := &Config{File: path, Dir: filepath.Dir(abs)}
+	p := &parser{file: path}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, Errors{yamlError(path, err)}
+	}
+	if len(doc.Content) == 0 {
+		return c, nil
+	}
+	p.config(doc.Content[0], c)
+	if len(p.errs) > 0 {
+		return nil, p.errs
+	}
+	c.resolve()
+	return c, nil
+}
+
+// yamlError turns "yaml: line 3: msg" into an Error at that line.
+func yamlError(path string, err error) *Error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	e := &Error{File: path, Message: "invalid YAML: " + msg}
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, m, ok := strings.Cut(rest, ": "); ok {
+			if line, err := strconv.Atoi(n); err == nil {
+				e.Line, e.Col, e.Message = line, 1, "invalid YAML: "+m
+			}
+		}
+	}
+	return e
+}
+
+// resolve makes relative paths relative to the config's folder.
+func (c *Config) resolve() {
+	for i, s := range c.Suites {
+		c.Suites[i] = c.Path(s)
+	}
+	if c.Baseline != "" && !strings.Contains(c.Baseline, ":") {
+		c.Baseline = c.Path(c.Baseline)
+	}
+	if c.Out != "" {
+		c.Out = c.Path(c.Out)
+	}
+	if c.Agent.Dir == "" {
+		c.Agent.Dir = c.Dir
+	} else {
+		c.Agent.Dir = c.Path(c.Agent.Dir)
+	}
+	for _, o := range []*OpenAI{c.Agent.OpenAI, c.Judge.OpenAI} {
+		if o != nil && o.SystemPromptFile != "" {
+			o.SystemPromptFile = c.Path(o.SystemPromptFile)
+		}
+	}
+	if c.Judge.Calibration != "" {
+		c.Judge.Calibration = c.Path(c.Judge.Calibration)
+	}
+}
+
+// Path resolves p against the config's folder unless it is absolute.
+func (c *Config) Path(p string) string {
+	if p == "" || filepath.IsAbs(p) || c.Dir == "" {
+		return p
+	}
+	return filepath.Join(c.Dir, p)
+}
+
+type parser struct {
+	file string
+	errs Errors
+}
+
+func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
+	p.errs = append(p.errs, &Error{File: p.file, Line: n.Line, Col: n.Column, Message: fmt.Sprintf(format, args...)})
+}
+
+// fields walks a mapping, calling set for each known key and reporting
+// unknown keys with the list of allowed ones.
+func (p *parser) fields(n *yaml.Node, where string, set map[string]func(*yaml.Node)) {
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, "%s: expected a mapping", where)
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		f, ok := set[k.Value]
+		switch {
+		case !ok:
+			p.errorf(k, "%s: unknown key %q; expected one of %s", where, k.Value, keyList(set))
+		case seen[k.Value]:
+			p.errorf(k, "%s: key %q is set twice", where, k.Value)
+		default:
+			seen[k.Value] = true
+			f(v)
+		}
+	}
+}
+
+func keyList(set map[string]func(*yaml.Node)) string {
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, strconv.Quote(k))
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
+}
+
+func (p *parser) str(n *yaml.Node, where string, dst *string) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		p.errorf(n, "%s: expected a string", where)
+		return
+	}
+	*dst = n.Value
+}
+
+func (p *parser) strs(n *yaml.Node, where string, dst *[]string) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			p.errorf(n, "%s: expected a string or a list of strings", where)
+			return
+		}
+		*dst = []string{n.Value}
+	case yaml.SequenceNode:
+		out := make([]string, 0, len(n.Content))
+		for _, e := range n.Content {
+			if e.Kind != yaml.ScalarNode {
+				p.errorf(e, "%s: expected a list of strings", where)
+				return
+			}
+			out = append(out, e.Value)
+		}
+		*dst = out
+	default:
+		p.errorf(n, "%s: expected a string or a list of strings", where)
+	}
+}
+
+// command accepts a list (argv) or a string (run by /bin/sh -c).
+func (p *parser) command(n *yaml.Node, where string, dst *[]string) {
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		*dst = []string{"/bin/sh", "-c", n.Value}
+		return
+	}
+	p.strs(n, where, dst)
+	if len(*dst) == 0 {
+		p.errorf(n, "%s: expected a non-empty command", where)
+	}
+}
+
+func (p *parser) int(n *yaml.Node, where string, min int, dst *int) {
+	v, err := strconv.Atoi(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil || v < min {
+		p.errorf(n, "%s: expected an integer >= %d", where, min)
+		return
+	}
+	*dst = v
+}
+
+func (p *parser) float(n *yaml.Node, where string, dst *float64) {
+	v, err := strconv.ParseFloat(n.Value, 64)
+	if n.Kind != yaml.ScalarNode || err != nil || v < 0 {
+		p.errorf(n, "%s: expected a number >= 0", where)
+		return
+	}
+	*dst = v
+}
+
+func (p *parser) config(n *yaml.Node, c *Config) {
+	p.fields(n, "config", map[string]func(*yaml.Node){
+		"suites":      func(v *yaml.Node) { p.strs(v, "suites", &c.Suites) },
+		"agent":       func(v *yaml.Node) { p.agent(v, &c.Agent) },
+		"judge":       func(v *yaml.Node) { p.judge(v, &c.Judge) },
+		"concurrency": func(v *yaml.Node) { p.int(v, "concurrency", 1, &c.Concurrency) },
+		"trials":      func(v *yaml.Node) { p.int(v, "trials", 1, &c.Trials) },
+		"timeout": func(v *yaml.Node) {
+			d, err := time.ParseDuration(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil || d <= 0 {
+				p.errorf(v, "timeout: expected a positive duration such as 90s or 2m")
+				return
+			}
+			c.Timeout = d
+		},
+		"baseline": func(v *yaml.Node) { p.str(v, "baseline", &c.Baseline) },
+		"gates":    func(v *yaml.Node) { p.strs(v, "gates", &c.Gates) },
+		"out":      func(v *yaml.Node) { p.str(v, "out", &c.Out) },
+	})
+}
+
+func (p *parser) agent(n *yaml.Node, a *Agent) {
+	p.fields(n, "agent", map[string]func(*yaml.Node){
+		"exec":       func(v *yaml.Node) { p.command(v, "agent.exec", &a.Exec) },
+		"plain":      func(v *yaml.Node) { p.command(v, "agent.plain", &a.Plain) },
+		"openai":     func(v *yaml.Node) { a.OpenAI = p.openai(v, "agent.openai") },
+		"modelClass": func(v *yaml.Node) { p.str(v, "agent.modelClass", &a.ModelClass) },
+		"dir":        func(v *yaml.Node) { p.str(v, "agent.dir", &a.Dir) },
+		"env": func(v *yaml.Node) {
+			if v.Kind != yaml.MappingNode {
+				p.errorf(v, "agent.env: expected a mapping of names to values")
+				return
+			}
+			a.Env = map[string]string{}
+			for i := 0; i+1 < len(v.Content); i += 2 {
+				k, val := v.Content[i], v.Content[i+1]
+				if val.Kind != yaml.ScalarNode {
+					p.errorf(val, "agent.env.%s: expected a string", k.Value)
+					continue
+				}
+				a.Env[k.Value] = val.Value
+			}
+		},
+	})
+	set := 0
+	for _, b := range []bool{a.Exec != nil, a.Plain != nil, a.OpenAI != nil} {
+		if b {
+			set++
+		}
+	}
+	if set > 1 {
+		p.errorf(n, "agent: set only one of \"exec\", \"plain\", \"openai\"")
+	}
+	switch a.ModelClass {
+	case "", "reasoning", "writing", "coding", "research", "classification", "general":
+	default:
+		p.errorf(n, "agent.modelClass: expected one of \"reasoning\", \"writing\", \"coding\", \"research\", \"classification\", \"general\", got %q", a.ModelClass)
+	}
+}
+
+func (p *parser) openai(n *yaml.Node, where string) *OpenAI {
+	o := &OpenAI{}
+	p.fields(n, where, map[string]func(*yaml.Node){
+		"baseURL":          func(v *yaml.Node) { p.str(v, where+".baseURL", &o.BaseURL) },
+		"model":            func(v *yaml.Node) { p.str(v, where+".model", &o.Model) },
+		"apiKeyEnv":        func(v *yaml.Node) { p.str(v, where+".apiKeyEnv", &o.APIKeyEnv) },
+		"systemPrompt":     func(v *yaml.Node) { p.str(v, where+".systemPrompt", &o.SystemPrompt) },
+		"systemPromptFile": func(v *yaml.Node) { p.str(v, where+".systemPromptFile", &o.SystemPromptFile) },
+		"maxTurns":         func(v *yaml.Node) { p.int(v, where+".maxTurns", 1, &o.MaxTurns) },
+		"temperature": func(v *yaml.Node) {
+			var t float64
+			p.float(v, where+".temperature", &t)
+			o.Temperature = &t
+		},
+		"pricing": func(v *yaml.Node) {
+			p.fields(v, where+".pricing", map[string]func(*yaml.Node){
+				"inputPerMTok":  func(v *yaml.Node) { p.float(v, where+".pricing.inputPerMTok", &o.Pricing.InputPerMTok) },
+				"outputPerMTok": func(v *yaml.Node) { p.float(v, where+".pricing.outputPerMTok", &o.Pricing.OutputPerMTok) },
+			})
+		},
+	})
+	if o.BaseURL == "" {
+		p.errorf(n, "%s: baseURL is required", where)
+	}
+	if o.Model == "" {
+		p.errorf(n, "%s: model is required", where)
+	}
+	if o.SystemPrompt != "" && o.SystemPromptFile != "" {
+		p.errorf(n, "%s: set only one of \"systemPrompt\", \"systemPromptFile\"", where)
+	}
+	return o
+}
+
+func (p *parser) judge(n *yaml.Node, j *Judge) {
+	p.fields(n, "judge", map[string]func(*yaml.Node){
+		"openai":      func(v *yaml.Node) { j.OpenAI = p.openai(v, "judge.openai") },
+		"exec":        func(v *yaml.Node) { p.command(v, "judge.exec", &j.Exec) },
+		"samples":     func(v *yaml.Node) { p.int(v, "judge.samples", 1, &j.Samples) },
+		"concurrency": func(v *yaml.Node) { p.int(v, "judge.concurrency", 1, &j.Concurrency) },
+		"calibration": func(v *yaml.Node) { p.str(v, "judge.calibration", &j.Calibration) },
+	})
+	if j.OpenAI != nil && j.Exec != nil {
+		p.errorf(n, "judge: set only one of \"openai\", \"exec\"")
+	}
+}

@@ -1,0 +1,136 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParse(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "evalgate.yaml")
+	src := `
+suites: [evals/, more/suite.json]
+agent:
+  exec: [python3, agent.py]
+  modelClass: general
+  env: {MODE: test, KEY: "${HOME}"}
+judge:
+  exec: "./judge.sh --strict"
+  samples: 3
+  concurrency: 2
+concurrency: 4
+timeout: 90s
+trials: 2
+baseline: .evalgate/baseline.json
+gates:
+  - aggregateScore >= 0.9
+  - regression.newFailures == 0
+out: out
+`
+	c, err := Parse(path, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Config{
+		File:   path,
+		Dir:    dir,
+		Suites: []string{filepath.Join(dir, "evals"), filepath.Join(dir, "more/suite.json")},
+		Agent: Agent{
+			Exec:       []string{"python3", "agent.py"},
+			ModelClass: "general",
+			Env:        map[string]string{"MODE": "test", "KEY": "${HOME}"},
+			Dir:        dir,
+		},
+		Judge:       Judge{Exec: []string{"/bin/sh", "-c", "./judge.sh --strict"}, Samples: 3, Concurrency: 2},
+		Concurrency: 4,
+		Timeout:     90 * time.Second,
+		Trials:      2,
+		Baseline:    filepath.Join(dir, ".evalgate/baseline.json"),
+		Gates:       []string{"aggregateScore >= 0.9", "regression.newFailures == 0"},
+		Out:         filepath.Join(dir, "out"),
+	}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Errorf("config (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseKeepsSchemeBaselines(t *testing.T) {
+	for _, b := range []string{"git:main:.evalgate/baseline.json", "github-artifact:evalgate-results"} {
+		c, err := Parse("evalgate.yaml", []byte("baseline: "+b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Baseline != b {
+			t.Errorf("baseline = %q, want %q", c.Baseline, b)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	type testCase struct {
+		name string
+		src  string
+		want []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		_, err := Parse("evalgate.yaml", []byte(tc.src))
+		if err == nil {
+			t.Fatal("no error")
+		}
+		got := strings.Split(err.Error(), "\n")
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("errors (-want +got):\n%s", diff)
+		}
+	}
+	for _, tc := range []testCase{
+		{
+			name: "unknown keys list the allowed ones",
+			src:  "suites: [a]\nagnet: {}\n",
+			want: []string{`evalgate.yaml:2:1: config: unknown key "agnet"; expected one of "agent", "baseline", "concurrency", "gates", "judge", "out", "suites", "timeout", "trials"`},
+		},
+		{
+			name: "every error at once",
+			src:  "concurrency: 0\ntimeout: soon\nagent:\n  exec: [a]\n  plain: [b]\n  modelClass: huge\n",
+			want: []string{
+				`evalgate.yaml:1:14: concurrency: expected an integer >= 1`,
+				`evalgate.yaml:2:10: timeout: expected a positive duration such as 90s or 2m`,
+				`evalgate.yaml:4:3: agent: set only one of "exec", "plain", "openai"`,
+				`evalgate.yaml:4:3: agent.modelClass: expected one of "reasoning", "writing", "coding", "research", "classification", "general", got "huge"`,
+			},
+		},
+		{
+			name: "openai needs baseURL and model",
+			src:  "agent:\n  openai: {apiKeyEnv: K}\n",
+			want: []string{
+				`evalgate.yaml:2:11: agent.openai: baseURL is required`,
+				`evalgate.yaml:2:11: agent.openai: model is required`,
+			},
+		},
+		{
+			name: "invalid yaml",
+			src:  "suites: [a\n",
+			want: []string{`evalgate.yaml:1:1: invalid YAML: did not find expected ',' or ']'`},
+		},
+		{
+			name: "wrong shapes",
+			src:  "suites: {a: 1}\ngates: 3\n",
+			want: []string{`evalgate.yaml:1:9: suites: expected a string or a list of strings`},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestLoadMissingDefaultIsEmpty(t *testing.T) {
+	c, err := Load(filepath.Join(t.TempDir(), "evalgate.yaml"), false)
+	if err != nil || c.File != "" {
+		t.Fatalf("Load = %+v, %v; want the empty config", c, err)
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "evalgate.yaml"), true); err == nil {
+		t.Fatal("an explicit missing config must be an error")
+	}
+}
