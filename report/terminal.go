@@ -1,0 +1,567 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/fatih/color"
+
+	"github.com/evalgate/evalgate/results"
+)
+
+// progressInterval is the shortest time between two redraws of the live
+// progress line.
+const progressInterval = 100 * time.Millisecond
+
+// maxFailingRows bounds the failing-task table; results.json has the rest.
+const maxFailingRows = 50
+
+// TerminalOptions configure a Terminal. The caller decides about colour and
+// liveness (NO_COLOR, --no-color, whether Out is a terminal); a Terminal
+// never looks at the environment or at fatih/color's global switch.
+type TerminalOptions struct {
+	Out io.Writer
+	// Color turns on ANSI colours.
+	Color bool
+	// Live means Out is a terminal: Progress keeps one line up to date.
+	// Otherwise (CI logs) Progress prints nothing.
+	Live bool
+	// Quiet keeps only the verdict line: no progress, no suite lines, no
+	// tables.
+	Quiet bool
+	// Clock tells the time for the progress line's ETA and throttle;
+	// nil means time.Now.
+	Clock func() time.Time
+}
+
+// Terminal is the human report of a run on the console: a live progress
+// line on a terminal, one line per finished suite, and at the end the
+// failing tasks, the gates and the verdict. It prints only content-free
+// facts: ids, scores, counts, check ids with reason codes, error kinds,
+// file:line and {kind, severity}.
+//
+// A Terminal is safe for concurrent use.
+type Terminal struct {
+	out   io.Writer
+	live  bool
+	quiet bool
+	clock func() time.Time
+
+	pass, fail, warn, bold, dim *color.Color
+
+	mu        sync.Mutex
+	start     time.Time
+	lastDraw  time.Time
+	lineWidth int // columns the live line takes on screen; 0 when none is shown
+}
+
+// NewTerminal returns a Terminal; the progress ETA counts from now.
+func NewTerminal(o TerminalOptions) *Terminal {
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	t := &Terminal{
+		out:   o.Out,
+		live:  o.Live,
+		quiet: o.Quiet,
+		clock: o.Clock,
+		pass:  color.New(color.FgGreen, color.Bold),
+		fail:  color.New(color.FgRed, color.Bold),
+		warn:  color.New(color.FgYellow),
+		bold:  color.New(color.Bold),
+		dim:   color.New(color.Faint),
+	}
+	for _, c := range []*color.Color{t.pass, t.fail, t.warn, t.bold, t.dim} {
+		if o.Color {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+	}
+	t.start = t.clock()
+	return t
+}
+
+// Progress redraws the live line with done of total tasks finished and how
+// they went, and an ETA from the time spent so far. It redraws at most every
+// 100ms, except for the last task and when no line is shown (at the start
+// and after a suite line), and does nothing unless the Terminal is live and
+// not quiet.
+func (t *Terminal) Progress(done, total, passed, failed, errored int) {
+	if !t.live || t.quiet {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.clock()
+	if t.lineWidth > 0 && done < total && now.Sub(t.lastDraw) < progressInterval {
+		return
+	}
+	t.lastDraw = now
+
+	elapsed := now.Sub(t.start)
+	var tail string
+	switch {
+	case done >= total:
+		tail = "done in " + formatDuration(elapsed)
+	case done > 0:
+		eta := time.Duration(float64(elapsed) / float64(done) * float64(total-done))
+		tail = "ETA " + formatDuration(eta)
+	default:
+		tail = "ETA --"
+	}
+	counts := fmt.Sprintf("%d/%d tasks", done, total)
+	plain := []string{counts, plural(passed, "passed", "passed"), plural(failed, "failed", "failed"), plural(errored, "error", "errors"), tail}
+	colored := []string{
+		t.bold.Sprint(counts),
+		t.colorIf(passed > 0, t.pass, plain[1]),
+		t.colorIf(failed > 0, t.fail, plain[2]),
+		t.colorIf(errored > 0, t.warn, plain[3]),
+		t.dim.Sprint(tail),
+	}
+	width := utf8.RuneCountInString(strings.Join(plain, "  "))
+	line := "\r" + strings.Join(colored, "  ")
+	if pad := t.lineWidth - width; pad > 0 {
+		line += strings.Repeat(" ", pad)
+	}
+	t.lineWidth = width
+	io.WriteString(t.out, line)
+}
+
+// SuiteDone prints one line for a finished suite:
+//
+//	PASS acme.support.evals.refunds 1.0.0  score 0.92 (>= 0.90)  11/12 passed  1 error  $0.0123  p95 840ms
+//
+// Cost and p95 latency show the suite's limit when it sets one.
+func (t *Terminal) SuiteDone(s *results.Suite) {
+	if t.quiet || s == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.clearLine()
+
+	var b strings.Builder
+	if s.Passed {
+		b.WriteString(t.pass.Sprint("PASS"))
+	} else {
+		b.WriteString(t.fail.Sprint("FAIL"))
+	}
+	fmt.Fprintf(&b, " %s %s", t.bold.Sprint(s.ID), s.Version)
+
+	bar := s.Thresholds.PassScore
+	score := "score " + formatScore(s.AggregateScore, bar) + " (>= " + formatScore(bar, s.AggregateScore) + ")"
+	b.WriteString("  " + t.colorIf(s.AggregateScore < bar, t.fail, score))
+
+	b.WriteString(fmt.Sprintf("  %d/%d passed", s.PassedCount, s.TaskCount))
+	if s.ErroredCount > 0 {
+		b.WriteString("  " + t.warn.Sprint(plural(s.ErroredCount, "error", "errors")))
+	}
+
+	cost := formatUsd(s.TotalCostUsd)
+	overCost := false
+	if m := s.Thresholds.MaxCostUsd; m != nil {
+		cost += " (<= " + formatUsd(*m) + ")"
+		overCost = s.TotalCostUsd > *m
+	}
+	b.WriteString("  " + t.colorIf(overCost, t.fail, cost))
+
+	p95 := "p95 " + formatMs(s.P95LatencyMs)
+	overLatency := false
+	if m := s.Thresholds.MaxP95LatencyMs; m != nil {
+		p95 += " (<= " + formatMs(*m) + ")"
+		overLatency = s.P95LatencyMs > *m
+	}
+	b.WriteString("  " + t.colorIf(overLatency, t.fail, p95))
+
+	b.WriteByte('\n')
+	io.WriteString(t.out, b.String())
+}
+
+// Finish prints the end of the report: a table of the tasks that did not
+// pass (suite, task, file:line, score against its bar, and why: the failed
+// check ids with their reason codes or the error kind, then the findings by
+// severity), the regression against the baseline, the gates with the values
+// they read and their verdicts, and the verdict line. Quiet keeps only the
+// verdict line.
+func (t *Terminal) Finish(r *results.Run) {
+	if r == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.clearLine()
+
+	var b strings.Builder
+	if !t.quiet {
+		t.failingTable(&b, r)
+		t.regression(&b, r.Regression)
+		t.gates(&b, r.Gates)
+	}
+	t.verdict(&b, r)
+	io.WriteString(t.out, b.String())
+}
+
+// failingTable writes the tasks that did not pass, in run order.
+func (t *Terminal) failingTable(b *strings.Builder, r *results.Run) {
+	var rows [][]string
+	total := 0
+	for si := range r.Suites {
+		s := &r.Suites[si]
+		for ti := range s.Tasks {
+			task := &s.Tasks[ti]
+			if task.Passed {
+				continue
+			}
+			total++
+			if len(rows) == maxFailingRows {
+				continue
+			}
+			rows = append(rows, []string{
+				s.ID,
+				task.ID,
+				where(task),
+				formatScore(task.Score, task.PassScore) + "/" + formatScore(task.PassScore, task.Score),
+				why(task),
+			})
+		}
+	}
+	if total == 0 {
+		return
+	}
+	b.WriteString("\n" + t.bold.Sprintf("failing tasks (%d)", total) + "\n")
+	header := []string{"SUITE", "TASK", "WHERE", "SCORE", "WHY"}
+	widths := make([]int, len(header))
+	for _, row := range append([][]string{header}, rows...) {
+		for i, cell := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+		}
+	}
+	t.row(b, header, widths, t.dim)
+	for _, row := range rows {
+		t.row(b, row, widths, nil)
+	}
+	if more := total - len(rows); more > 0 {
+		fmt.Fprintf(b, "  %s\n", t.dim.Sprintf("… and %d more in results.json", more))
+	}
+}
+
+// row writes one table row; every cell but the last is padded to its width.
+func (t *Terminal) row(b *strings.Builder, cells []string, widths []int, c *color.Color) {
+	b.WriteString(" ")
+	for i, cell := range cells {
+		b.WriteByte(' ')
+		if c != nil {
+			b.WriteString(c.Sprint(cell))
+		} else {
+			b.WriteString(cell)
+		}
+		if i < len(cells)-1 {
+			b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell)+1))
+		}
+	}
+	b.WriteByte('\n')
+}
+
+// regression writes the one-line comparison with the baseline.
+func (t *Terminal) regression(b *strings.Builder, reg *results.Regression) {
+	if reg == nil {
+		return
+	}
+	fmt.Fprintf(b, "\n%s %s: score %s, %s, %d fixed, p=%s\n",
+		t.bold.Sprint("regression vs baseline"), reg.BaselineRunID,
+		formatDelta(reg.ScoreDelta),
+		t.colorIf(reg.NewFailures > 0, t.fail, plural(reg.NewFailures, "new failure", "new failures")),
+		reg.Fixed, strconv.FormatFloat(reg.PValue, 'f', 3, 64))
+	for _, w := range reg.Warnings {
+		fmt.Fprintf(b, "  %s\n", t.warn.Sprint("warning: "+w))
+	}
+}
+
+// gates writes every gate with its verdict and the values it read.
+func (t *Terminal) gates(b *strings.Builder, gates []results.Gate) {
+	if len(gates) == 0 {
+		return
+	}
+	b.WriteString("\n" + t.bold.Sprint("gates") + "\n")
+	width := 0
+	for _, g := range gates {
+		width = max(width, utf8.RuneCountInString(g.Expr))
+	}
+	for _, g := range gates {
+		verdict := t.pass.Sprint("PASS")
+		if !g.Passed {
+			verdict = t.fail.Sprint("FAIL")
+		}
+		detail := formatValues(g.Values)
+		if g.Error != "" {
+			detail = t.fail.Sprint("error: " + g.Error)
+		}
+		line := "  " + verdict + "  " + g.Expr
+		if detail != "" {
+			line += strings.Repeat(" ", width-utf8.RuneCountInString(g.Expr)+2) + t.dim.Sprint(detail)
+		}
+		b.WriteString(line + "\n")
+	}
+}
+
+// verdict writes the last line: the run's verdict and how many gates hold.
+func (t *Terminal) verdict(b *strings.Builder, r *results.Run) {
+	failed := 0
+	for _, g := range r.Gates {
+		if !g.Passed {
+			failed++
+		}
+	}
+	n := len(r.Gates)
+	var line string
+	switch {
+	case r.Passed && n == 0:
+		line = t.pass.Sprint("PASS") + " — no gates"
+	case r.Passed && n == 1:
+		line = t.pass.Sprint("PASS") + " — the gate holds"
+	case r.Passed:
+		line = t.pass.Sprint("PASS") + fmt.Sprintf(" — all %d gates hold", n)
+	case failed > 0:
+		line = t.fail.Sprint("FAIL") + fmt.Sprintf(" — %d of %d %s failed", failed, n, pluralWord(n, "gate", "gates"))
+	default:
+		line = t.fail.Sprint("FAIL")
+	}
+	if r.Interrupted {
+		line += t.warn.Sprint(" (interrupted: only finished tasks count)")
+	}
+	b.WriteString("\nevalgate: " + line + "\n")
+}
+
+// clearLine wipes the live line, if one is shown, so that the next output
+// starts at the beginning of a clean line.
+func (t *Terminal) clearLine() {
+	if t.lineWidth == 0 {
+		return
+	}
+	io.WriteString(t.out, "\r"+strings.Repeat(" ", t.lineWidth)+"\r")
+	t.lineWidth = 0
+}
+
+func (t *Terminal) colorIf(cond bool, c *color.Color, s string) string {
+	if cond {
+		return c.Sprint(s)
+	}
+	return s
+}
+
+// where is the task's file:line, or its file when the line is unknown.
+func where(t *results.Task) string {
+	if t.Line <= 0 {
+		return t.File
+	}
+	return t.File + ":" + strconv.Itoa(t.Line)
+}
+
+// severityRank orders severities, most severe first.
+var severityRank = map[string]int{
+	results.SeverityCritical: 0,
+	results.SeverityHigh:     1,
+	results.SeverityMedium:   2,
+	results.SeverityLow:      3,
+}
+
+// why says, without any content, why a task did not pass: its error kind,
+// the checks that failed with their reason codes, the trials that passed
+// when it ran more than once, and its findings by severity.
+func why(t *results.Task) string {
+	var parts []string
+	if t.Status == results.StatusError {
+		kind := t.ErrorKind
+		if kind == "" {
+			kind = "unknown"
+		}
+		parts = append(parts, "error: "+kind)
+	}
+	if checks := failedChecks(t); checks != "" {
+		parts = append(parts, checks)
+	}
+	if len(t.Trials) > 1 {
+		parts = append(parts, fmt.Sprintf("%d/%d trials passed", t.TrialsPassed, len(t.Trials)))
+		for _, tr := range t.Trials {
+			if tr.ErrorKind != "" && tr.ErrorKind != t.ErrorKind {
+				parts = append(parts, fmt.Sprintf("trial %d error: %s", tr.Trial, tr.ErrorKind))
+			}
+		}
+	}
+	if f := findingsBySeverity(t.Findings); f != "" {
+		parts = append(parts, "findings: "+f)
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "below the bar")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// failedChecks lists the failed checks as "id (reason)", in the task's
+// sorted order; the reason is the first one any trial gave.
+func failedChecks(t *results.Task) string {
+	reasons := map[string]string{}
+	var ids []string
+	for _, tr := range t.Trials {
+		for _, c := range tr.Checks {
+			if c.Passed {
+				continue
+			}
+			if _, seen := reasons[c.ID]; !seen {
+				ids = append(ids, c.ID)
+				reasons[c.ID] = c.Reason
+			} else if reasons[c.ID] == "" {
+				reasons[c.ID] = c.Reason
+			}
+		}
+	}
+	if len(t.FailedChecks) > 0 {
+		ids = t.FailedChecks
+	} else {
+		sort.Strings(ids)
+	}
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = id
+		if r := reasons[id]; r != "" {
+			parts[i] += " (" + r + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// findingsBySeverity lists findings most severe first, as "high
+// unsafe-tool-call", with a count when one repeats.
+func findingsBySeverity(fs []results.Finding) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	count := map[results.Finding]int{}
+	var uniq []results.Finding
+	for _, f := range fs {
+		if count[f] == 0 {
+			uniq = append(uniq, f)
+		}
+		count[f]++
+	}
+	sort.SliceStable(uniq, func(i, j int) bool {
+		ri, rj := rank(uniq[i].Severity), rank(uniq[j].Severity)
+		if ri != rj {
+			return ri < rj
+		}
+		return uniq[i].Kind < uniq[j].Kind
+	})
+	parts := make([]string, len(uniq))
+	for i, f := range uniq {
+		parts[i] = f.Severity + " " + f.Kind
+		if n := count[f]; n > 1 {
+			parts[i] += fmt.Sprintf(" ×%d", n)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func rank(severity string) int {
+	if r, ok := severityRank[severity]; ok {
+		return r
+	}
+	return len(severityRank)
+}
+
+// formatScore writes a score with two decimals, or more when two decimals
+// would make it look equal to other, the value it is compared with.
+func formatScore(v, other float64) string {
+	for prec := 2; prec < 4; prec++ {
+		s := strconv.FormatFloat(v, 'f', prec, 64)
+		if v == other || s != strconv.FormatFloat(other, 'f', prec, 64) {
+			return s
+		}
+	}
+	return strconv.FormatFloat(v, 'f', 4, 64)
+}
+
+// formatDelta writes a signed score change.
+func formatDelta(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 3, 64)
+	if v >= 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+// formatUsd writes dollars with four decimals, enough for per-task costs.
+func formatUsd(v float64) string {
+	return "$" + strconv.FormatFloat(v, 'f', 4, 64)
+}
+
+// formatMs writes a latency: 840ms, 1.2s, 1m5s.
+func formatMs(ms int64) string {
+	switch {
+	case ms < 1000:
+		return strconv.FormatInt(ms, 10) + "ms"
+	case ms < 60_000:
+		return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + "s"
+	}
+	return formatDuration(time.Duration(ms) * time.Millisecond)
+}
+
+// formatDuration writes a duration rounded to the second.
+func formatDuration(d time.Duration) string {
+	return d.Round(time.Second).String()
+}
+
+// formatValues writes a gate's values as name=value, sorted by name.
+func formatValues(values map[string]any) string {
+	if len(values) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(values))
+	for n := range values {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + "=" + formatValue(values[n])
+	}
+	return strings.Join(parts, " ")
+}
+
+// formatValue writes one gate value; floats get at most four decimals.
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case float64:
+		s := strconv.FormatFloat(x, 'f', -1, 64)
+		if dot := strings.IndexByte(s, '.'); dot >= 0 && len(s)-dot-1 > 4 {
+			s = strconv.FormatFloat(x, 'f', 4, 64)
+		}
+		return s
+	case int:
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	}
+	return fmt.Sprint(v)
+}
+
+// plural writes "1 error" or "2 errors".
+func plural(n int, one, many string) string {
+	return strconv.Itoa(n) + " " + pluralWord(n, one, many)
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
