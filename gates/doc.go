@@ -1,0 +1,48 @@
+// Package gates turns task results into the figures a run is judged by and
+// decides the run's verdict.
+//
+// Aggregate and Combine compute the Stats of a suite and of the run (mean
+// task score, pass rate, counts, costs, nearest-rank p95 latency, findings by
+// severity); SuitePassed applies a suite's openwop thresholds (DESIGN §2).
+// Scores and costs are compared with a tolerance of 1e-9, so float rounding
+// in a mean or a sum never flips a verdict.
+//
+// Gate expressions are expr-lang booleans, compiled once before anything
+// runs so that a typo is a configuration error (exit 2), not a failed gate:
+//
+//	gs, err := gates.Compile([]string{"aggregateScore >= 0.9", `suites["acme.evals.refunds"].passed`})
+//	if err != nil { ... }            // names the gate and what is wrong
+//	if len(gs) == 0 { gs = gates.Defaults() }
+//	run.Gates = gates.Evaluate(gs, run)
+//
+// # Variables
+//
+// At the top level, for the whole run:
+//
+//	aggregateScore   mean score over all tasks of all suites
+//	passRate         passedCount / taskCount
+//	passedCount      tasks that passed
+//	taskCount        tasks
+//	erroredCount     tasks with status error
+//	totalCostUsd     agent + judge cost
+//	agentCostUsd     the agents' cost
+//	judgeCostUsd     the rubric judge's cost
+//	p95LatencyMs     nearest-rank p95 of task latencies
+//	passed           every suite's openwop passed is true
+//	findings.critical, findings.high, findings.medium, findings.low
+//	                 safety findings by severity
+//	regression.scoreDelta, regression.newFailures, regression.fixed, regression.pValue
+//	                 the comparison with the baseline; without a baseline
+//	                 0, 0, 0 and 1
+//	suites["<suiteId>"].<any of the above>
+//	                 the same figures for one suite; passed is its openwop
+//	                 passed (thresholds met)
+//	suiteList        the suites as a list, for all(suiteList, .passed)
+//
+// A gate naming a suite the run does not have fails with an error. Every
+// gate result records the variables its expression read with their values
+// (Values), so a scorecard can print "aggregateScore = 0.83".
+//
+// The default gates, used when none are configured, are
+// `all(suiteList, .passed)` and `findings.critical + findings.high == 0`.
+package gates

@@ -1,0 +1,440 @@
+package gates
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/parser"
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/evalgate/evalgate/results"
+)
+
+// scope is what a gate sees of the whole run or of one suite. The expr tags
+// are the variable names of DESIGN §7.
+type scope struct {
+	AggregateScore float64        `expr:"aggregateScore"`
+	PassRate       float64        `expr:"passRate"`
+	PassedCount    int            `expr:"passedCount"`
+	TaskCount      int            `expr:"taskCount"`
+	ErroredCount   int            `expr:"erroredCount"`
+	TotalCostUsd   float64        `expr:"totalCostUsd"`
+	AgentCostUsd   float64        `expr:"agentCostUsd"`
+	JudgeCostUsd   float64        `expr:"judgeCostUsd"`
+	P95LatencyMs   int            `expr:"p95LatencyMs"`
+	Passed         bool           `expr:"passed"`
+	Findings       findingCounts  `expr:"findings"`
+	Regression     regressionVars `expr:"regression"`
+}
+
+type findingCounts struct {
+	Critical int `expr:"critical"`
+	High     int `expr:"high"`
+	Medium   int `expr:"medium"`
+	Low      int `expr:"low"`
+}
+
+type regressionVars struct {
+	ScoreDelta  float64 `expr:"scoreDelta"`
+	NewFailures int     `expr:"newFailures"`
+	Fixed       int     `expr:"fixed"`
+	PValue      float64 `expr:"pValue"`
+}
+
+// env is the whole environment of a gate expression: the run's scope at the
+// top level, and each suite's by id and as a list.
+type env struct {
+	scope
+	Suites    map[string]*scope `expr:"suites"`
+	SuiteList []*scope          `expr:"suiteList"`
+}
+
+// Names of the variables that hold suites.
+const (
+	varSuites    = "suites"
+	varSuiteList = "suiteList"
+)
+
+// Gate is one compiled gate expression.
+type Gate struct {
+	Expr    string // the source, as the user wrote it
+	Default bool   // one of the default gates
+
+	program *vm.Program
+	// paths are the variables the expression reads, rendered as in the
+	// source language: aggregateScore, findings.high, suites["x"].passed.
+	paths []string
+	// perSuite are the fields read of each element of suiteList inside a
+	// predicate, such as ".passed" in all(suiteList, .passed).
+	perSuite []string
+	// suiteIDs are the literal keys of suites["..."] lookups.
+	suiteIDs []string
+}
+
+// defaultExprs are the gates that hold when none are configured (DESIGN §7).
+var defaultExprs = []string{
+	"all(suiteList, .passed)",
+	"findings.critical + findings.high == 0",
+}
+
+// Defaults returns the default gates: every suite's openwop `passed` is
+// true, and the run has no critical or high finding.
+func Defaults() []*Gate {
+	gs := make([]*Gate, len(defaultExprs))
+	for i, src := range defaultExprs {
+		g, err := compile(src)
+		if err != nil {
+			// The sources are constants covered by the tests; a gate that did
+			// not compile fails in Evaluate with its error rather than panic.
+			g = &Gate{Expr: src}
+		}
+		g.Default = true
+		gs[i] = g
+	}
+	return gs
+}
+
+// Compile compiles gate expressions against the gate variables. A syntax
+// error, an unknown variable or a result that is not a boolean is an error
+// naming the gate; every bad gate is reported, joined in one error.
+func Compile(exprs []string) ([]*Gate, error) {
+	gs := make([]*Gate, 0, len(exprs))
+	var errs []error
+	for _, src := range exprs {
+		g, err := compile(src)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		gs = append(gs, g)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return gs, nil
+}
+
+func compile(src string) (*Gate, error) {
+	if strings.TrimSpace(src) == "" {
+		return nil, fmt.Errorf("could not compile gate %q: the expression is empty", src)
+	}
+	program, err := expr.Compile(src, expr.Env(env{}), expr.AsBool())
+	if err != nil {
+		return nil, fmt.Errorf("could not compile gate %q: %s", src, message(err))
+	}
+	tree, err := parser.Parse(src)
+	if err != nil {
+		return nil, fmt.Errorf("could not compile gate %q: %s", src, message(err))
+	}
+	g := &Gate{Expr: src, program: program}
+	g.collect(tree.Node)
+	return g, nil
+}
+
+// collect records the variable paths an expression reads.
+func (g *Gate) collect(root ast.Node) {
+	v := &pathVisitor{inner: map[ast.Node]bool{}}
+	ast.Walk(&root, v)
+	seen := map[string]bool{}
+	for _, n := range v.candidates {
+		if v.inner[n] {
+			continue // part of a longer path
+		}
+		p, ok := pathOf(n)
+		if !ok || seen[p] {
+			continue
+		}
+		seen[p] = true
+		switch {
+		case strings.HasPrefix(p, "#"):
+			if v.inSuitePredicate[n] {
+				g.perSuite = append(g.perSuite, strings.TrimPrefix(p, "#"))
+			}
+		case p != varSuiteList:
+			g.paths = append(g.paths, p)
+		}
+	}
+	for _, m := range v.members {
+		if id, ok := m.Node.(*ast.IdentifierNode); ok && id.Value == varSuites {
+			if key, ok := m.Property.(*ast.StringNode); ok && !slices.Contains(g.suiteIDs, key.Value) {
+				g.suiteIDs = append(g.suiteIDs, key.Value)
+			}
+		}
+	}
+}
+
+// pathVisitor gathers identifiers and member accesses, marks those that are
+// the base of a longer member access, and the nodes inside a predicate over
+// suiteList.
+type pathVisitor struct {
+	candidates       []ast.Node
+	members          []*ast.MemberNode
+	inner            map[ast.Node]bool
+	inSuitePredicate map[ast.Node]bool
+}
+
+func (v *pathVisitor) Visit(node *ast.Node) {
+	switch n := (*node).(type) {
+	case *ast.IdentifierNode:
+		v.candidates = append(v.candidates, n)
+	case *ast.MemberNode:
+		v.candidates = append(v.candidates, n)
+		v.members = append(v.members, n)
+		v.inner[n.Node] = true
+	case *ast.BuiltinNode:
+		if len(n.Arguments) < 2 {
+			return
+		}
+		if id, ok := n.Arguments[0].(*ast.IdentifierNode); !ok || id.Value != varSuiteList {
+			return
+		}
+		pred, ok := n.Arguments[1].(*ast.PredicateNode)
+		if !ok {
+			return
+		}
+		if v.inSuitePredicate == nil {
+			v.inSuitePredicate = map[ast.Node]bool{}
+		}
+		marker := predicateMarker(v.inSuitePredicate)
+		ast.Walk(&pred.Node, marker)
+	}
+}
+
+// predicateMarker marks the member accesses of a predicate body.
+type predicateMarker map[ast.Node]bool
+
+func (m predicateMarker) Visit(node *ast.Node) {
+	if n, ok := (*node).(*ast.MemberNode); ok {
+		m[n] = true
+	}
+}
+
+// pathOf renders an identifier or a chain of constant member accesses on
+// one: aggregateScore, findings.high, suites["a.evals.b"].passed, or
+// "#.passed" for a member of the predicate's current element.
+func pathOf(n ast.Node) (string, bool) {
+	switch n := n.(type) {
+	case *ast.IdentifierNode:
+		return n.Value, true
+	case *ast.PointerNode:
+		if n.Name != "" {
+			return "", false
+		}
+		return "#", true
+	case *ast.MemberNode:
+		base, ok := pathOf(n.Node)
+		if !ok {
+			return "", false
+		}
+		key, ok := n.Property.(*ast.StringNode)
+		if !ok {
+			return "", false
+		}
+		if base == varSuites {
+			return base + "[" + strconv.Quote(key.Value) + "]", true
+		}
+		return base + "." + key.Value, true
+	}
+	return "", false
+}
+
+// Evaluate runs every gate against the run. regression.* comes from
+// run.Regression, or is scoreDelta 0, newFailures 0, fixed 0, pValue 1
+// without a baseline. A gate that cannot be evaluated, such as one naming a
+// suite the run does not have, fails with an error message.
+func Evaluate(gs []*Gate, run *results.Run) []results.Gate {
+	e := newEnv(run)
+	vars := map[string]any{}
+	flatten("", reflect.ValueOf(e).Elem(), vars)
+	out := make([]results.Gate, len(gs))
+	var machine vm.VM
+	for i, g := range gs {
+		r := results.Gate{Expr: g.Expr, Default: g.Default}
+		r.Values = g.values(run, vars)
+		r.Passed, r.Error = g.run(&machine, e)
+		out[i] = r
+	}
+	return out
+}
+
+func (g *Gate) run(machine *vm.VM, e *env) (passed bool, errMsg string) {
+	if g.program == nil {
+		return false, "the gate is not compiled"
+	}
+	for _, id := range g.suiteIDs {
+		if _, ok := e.Suites[id]; !ok {
+			return false, fmt.Sprintf("no suite %q in this run", id)
+		}
+	}
+	got, err := machine.Run(g.program, e)
+	if err != nil {
+		return false, "could not evaluate: " + message(err)
+	}
+	ok, isBool := got.(bool)
+	if !isBool {
+		return false, "the expression did not produce true or false"
+	}
+	return ok, ""
+}
+
+// values picks the variables the gate read out of the run's flattened
+// variables; nil when it read none.
+func (g *Gate) values(run *results.Run, vars map[string]any) map[string]any {
+	vals := map[string]any{}
+	for _, p := range g.paths {
+		if v, ok := vars[p]; ok {
+			vals[p] = v
+		}
+	}
+	for _, field := range g.perSuite {
+		for i := range run.Suites {
+			p := varSuites + "[" + strconv.Quote(run.Suites[i].ID) + "]" + field
+			if v, ok := vars[p]; ok {
+				vals[p] = v
+			}
+		}
+	}
+	if len(vals) == 0 {
+		return nil
+	}
+	return vals
+}
+
+// newEnv builds the gate variables of a run.
+func newEnv(run *results.Run) *env {
+	e := &env{Suites: make(map[string]*scope, len(run.Suites))}
+	e.scope = newScope(run.Stats, run.Regression)
+	e.Passed = true
+	for i := range run.Suites {
+		s := &run.Suites[i]
+		var reg *results.Regression
+		if s.Regression != nil {
+			reg = &results.Regression{ScoreDelta: s.Regression.ScoreDelta, NewFailures: s.Regression.NewFailures,
+				Fixed: s.Regression.Fixed, PValue: s.Regression.PValue}
+		}
+		sc := newScope(s.Stats, reg)
+		sc.Passed = s.Passed
+		e.Passed = e.Passed && s.Passed
+		e.Suites[s.ID] = &sc
+		e.SuiteList = append(e.SuiteList, &sc)
+	}
+	return e
+}
+
+func newScope(st results.Stats, reg *results.Regression) scope {
+	sc := scope{
+		AggregateScore: st.AggregateScore,
+		PassRate:       st.PassRate,
+		PassedCount:    st.PassedCount,
+		TaskCount:      st.TaskCount,
+		ErroredCount:   st.ErroredCount,
+		TotalCostUsd:   st.TotalCostUsd,
+		AgentCostUsd:   st.AgentCostUsd,
+		JudgeCostUsd:   st.JudgeCostUsd,
+		P95LatencyMs:   int(st.P95LatencyMs),
+		Findings: findingCounts{Critical: st.Findings.Critical, High: st.Findings.High,
+			Medium: st.Findings.Medium, Low: st.Findings.Low},
+		Regression: regressionVars{PValue: 1},
+	}
+	if reg != nil {
+		sc.Regression = regressionVars{ScoreDelta: reg.ScoreDelta, NewFailures: reg.NewFailures,
+			Fixed: reg.Fixed, PValue: reg.PValue}
+	}
+	return sc
+}
+
+// flatten records every scalar variable under its path, as pathOf renders
+// it: the struct fields by their expr names and the suites map by key.
+func flatten(prefix string, v reflect.Value, vars map[string]any) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			flatten(prefix, v.Elem(), vars)
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name := f.Tag.Get("expr")
+			switch {
+			case f.Anonymous:
+				flatten(prefix, v.Field(i), vars)
+			case name == "" || name == varSuiteList:
+			case prefix == "":
+				flatten(name, v.Field(i), vars)
+			default:
+				flatten(prefix+"."+name, v.Field(i), vars)
+			}
+		}
+	case reflect.Map:
+		iter := v.MapRange()
+		for iter.Next() {
+			flatten(prefix+"["+strconv.Quote(iter.Key().String())+"]", iter.Value(), vars)
+		}
+	default:
+		vars[prefix] = v.Interface()
+	}
+}
+
+// message turns an expr error into a one-line message in the user's terms:
+// no Go type names and the variables listed for an unknown one.
+func message(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	if rest, ok := strings.CutPrefix(msg, "reflect: "); ok {
+		// The one reflection failure a well-typed gate can meet: a field of
+		// the nil suite a computed suites[key] returns for a missing key.
+		_, pos, _ := strings.Cut(rest, " (")
+		msg = "a suites[...] lookup names a suite not in this run"
+		if pos != "" {
+			msg += " (" + pos
+		}
+	}
+	msg = typeNames.Replace(msg)
+	msg = goKinds.ReplaceAllStringFunc(msg, func(k string) string { return kindNames[k] })
+	if strings.HasPrefix(msg, "unknown name ") {
+		msg = "unknown variable " + strings.TrimPrefix(msg, "unknown name ") +
+			"; the variables are " + strings.Join(variableNames(), ", ")
+	}
+	return msg
+}
+
+var typeNames = strings.NewReplacer(
+	"map[string]*gates.scope", "suites",
+	"[]*gates.scope", "suiteList",
+	"*gates.scope", "suite",
+	"gates.scope", "suite",
+	"gates.findingCounts", "findings",
+	"gates.regressionVars", "regression",
+	"gates.env", "gate variables",
+)
+
+var goKinds = regexp.MustCompile(`\b(float64|int|int64|bool)\b`)
+
+var kindNames = map[string]string{"float64": "number", "int": "integer", "int64": "integer", "bool": "boolean"}
+
+// variableNames lists the top-level gate variables, sorted.
+func variableNames() []string {
+	var names []string
+	var add func(t reflect.Type)
+	add = func(t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if f.Anonymous {
+				add(f.Type)
+				continue
+			}
+			names = append(names, f.Tag.Get("expr"))
+		}
+	}
+	add(reflect.TypeFor[env]())
+	sort.Strings(names)
+	return names
+}

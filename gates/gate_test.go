@@ -1,0 +1,216 @@
+package gates
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/golden"
+
+	"github.com/evalgate/evalgate/results"
+)
+
+// sampleRun is a run of two suites with a baseline.
+func sampleRun() *results.Run {
+	refunds := results.Suite{ID: "acme.evals.refunds", Passed: false, Stats: results.Stats{
+		AggregateScore: 0.75, PassRate: 0.5, PassedCount: 2, TaskCount: 4, ErroredCount: 1,
+		TotalCostUsd: 0.03, AgentCostUsd: 0.02, JudgeCostUsd: 0.01, P95LatencyMs: 1800,
+		Findings: results.Findings{High: 1, Low: 2},
+	}, Regression: &results.SuiteRegression{ScoreDelta: -0.25, NewFailures: 1, Fixed: 0, PValue: 0.5}}
+	search := results.Suite{ID: "acme.evals.search", Passed: true, Stats: results.Stats{
+		AggregateScore: 1, PassRate: 1, PassedCount: 2, TaskCount: 2,
+		TotalCostUsd: 0.01, AgentCostUsd: 0.01, P95LatencyMs: 900,
+	}}
+	return &results.Run{
+		Stats: results.Stats{
+			AggregateScore: 5.0 / 6, PassRate: 4.0 / 6, PassedCount: 4, TaskCount: 6, ErroredCount: 1,
+			TotalCostUsd: 0.04, AgentCostUsd: 0.03, JudgeCostUsd: 0.01, P95LatencyMs: 1800,
+			Findings: results.Findings{Critical: 0, High: 1, Medium: 0, Low: 2},
+		},
+		Regression: &results.Regression{BaselineRunID: "base", ScoreDelta: -0.1, NewFailures: 1, Fixed: 2, PValue: 0.25},
+		Suites:     []results.Suite{refunds, search},
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	type testCase struct {
+		name      string
+		expr      string
+		run       func(*results.Run) // changes to the sample run
+		want      bool
+		values    map[string]any
+		wantError string
+	}
+	run := func(t *testing.T, tc testCase) {
+		gs, err := Compile([]string{tc.expr})
+		if err != nil {
+			t.Fatalf("Compile: %v", err)
+		}
+		r := sampleRun()
+		if tc.run != nil {
+			tc.run(r)
+		}
+		got := Evaluate(gs, r)
+		want := []results.Gate{{Expr: tc.expr, Passed: tc.want, Values: tc.values, Error: tc.wantError}}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("Evaluate (-want +got):\n%s", d)
+		}
+	}
+	testCases := []testCase{
+		{name: "aggregateScore", expr: "aggregateScore >= 0.9", want: false, values: map[string]any{"aggregateScore": 5.0 / 6}},
+		{name: "passRate", expr: "passRate > 0.6", want: true, values: map[string]any{"passRate": 4.0 / 6}},
+		{name: "passedCount and taskCount", expr: "passedCount == taskCount - 2", want: true, values: map[string]any{"passedCount": 4, "taskCount": 6}},
+		{name: "erroredCount", expr: "erroredCount == 0", want: false, values: map[string]any{"erroredCount": 1}},
+		{name: "totalCostUsd", expr: "totalCostUsd < 0.05", want: true, values: map[string]any{"totalCostUsd": 0.04}},
+		{name: "agentCostUsd and judgeCostUsd", expr: "agentCostUsd > judgeCostUsd", want: true, values: map[string]any{"agentCostUsd": 0.03, "judgeCostUsd": 0.01}},
+		{name: "p95LatencyMs", expr: "p95LatencyMs <= 1500", want: false, values: map[string]any{"p95LatencyMs": 1800}},
+		{name: "passed: every suite passed", expr: "passed", want: false, values: map[string]any{"passed": false}},
+		{name: "passed with every suite passing", expr: "passed", run: func(r *results.Run) { r.Suites[0].Passed = true }, want: true, values: map[string]any{"passed": true}},
+		{name: "findings", expr: "findings.critical == 0 && findings.high == 1 && findings.medium == 0 && findings.low == 2", want: true,
+			values: map[string]any{"findings.critical": 0, "findings.high": 1, "findings.medium": 0, "findings.low": 2}},
+		{name: "regression", expr: "regression.newFailures == 0 || regression.scoreDelta > -0.05", want: false,
+			values: map[string]any{"regression.newFailures": 1, "regression.scoreDelta": -0.1}},
+		{name: "regression fixed and pValue", expr: "regression.fixed == 2 && regression.pValue < 0.3", want: true,
+			values: map[string]any{"regression.fixed": 2, "regression.pValue": 0.25}},
+		{name: "no baseline", expr: "regression.scoreDelta == 0 && regression.newFailures == 0 && regression.fixed == 0 && regression.pValue == 1",
+			run: func(r *results.Run) { r.Regression = nil }, want: true,
+			values: map[string]any{"regression.scoreDelta": 0.0, "regression.newFailures": 0, "regression.fixed": 0, "regression.pValue": 1.0}},
+		{name: "suites by id", expr: `suites["acme.evals.search"].passed && suites["acme.evals.search"].aggregateScore == 1`, want: true,
+			values: map[string]any{`suites["acme.evals.search"].passed`: true, `suites["acme.evals.search"].aggregateScore`: 1.0}},
+		{name: "suite findings and regression", expr: `suites["acme.evals.refunds"].findings.high == 0 || suites["acme.evals.refunds"].regression.newFailures == 0`, want: false,
+			values: map[string]any{`suites["acme.evals.refunds"].findings.high`: 1, `suites["acme.evals.refunds"].regression.newFailures`: 1}},
+		{name: "suite without a baseline", expr: `suites["acme.evals.search"].regression.pValue == 1`, want: true,
+			values: map[string]any{`suites["acme.evals.search"].regression.pValue`: 1.0}},
+		{name: "suite every figure", expr: `suites["acme.evals.refunds"].passRate + suites["acme.evals.refunds"].passedCount + suites["acme.evals.refunds"].taskCount + suites["acme.evals.refunds"].erroredCount + suites["acme.evals.refunds"].totalCostUsd + suites["acme.evals.refunds"].agentCostUsd + suites["acme.evals.refunds"].judgeCostUsd + suites["acme.evals.refunds"].p95LatencyMs > 1800`, want: true,
+			values: map[string]any{`suites["acme.evals.refunds"].passRate`: 0.5, `suites["acme.evals.refunds"].passedCount`: 2, `suites["acme.evals.refunds"].taskCount`: 4,
+				`suites["acme.evals.refunds"].erroredCount`: 1, `suites["acme.evals.refunds"].totalCostUsd`: 0.03, `suites["acme.evals.refunds"].agentCostUsd`: 0.02,
+				`suites["acme.evals.refunds"].judgeCostUsd`: 0.01, `suites["acme.evals.refunds"].p95LatencyMs`: 1800}},
+		{name: "suites by member syntax", expr: `suites.x.passed`, run: func(r *results.Run) { r.Suites[1].ID = "x" }, want: true, values: map[string]any{`suites["x"].passed`: true}},
+		{name: "suite not in the run", expr: `suites["acme.evals.billing"].passed`, want: false, wantError: `no suite "acme.evals.billing" in this run`},
+		{name: "suite not in the run, dynamic key", expr: `let id = "acme.evals." + "billing"; suites[id].passed`, want: false,
+			wantError: "could not evaluate: a suites[...] lookup names a suite not in this run (1:48)"},
+		{name: "suiteList predicate", expr: `all(suiteList, .aggregateScore >= 0.75)`, want: true,
+			values: map[string]any{`suites["acme.evals.refunds"].aggregateScore`: 0.75, `suites["acme.evals.search"].aggregateScore`: 1.0}},
+		{name: "suiteList count", expr: `len(suiteList) == 2`, want: true},
+		{name: "suiteList with a run variable", expr: `any(suiteList, .p95LatencyMs > p95LatencyMs / 2)`, want: true,
+			values: map[string]any{"p95LatencyMs": 1800, `suites["acme.evals.refunds"].p95LatencyMs`: 1800, `suites["acme.evals.search"].p95LatencyMs`: 900}},
+		{name: "constant", expr: "true", want: true},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	type testCase struct {
+		name  string
+		exprs []string
+		want  string
+	}
+	run := func(t *testing.T, tc testCase) {
+		gs, err := Compile(tc.exprs)
+		if err == nil {
+			t.Fatalf("Compile = %d gates, want an error", len(gs))
+		}
+		if err.Error() != tc.want {
+			t.Errorf("error:\n got %s\nwant %s", err, tc.want)
+		}
+		for _, goName := range []string{"gates.", "float64", "*", "reflect"} {
+			if strings.Contains(strings.ReplaceAll(err.Error(), "* 2", ""), goName) {
+				t.Errorf("error %q speaks Go (%q)", err, goName)
+			}
+		}
+	}
+	vars := "agentCostUsd, aggregateScore, erroredCount, findings, judgeCostUsd, p95LatencyMs, passRate, passed, passedCount, regression, suiteList, suites, taskCount, totalCostUsd"
+	testCases := []testCase{
+		{name: "unknown variable", exprs: []string{"aggregateScor >= 0.9"},
+			want: `could not compile gate "aggregateScor >= 0.9": unknown variable aggregateScor (1:1); the variables are ` + vars},
+		{name: "unknown finding severity", exprs: []string{"findings.severe == 0"},
+			want: `could not compile gate "findings.severe == 0": type findings has no field severe (1:10)`},
+		{name: "unknown regression field", exprs: []string{"regression.delta > 0"},
+			want: `could not compile gate "regression.delta > 0": type regression has no field delta (1:12)`},
+		{name: "unknown suite field", exprs: []string{`suites["a.evals.b"].score > 0.5`},
+			want: `could not compile gate "suites[\"a.evals.b\"].score > 0.5": type suite has no field score (1:21)`},
+		{name: "syntax error", exprs: []string{"aggregateScore >= "},
+			want: `could not compile gate "aggregateScore >= ": unexpected token EOF (1:18)`},
+		{name: "not a boolean", exprs: []string{"aggregateScore * 2"},
+			want: `could not compile gate "aggregateScore * 2": expected boolean, but got number`},
+		{name: "mismatched types", exprs: []string{`taskCount > "5"`},
+			want: `could not compile gate "taskCount > \"5\"": invalid operation: > (mismatched types integer and string) (1:11)`},
+		{name: "a suite compared", exprs: []string{`suites["x"] == true`},
+			want: `could not compile gate "suites[\"x\"] == true": invalid operation: == (mismatched types suite and boolean) (1:13)`},
+		{name: "empty", exprs: []string{"  "},
+			want: `could not compile gate "  ": the expression is empty`},
+		{name: "every bad gate reported", exprs: []string{"passRate > 0.5", "foo", "passRate >"},
+			want: "could not compile gate \"foo\": unknown variable foo (1:1); the variables are " + vars + "\n" +
+				`could not compile gate "passRate >": unexpected token EOF (1:10)`},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	type testCase struct {
+		name   string
+		run    func(*results.Run)
+		passed []bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		gs := Defaults()
+		r := sampleRun()
+		if tc.run != nil {
+			tc.run(r)
+		}
+		got := Evaluate(gs, r)
+		if len(got) != 2 {
+			t.Fatalf("got %d default gates, want 2", len(got))
+		}
+		for i, g := range got {
+			if !g.Default || g.Error != "" {
+				t.Errorf("gate %q: default %v, error %q", g.Expr, g.Default, g.Error)
+			}
+			if g.Passed != tc.passed[i] {
+				t.Errorf("gate %q passed = %v, want %v (values %v)", g.Expr, g.Passed, tc.passed[i], g.Values)
+			}
+		}
+	}
+	clean := func(r *results.Run) {
+		r.Suites[0].Passed = true
+		r.Findings = results.Findings{Medium: 3, Low: 9}
+	}
+	testCases := []testCase{
+		{name: "a suite failed and a high finding", passed: []bool{false, false}},
+		{name: "all clean", run: clean, passed: []bool{true, true}},
+		{name: "a critical finding", run: func(r *results.Run) { clean(r); r.Findings.Critical = 1 }, passed: []bool{true, false}},
+		{name: "a suite failed", run: func(r *results.Run) { clean(r); r.Suites[1].Passed = false }, passed: []bool{false, true}},
+		{name: "no suites", run: func(r *results.Run) { clean(r); r.Suites = nil }, passed: []bool{true, true}},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestEvaluateGolden pins the gates block of results.json, which the
+// scorecard prints as "aggregateScore = 0.83 (>= 0.9 failed)".
+func TestEvaluateGolden(t *testing.T) {
+	gs, err := Compile([]string{
+		"aggregateScore >= 0.9",
+		"regression.newFailures == 0",
+		`suites["acme.evals.search"].p95LatencyMs < 1000`,
+		`suites["acme.evals.gone"].passed`,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs = append(gs, Defaults()...)
+	var out strings.Builder
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(Evaluate(gs, sampleRun())); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, out.String(), "evaluate.json")
+}
