@@ -141,7 +141,7 @@ func compile(src string) (*Gate, error) {
 
 // collect records the variable paths an expression reads.
 func (g *Gate) collect(root ast.Node) {
-	v := &pathVisitor{inner: map[ast.Node]bool{}}
+	v := &pathVisitor{inner: map[ast.Node]bool{}, inSuitePredicate: predicateMarker{}}
 	ast.Walk(&root, v)
 	seen := map[string]bool{}
 	for _, n := range v.candidates {
@@ -178,7 +178,7 @@ type pathVisitor struct {
 	candidates       []ast.Node
 	members          []*ast.MemberNode
 	inner            map[ast.Node]bool
-	inSuitePredicate map[ast.Node]bool
+	inSuitePredicate predicateMarker
 }
 
 func (v *pathVisitor) Visit(node *ast.Node) {
@@ -196,15 +196,9 @@ func (v *pathVisitor) Visit(node *ast.Node) {
 		if id, ok := n.Arguments[0].(*ast.IdentifierNode); !ok || id.Value != varSuiteList {
 			return
 		}
-		pred, ok := n.Arguments[1].(*ast.PredicateNode)
-		if !ok {
-			return
+		if pred, ok := n.Arguments[1].(*ast.PredicateNode); ok {
+			ast.Walk(&pred.Node, v.inSuitePredicate)
 		}
-		if v.inSuitePredicate == nil {
-			v.inSuitePredicate = map[ast.Node]bool{}
-		}
-		marker := predicateMarker(v.inSuitePredicate)
-		ast.Walk(&pred.Node, marker)
 	}
 }
 
@@ -311,16 +305,20 @@ func (g *Gate) values(run *results.Run, vars map[string]any) map[string]any {
 // newEnv builds the gate variables of a run.
 func newEnv(run *results.Run) *env {
 	e := &env{Suites: make(map[string]*scope, len(run.Suites))}
-	e.scope = newScope(run.Stats, run.Regression)
+	noBaseline := regressionVars{PValue: 1}
+	reg := noBaseline
+	if r := run.Regression; r != nil {
+		reg = regressionVars{ScoreDelta: r.ScoreDelta, NewFailures: r.NewFailures, Fixed: r.Fixed, PValue: r.PValue}
+	}
+	e.scope = newScope(run.Stats, reg)
 	e.Passed = true
 	for i := range run.Suites {
 		s := &run.Suites[i]
-		var reg *results.Regression
-		if s.Regression != nil {
-			reg = &results.Regression{ScoreDelta: s.Regression.ScoreDelta, NewFailures: s.Regression.NewFailures,
-				Fixed: s.Regression.Fixed, PValue: s.Regression.PValue}
+		suiteReg := noBaseline
+		if r := s.Regression; r != nil {
+			suiteReg = regressionVars{ScoreDelta: r.ScoreDelta, NewFailures: r.NewFailures, Fixed: r.Fixed, PValue: r.PValue}
 		}
-		sc := newScope(s.Stats, reg)
+		sc := newScope(s.Stats, suiteReg)
 		sc.Passed = s.Passed
 		e.Passed = e.Passed && s.Passed
 		e.Suites[s.ID] = &sc
@@ -329,8 +327,8 @@ func newEnv(run *results.Run) *env {
 	return e
 }
 
-func newScope(st results.Stats, reg *results.Regression) scope {
-	sc := scope{
+func newScope(st results.Stats, reg regressionVars) scope {
+	return scope{
 		AggregateScore: st.AggregateScore,
 		PassRate:       st.PassRate,
 		PassedCount:    st.PassedCount,
@@ -342,13 +340,8 @@ func newScope(st results.Stats, reg *results.Regression) scope {
 		P95LatencyMs:   int(st.P95LatencyMs),
 		Findings: findingCounts{Critical: st.Findings.Critical, High: st.Findings.High,
 			Medium: st.Findings.Medium, Low: st.Findings.Low},
-		Regression: regressionVars{PValue: 1},
+		Regression: reg,
 	}
-	if reg != nil {
-		sc.Regression = regressionVars{ScoreDelta: reg.ScoreDelta, NewFailures: reg.NewFailures,
-			Fixed: reg.Fixed, PValue: reg.PValue}
-	}
-	return sc
 }
 
 // flatten records every scalar variable under its path, as pathOf renders
@@ -398,7 +391,10 @@ func message(err error) string {
 		}
 	}
 	msg = typeNames.Replace(msg)
-	msg = goKinds.ReplaceAllStringFunc(msg, func(k string) string { return kindNames[k] })
+	// Type words appear in type errors; elsewhere a user's name may be "int".
+	if !strings.HasPrefix(msg, "unknown name ") && !strings.Contains(msg, " has no field ") {
+		msg = goKinds.ReplaceAllStringFunc(msg, func(k string) string { return kindNames[k] })
+	}
 	if strings.HasPrefix(msg, "unknown name ") {
 		msg = "unknown variable " + strings.TrimPrefix(msg, "unknown name ") +
 			"; the variables are " + strings.Join(variableNames(), ", ")
