@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"strings"
-	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evalgate/evalgate/results"
 )
@@ -72,17 +70,34 @@ type summaryRegression struct {
 //
 // Scores are clamped to [0, 1], the regression's scoreDelta to [-1, 1], and
 // costs and latencies to non-negative values, so a rounding slip upstream
-// cannot make the file invalid. The result is checked against
-// SummarySchemaJSON before it is returned: an id or a finding severity that
-// openwop does not allow is an error, never a silently invalid file.
+// cannot make the file invalid. What the clamps cannot fix is an error, never
+// a silently invalid file: a suite id, version or task id outside the
+// openwop patterns, a finding without a kind or with a severity openwop does
+// not know, a regression without a baseline run id. These are the rules of
+// SummarySchemaJSON, checked in code because validating a large summary
+// against the schema costs far more than writing it.
 func Summary(s *results.Suite, modelClass string) ([]byte, error) {
 	if s == nil {
 		return nil, errors.New("could not build summary: no suite result")
 	}
+	sum := buildSummary(s, modelClass)
+	if err := checkSummary(sum); err != nil {
+		return nil, fmt.Errorf("could not build summary for suite %q: %w", s.ID, err)
+	}
+	data, err := json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("could not build summary for suite %q: %w", s.ID, err)
+	}
+	return append(data, '\n'), nil
+}
+
+// buildSummary maps a suite result onto the EvalSummary, clamping numbers
+// into their ranges.
+func buildSummary(s *results.Suite, modelClass string) *evalSummary {
 	if modelClass == "" {
 		modelClass = s.ModelClass
 	}
-	sum := evalSummary{
+	sum := &evalSummary{
 		SuiteID:        s.ID,
 		SuiteVersion:   s.Version,
 		AggregateScore: clamp(s.AggregateScore, 0, 1),
@@ -113,15 +128,63 @@ func Summary(s *results.Suite, modelClass string) ([]byte, error) {
 			ScoreDelta:    clamp(s.Regression.ScoreDelta, -1, 1),
 		}
 	}
-	data, err := json.MarshalIndent(sum, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("could not build summary for suite %q: %w", s.ID, err)
+	return sum
+}
+
+// The openwop patterns, as in eval-summary.schema.json.
+var (
+	suiteIDPattern = regexp.MustCompile(`^[a-z0-9.-]+\.evals\.[a-z0-9-]+$`)
+	versionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
+	taskIDPattern  = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+)
+
+// severities are the openwop finding severities.
+var severities = map[string]bool{
+	results.SeverityLow:      true,
+	results.SeverityMedium:   true,
+	results.SeverityHigh:     true,
+	results.SeverityCritical: true,
+}
+
+// maxProblems bounds how many problems an error lists.
+const maxProblems = 5
+
+// checkSummary applies the schema's rules that clamping cannot satisfy and
+// lists every problem at its JSON pointer.
+func checkSummary(sum *evalSummary) error {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if !suiteIDPattern.MatchString(sum.SuiteID) {
+		add("at /suiteId: %q does not match %s", sum.SuiteID, suiteIDPattern)
 	}
-	data = append(data, '\n')
-	if err := validateSummary(data); err != nil {
-		return nil, fmt.Errorf("could not build summary for suite %q: %w", s.ID, err)
+	if !versionPattern.MatchString(sum.SuiteVersion) {
+		add("at /suiteVersion: %q does not match %s", sum.SuiteVersion, versionPattern)
 	}
-	return data, nil
+	for i, t := range sum.Tasks {
+		if !taskIDPattern.MatchString(t.TaskID) {
+			add("at /tasks/%d/taskId: %q does not match %s", i, t.TaskID, taskIDPattern)
+		}
+		for j, f := range t.SafetyFindings {
+			if f.Kind == "" {
+				add("at /tasks/%d/safetyFindings/%d/kind: the kind is empty", i, j)
+			}
+			if !severities[f.Severity] {
+				add("at /tasks/%d/safetyFindings/%d/severity: %q is not one of low, medium, high, critical", i, j, f.Severity)
+			}
+		}
+	}
+	if sum.Regression != nil && sum.Regression.BaselineRunID == "" {
+		add("at /regression/baselineRunId: the baseline run id is empty")
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	more := ""
+	if len(problems) > maxProblems {
+		more = fmt.Sprintf("; and %d more", len(problems)-maxProblems)
+		problems = problems[:maxProblems]
+	}
+	return fmt.Errorf("does not match the EvalSummary schema: %s%s", strings.Join(problems, "; "), more)
 }
 
 // WriteSummary writes the EvalSummary of s to dir/<suiteId>.json (dir is
@@ -139,83 +202,6 @@ func WriteSummary(dir string, s *results.Suite, modelClass string) error {
 		return fmt.Errorf("could not write summary %q: %w", path, err)
 	}
 	return nil
-}
-
-var (
-	summarySchemaOnce sync.Once
-	summarySchema     *jsonschema.Schema
-	summarySchemaErr  error
-)
-
-// validateSummary checks an encoded summary against the embedded schema.
-func validateSummary(data []byte) error {
-	summarySchemaOnce.Do(func() {
-		summarySchema, summarySchemaErr = compileSchema("eval-summary.schema.json", summarySchemaJSON)
-	})
-	if summarySchemaErr != nil {
-		return summarySchemaErr
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return err
-	}
-	if err := summarySchema.Validate(doc); err != nil {
-		return schemaProblems(err)
-	}
-	return nil
-}
-
-// compileSchema compiles one of the embedded schemas.
-func compileSchema(name string, data []byte) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("could not parse schema %q: %w", name, err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(name, doc); err != nil {
-		return nil, fmt.Errorf("could not load schema %q: %w", name, err)
-	}
-	sch, err := c.Compile(name)
-	if err != nil {
-		return nil, fmt.Errorf("could not compile schema %q: %w", name, err)
-	}
-	return sch, nil
-}
-
-// maxProblems bounds how many schema violations an error lists.
-const maxProblems = 5
-
-// schemaProblems turns a validation error into one line per violation,
-// each at its JSON pointer, without the schema's internal locations.
-func schemaProblems(err error) error {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err
-	}
-	var leaves []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			msg := e.BasicOutput().Error
-			text := "invalid value"
-			if msg != nil {
-				text = msg.String()
-			}
-			ptr := "/" + strings.Join(e.InstanceLocation, "/")
-			leaves = append(leaves, fmt.Sprintf("at %s: %s", ptr, text))
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	more := ""
-	if len(leaves) > maxProblems {
-		more = fmt.Sprintf("; and %d more", len(leaves)-maxProblems)
-		leaves = leaves[:maxProblems]
-	}
-	return fmt.Errorf("does not match the schema: %s%s", strings.Join(leaves, "; "), more)
 }
 
 // clamp bounds v to [lo, hi]; NaN becomes lo.

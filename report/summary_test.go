@@ -31,6 +31,10 @@ func TestSummary(t *testing.T) {
 		got, err := Summary(&s, tc.modelClass)
 		if tc.wantErr != "" {
 			assert.ErrorContains(t, err, tc.wantErr)
+			// The schema must reject what the code rejects.
+			data, err := json.Marshal(buildSummary(&s, tc.modelClass))
+			assert.NilError(t, err)
+			assert.Check(t, validate(t, sch, data) != nil, "the schema accepts what Summary rejects")
 			return
 		}
 		assert.NilError(t, err)
@@ -144,7 +148,7 @@ func TestSummary(t *testing.T) {
 				s.ID = "Acme Greeting"
 				return s
 			},
-			wantErr: `could not build summary for suite "Acme Greeting": does not match the schema: at /suiteId:`,
+			wantErr: `could not build summary for suite "Acme Greeting": does not match the EvalSummary schema: at /suiteId: "Acme Greeting" does not match`,
 		},
 		{
 			name: "unknown severity",
@@ -154,6 +158,46 @@ func TestSummary(t *testing.T) {
 				return s
 			},
 			wantErr: "at /tasks/1/safetyFindings/0/severity:",
+		},
+		{
+			name: "version that is not semantic",
+			suite: func() results.Suite {
+				s := greetingSuite()
+				s.Version = "v2"
+				return s
+			},
+			wantErr: `at /suiteVersion: "v2" does not match`,
+		},
+		{
+			name: "task id openwop does not allow",
+			suite: func() results.Suite {
+				s := refundsSuite()
+				s.Tasks[2].ID = "Slow_Lookup"
+				return s
+			},
+			wantErr: `at /tasks/2/taskId: "Slow_Lookup" does not match`,
+		},
+		{
+			name: "finding without a kind",
+			suite: func() results.Suite {
+				s := refundsSuite()
+				s.Tasks[1].Findings[1].Kind = ""
+				return s
+			},
+			wantErr: "at /tasks/1/safetyFindings/1/kind: the kind is empty",
+		},
+		{
+			name: "every problem listed, up to five",
+			suite: func() results.Suite {
+				s := refundsSuite()
+				for i := range s.Tasks {
+					s.Tasks[i].ID = "BAD"
+				}
+				s.ID, s.Version = "X", "1"
+				s.Regression.BaselineRunID = ""
+				return s
+			},
+			wantErr: `at /tasks/2/taskId: "BAD" does not match ^[a-z0-9][a-z0-9-]*$; and 1 more`,
 		},
 		{
 			name: "regression without a baseline id",
