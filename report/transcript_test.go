@@ -1,0 +1,163 @@
+package report
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/assert"
+	"gotest.tools/v3/golden"
+
+	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/results"
+)
+
+func refundTranscript() *Transcript {
+	return &Transcript{
+		SuiteID: "acme.support.evals.refunds",
+		TaskID:  "late-fee",
+		Trial:   2,
+		Input:   json.RawMessage(`{"question":"Can I get a refund for order A-17?"}`),
+		Output:  json.RawMessage(`"Yes <within 30 days> & no fee"`),
+		ToolCalls: []fixtures.Call{{
+			ID: "c1", Name: "crm:lookup", Args: json.RawMessage(`{"orderId":"A-17"}`),
+			Result: json.RawMessage(`{"status":"delivered"}`), Fixture: 0, StartMs: 12, DurationMs: 3,
+		}},
+		Usage:        TranscriptUsage{Model: "m", InputTokens: 812, OutputTokens: 95, CostUsd: 0.0011},
+		Stderr:       "warning: slow start\n",
+		JudgeReasons: map[int]string{0: "mentions the 30-day window", 2: "no apology"},
+	}
+}
+
+func TestWriteTranscript(t *testing.T) {
+	type testCase struct {
+		name     string
+		tr       func() *Transcript
+		wantPath string // under the output folder
+		golden   string
+		check    func(t *testing.T, doc map[string]any)
+	}
+	run := func(t *testing.T, tc testCase) {
+		dir := t.TempDir()
+		tr := tc.tr()
+		assert.NilError(t, WriteTranscript(dir, tr))
+		path := filepath.Join(dir, filepath.FromSlash(tc.wantPath))
+		assert.Equal(t, TranscriptPath(dir, tr), path)
+		data, err := os.ReadFile(path)
+		assert.NilError(t, err)
+		if runtime.GOOS != "windows" {
+			info, err := os.Stat(path)
+			assert.NilError(t, err)
+			assert.Equal(t, info.Mode().Perm(), os.FileMode(0o600))
+			info, err = os.Stat(filepath.Join(dir, "transcripts"))
+			assert.NilError(t, err)
+			assert.Equal(t, info.Mode().Perm(), os.FileMode(0o700))
+		}
+		if tc.golden != "" {
+			golden.Assert(t, string(data), tc.golden)
+		}
+		var back Transcript
+		assert.NilError(t, json.Unmarshal(data, &back))
+		assert.Equal(t, back.SuiteID, tr.SuiteID)
+		assert.Equal(t, back.TaskID, tr.TaskID)
+		assert.Equal(t, back.Trial, tr.Trial)
+		if tc.check != nil {
+			var doc map[string]any
+			assert.NilError(t, json.Unmarshal(data, &doc))
+			tc.check(t, doc)
+		}
+	}
+	testCases := []testCase{
+		{
+			name:     "full",
+			tr:       refundTranscript,
+			wantPath: "transcripts/acme.support.evals.refunds/late-fee.trial-2.json",
+			golden:   "transcript-full.golden",
+			check: func(t *testing.T, doc map[string]any) {
+				want := refundTranscript()
+				var back Transcript
+				data, _ := json.Marshal(doc)
+				assert.NilError(t, json.Unmarshal(data, &back))
+				// Raw JSON comes back re-indented; compare it as values.
+				assert.Check(t, cmp.Diff(want.JudgeReasons, back.JudgeReasons) == "")
+				assert.Equal(t, back.Stderr, want.Stderr)
+				assert.Equal(t, back.Usage, want.Usage)
+				assert.Equal(t, doc["output"], "Yes <within 30 days> & no fee")
+			},
+		},
+		{
+			name: "errored trial",
+			tr: func() *Transcript {
+				return &Transcript{
+					SuiteID: "acme.support.evals.refunds", TaskID: "slow-lookup", Trial: 1,
+					Input:  json.RawMessage(`null`),
+					Error:  &TranscriptError{Kind: results.ErrTimeout, Message: "no final line within 30s"},
+					Stderr: "",
+				}
+			},
+			wantPath: "transcripts/acme.support.evals.refunds/slow-lookup.trial-1.json",
+			golden:   "transcript-error.golden",
+			check: func(t *testing.T, doc map[string]any) {
+				assert.Equal(t, doc["output"], nil)
+				assert.DeepEqual(t, doc["toolCalls"], []any{})
+				assert.DeepEqual(t, doc["error"], map[string]any{"kind": "timeout", "message": "no final line within 30s"})
+				assert.Check(t, !has(doc, "judgeReasons"))
+			},
+		},
+		{
+			name: "empty raw values written as null",
+			tr: func() *Transcript {
+				tr := refundTranscript()
+				tr.Input = json.RawMessage{}
+				tr.ToolCalls[0].Result = nil
+				tr.ToolCalls[0].Args = json.RawMessage{}
+				return tr
+			},
+			wantPath: "transcripts/acme.support.evals.refunds/late-fee.trial-2.json",
+			check: func(t *testing.T, doc map[string]any) {
+				assert.Equal(t, doc["input"], nil)
+				call := doc["toolCalls"].([]any)[0].(map[string]any)
+				assert.Equal(t, call["args"], nil)
+				assert.Equal(t, call["result"], nil)
+			},
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestWriteTranscriptErrors(t *testing.T) {
+	type testCase struct {
+		name    string
+		edit    func(tr *Transcript)
+		wantErr string
+	}
+	run := func(t *testing.T, tc testCase) {
+		dir := t.TempDir()
+		tr := refundTranscript()
+		tc.edit(tr)
+		err := WriteTranscript(dir, tr)
+		assert.ErrorContains(t, err, tc.wantErr)
+		assert.Check(t, !strings.Contains(err.Error(), "json.RawMessage"), "a Go type in %q", err)
+		entries, _ := os.ReadDir(filepath.Join(dir, "transcripts", tr.SuiteID))
+		for _, e := range entries {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+	testCases := []testCase{
+		{name: "suite id escaping the folder", edit: func(tr *Transcript) { tr.SuiteID = ".." }, wantErr: `could not write transcript of suite "..": the id ".." is not a file name`},
+		{name: "task id with a slash", edit: func(tr *Transcript) { tr.TaskID = "../../etc/x" }, wantErr: `could not write transcript of task "../../etc/x" in suite "acme.support.evals.refunds": the id "../../etc/x" holds a path separator`},
+		{name: "empty task id", edit: func(tr *Transcript) { tr.TaskID = "" }, wantErr: "the id is empty"},
+		{name: "trial 0", edit: func(tr *Transcript) { tr.Trial = 0 }, wantErr: "trial 0 is not 1 or more"},
+		{name: "output not JSON", edit: func(tr *Transcript) { tr.Output = json.RawMessage(`{"a":`) }, wantErr: "the input, the output or a tool call is not valid JSON"},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+	assert.Error(t, WriteTranscript(t.TempDir(), nil), "could not write transcript: no transcript")
+}
