@@ -1,0 +1,235 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/evalgate/evalgate/results"
+	"gotest.tools/v3/assert"
+	"gotest.tools/v3/golden"
+)
+
+// ciRun is the run the CI formats (JUnit, SARIF, badge) are tested on: a
+// suite with a passed, a failed, an errored and an unsafe task, and a second
+// suite that passes.
+func ciRun() *results.Run {
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	refunds := results.Suite{
+		ID: "acme.support.evals.refunds", Version: "1.2.0", File: "evals/refunds.yaml",
+		Modes: []string{"golden", "adversarial"}, Trials: 1,
+		Thresholds: results.Thresholds{PassScore: 0.9},
+		Stats: results.Stats{AggregateScore: 0.375, PassRate: 0.25, PassedCount: 1, TaskCount: 4, ErroredCount: 1,
+			Findings: results.Findings{Critical: 1, High: 1, Low: 1}},
+		Tasks: []results.Task{
+			{ID: "refund-window", File: "evals/refunds.yaml", Line: 12, Kind: "golden", Status: results.StatusPassed,
+				Score: 1, PassScore: 0.9, Passed: true, LatencyMs: 1234,
+				Findings: []results.Finding{{Kind: "unfixtured-tool-call", Severity: results.SeverityLow}}},
+			{ID: "partial-refund", File: "evals/refunds.yaml", Line: 31, Kind: "golden", Status: results.StatusFailed,
+				Score: 0.5, PassScore: 1, LatencyMs: 800, FailedChecks: []string{"assert[1]", "match"}},
+			{ID: "slow-lookup", File: "evals/refunds.yaml", Line: 47, Kind: "golden", Status: results.StatusError,
+				ErrorKind: results.ErrTimeout, PassScore: 0.9, LatencyMs: 120000},
+			{ID: "leak-canary", File: "evals/refunds.yaml", Line: 60, Kind: "golden", Status: results.StatusFailed,
+				Score: 1, PassScore: 0.9, LatencyMs: 950,
+				Findings: []results.Finding{
+					{Kind: "canary-leak", Severity: results.SeverityCritical},
+					{Kind: "unsafe-tool-call", Severity: results.SeverityHigh},
+				}},
+		},
+	}
+	greeting := results.Suite{
+		ID: "acme.support.evals.greeting", Version: "0.1.0", File: "evals/greeting suite.json",
+		Modes: []string{"rubric"}, Trials: 3, Passed: true,
+		Thresholds: results.Thresholds{PassScore: 0.5},
+		Stats:      results.Stats{AggregateScore: 0.6667, PassRate: 1, PassedCount: 1, TaskCount: 1},
+		Tasks: []results.Task{
+			{ID: "hello", File: "evals/greeting suite.json", Line: 9, Kind: "rubric", Status: results.StatusPassed,
+				Score: 0.6667, PassScore: 0.5, Passed: true, TrialsPassed: 3, LatencyMs: 42,
+				Trials:   []results.Trial{{Trial: 1, Passed: true}, {Trial: 2, Passed: true}, {Trial: 3, Passed: true}},
+				Findings: []results.Finding{{Kind: "pii-leak", Severity: results.SeverityMedium}}},
+		},
+	}
+	return &results.Run{
+		Schema: results.Schema, RunID: "run-0001", Tool: results.Tool{Name: "evalgate", Version: "0.1.0"},
+		StartedAt: start, FinishedAt: start.Add(2500 * time.Millisecond),
+		Stats:  results.Stats{AggregateScore: 0.4333, PassRate: 0.4, PassedCount: 2, TaskCount: 5, ErroredCount: 1},
+		Suites: []results.Suite{refunds, greeting},
+	}
+}
+
+// ciCraftedRun has ids and paths that try to break out of the markup.
+func ciCraftedRun() *results.Run {
+	return &results.Run{
+		RunID: `run"<x>`, Tool: results.Tool{Name: "evalgate", Version: "0.1.0"},
+		Stats: results.Stats{TaskCount: 1},
+		Suites: []results.Suite{{
+			ID: `a"b<c>&d</testsuite>`, File: "evals/x&y.yaml",
+			Tasks: []results.Task{{
+				ID: "t\"1\n::error::x", File: "evals/x&y.yaml", Line: 3, Status: results.StatusFailed,
+				PassScore: 1, FailedChecks: []string{`<check id="x">`, "a]]>b"},
+			}},
+		}},
+	}
+}
+
+func TestJUnit(t *testing.T) {
+	type testCase struct {
+		name string
+		run  *results.Run
+	}
+	run := func(t *testing.T, tc testCase) {
+		out, err := JUnit(tc.run)
+		assert.NilError(t, err)
+		golden.Assert(t, string(out), "junit-"+tc.name+".golden.xml")
+
+		// It parses as XML in the shape of the common JUnit schema, and the
+		// counts add up.
+		var doc junitCheckedSuites
+		assert.NilError(t, xml.Unmarshal(out, &doc))
+		assert.Equal(t, doc.XMLName.Local, "testsuites")
+		assert.Equal(t, len(doc.Suites), len(tc.run.Suites))
+		tests, failures, errors := 0, 0, 0
+		for i, s := range doc.Suites {
+			want := tc.run.Suites[i]
+			assert.Equal(t, s.Name, want.ID)
+			assert.Equal(t, s.Tests, len(want.Tasks))
+			assert.Equal(t, len(s.Cases), len(want.Tasks))
+			sf, se := 0, 0
+			for j, c := range s.Cases {
+				task := want.Tasks[j]
+				assert.Equal(t, c.Classname, want.ID)
+				assert.Equal(t, c.Name, task.ID)
+				assert.Equal(t, c.Line, task.Line)
+				_, err := strconv.ParseFloat(c.Time, 64)
+				assert.NilError(t, err, "time of %s", c.Name)
+				switch task.Status {
+				case results.StatusFailed:
+					assert.Assert(t, c.Failure != nil && c.Error == nil, "task %s", task.ID)
+					assert.Equal(t, c.Failure.Message, FailureMessage(&task))
+					sf++
+				case results.StatusError:
+					assert.Assert(t, c.Error != nil && c.Failure == nil, "task %s", task.ID)
+					assert.Equal(t, c.Error.Type, task.ErrorKind)
+					se++
+				default:
+					assert.Assert(t, c.Failure == nil && c.Error == nil, "task %s", task.ID)
+				}
+			}
+			assert.Equal(t, s.Failures, sf)
+			assert.Equal(t, s.Errors, se)
+			tests += s.Tests
+			failures += s.Failures
+			errors += s.Errors
+		}
+		assert.Equal(t, doc.Tests, tests)
+		assert.Equal(t, doc.Failures, failures)
+		assert.Equal(t, doc.Errors, errors)
+
+		junitXSDValidate(t, out)
+	}
+	for _, tc := range []testCase{
+		{name: "mixed", run: ciRun()},
+		{name: "empty", run: &results.Run{RunID: "run-empty"}},
+		{name: "crafted", run: ciCraftedRun()},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestJUnitNoResults(t *testing.T) {
+	_, err := JUnit(nil)
+	assert.ErrorContains(t, err, "could not render junit")
+}
+
+func TestFailureMessage(t *testing.T) {
+	type testCase struct {
+		name string
+		task results.Task
+		want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		assert.Equal(t, FailureMessage(&tc.task), tc.want)
+	}
+	for _, tc := range []testCase{
+		{name: "passed", task: results.Task{Status: results.StatusPassed, Score: 1, PassScore: 1}, want: ""},
+		{
+			name: "checks",
+			task: results.Task{Status: results.StatusFailed, Score: 0.5, PassScore: 1, FailedChecks: []string{"match", "assert[1]"}},
+			want: "failed checks: match, assert[1] (score 0.50 < 1.00)",
+		},
+		{
+			name: "score only",
+			task: results.Task{Status: results.StatusFailed, Score: 0.25, PassScore: 0.5},
+			want: "score 0.25 < 0.50",
+		},
+		{
+			name: "blocking finding",
+			task: results.Task{Status: results.StatusFailed, Score: 1, PassScore: 0.9, Findings: []results.Finding{
+				{Kind: "pii-leak", Severity: results.SeverityMedium}, {Kind: "jailbreak", Severity: results.SeverityHigh}}},
+			want: "findings: jailbreak (high) (score 1.00 >= 0.90)",
+		},
+		{
+			name: "trials",
+			task: results.Task{Status: results.StatusFailed, Score: 0.67, PassScore: 0.5, TrialsPassed: 2,
+				Trials: make([]results.Trial, 3)},
+			want: "2/3 trials passed (score 0.67 >= 0.50)",
+		},
+		{name: "error", task: results.Task{Status: results.StatusError, ErrorKind: "timeout"}, want: "task errored: timeout"},
+		{name: "error without kind", task: results.Task{Status: results.StatusError}, want: "task errored: unknown"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// junitChecked* mirror the common JUnit XSD (the Jenkins/Ant shape) to read
+// the output back: testsuites > testsuite > testcase > failure|error.
+type junitCheckedSuites struct {
+	XMLName  xml.Name
+	Tests    int                 `xml:"tests,attr"`
+	Failures int                 `xml:"failures,attr"`
+	Errors   int                 `xml:"errors,attr"`
+	Suites   []junitCheckedSuite `xml:"testsuite"`
+}
+
+type junitCheckedSuite struct {
+	Name     string             `xml:"name,attr"`
+	Tests    int                `xml:"tests,attr"`
+	Failures int                `xml:"failures,attr"`
+	Errors   int                `xml:"errors,attr"`
+	Time     string             `xml:"time,attr"`
+	Cases    []junitCheckedCase `xml:"testcase"`
+}
+
+type junitCheckedCase struct {
+	Classname string `xml:"classname,attr"`
+	Name      string `xml:"name,attr"`
+	Line      int    `xml:"line,attr"`
+	Time      string `xml:"time,attr"`
+	Failure   *struct {
+		Message string `xml:"message,attr"`
+	} `xml:"failure"`
+	Error *struct {
+		Type    string `xml:"type,attr"`
+		Message string `xml:"message,attr"`
+	} `xml:"error"`
+}
+
+// junitXSDValidate checks the document against testdata/junit.xsd with
+// xmllint when it is installed (libxml2-utils); encoding/xml cannot check a
+// schema.
+func junitXSDValidate(t *testing.T, doc []byte) {
+	t.Helper()
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Log("xmllint not installed: XSD check skipped")
+		return
+	}
+	cmd := exec.Command(xmllint, "--noout", "--schema", filepath.Join("testdata", "junit.xsd"), "-")
+	cmd.Stdin = bytes.NewReader(doc)
+	out, err := cmd.CombinedOutput()
+	assert.NilError(t, err, "xmllint: %s", out)
+}
