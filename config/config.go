@@ -112,8 +112,7 @@ func Load(path string, explicit bool) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if !explicit && errors.Is(err, os.ErrNotExist) {
-			wd, _ := os.Getwd()
-			return &Config{Dir: wd}, nil
+			return &Config{}, nil
 		}
 		return nil, fmt.Errorf("could not read config %q: %w", path, err)
 	}
@@ -122,11 +121,9 @@ func Load(path string, explicit bool) (*Config, error) {
 
 // Parse parses the content of a config file read from path.
 func Parse(path string, data []byte) (*Config, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("could not resolve config path %q: %w", path, err)
-	}
-	c := &Config{File: path, Dir: filepath.Dir(abs)}
+	// Dir stays relative when path is, so suite files keep repository-relative
+	// names in reports and annotations.
+	c := &Config{File: path, Dir: filepath.Dir(path)}
 	p := &parser{file: path}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -169,7 +166,7 @@ func (c *Config) resolve() {
 		c.Out = c.Path(c.Out)
 	}
 	if c.Agent.Dir == "" {
-		c.Agent.Dir = c.Dir
+		c.Agent.Dir = c.Path(".")
 	} else {
 		c.Agent.Dir = c.Path(c.Agent.Dir)
 	}
@@ -185,7 +182,7 @@ func (c *Config) resolve() {
 
 // Path resolves p against the config's folder unless it is absolute.
 func (c *Config) Path(p string) string {
-	if p == "" || filepath.IsAbs(p) || c.Dir == "" {
+	if p == "" || filepath.IsAbs(p) || c.Dir == "" || c.Dir == "." {
 		return p
 	}
 	return filepath.Join(c.Dir, p)

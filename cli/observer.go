@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/evalgate/evalgate/report"
+	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/runner"
+	"github.com/evalgate/evalgate/suites"
+)
+
+// observer streams a run to disk and the terminal as tasks finish: events
+// in suite order, transcripts when asked for, and the progress line.
+type observer struct {
+	term        *report.Terminal
+	events      *report.Events
+	transcripts bool
+	out         string
+
+	mu     sync.Mutex // guards err (Trial runs on worker goroutines)
+	err    error      // the first write error; the run is then exit 3
+	runIDs map[string]string
+}
+
+var _ runner.Observer = (*observer)(nil)
+
+func (o *observer) fail(err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err == nil && err != nil {
+		o.err = err
+	}
+}
+
+func (o *observer) Trial(s *suites.Suite, t *suites.Task, tr *runner.TrialRecord) {
+	if !o.transcripts {
+		return
+	}
+	tx := &report.Transcript{
+		SuiteID:   s.ID,
+		TaskID:    t.ID,
+		Trial:     tr.Trial,
+		Input:     tr.Input,
+		Output:    tr.Output,
+		ToolCalls: tr.Trace,
+		Usage: report.TranscriptUsage{
+			Model:        tr.Usage.Model,
+			InputTokens:  tr.Usage.InputTokens,
+			OutputTokens: tr.Usage.OutputTokens,
+			CostUsd:      tr.Usage.CostUsd,
+		},
+		Stderr: string(tr.Stderr),
+	}
+	if tr.Err != nil {
+		tx.Error = &report.TranscriptError{Kind: tr.Err.Kind, Message: tr.Err.Message}
+	}
+	for id, reason := range tr.Reasons {
+		if i, ok := rubricIndex(id); ok {
+			if tx.JudgeReasons == nil {
+				tx.JudgeReasons = map[int]string{}
+			}
+			tx.JudgeReasons[i] = reason
+		}
+	}
+	o.fail(report.WriteTranscript(o.out, tx))
+}
+
+// rubricIndex parses the index out of a "rubric[i]" check id.
+func rubricIndex(id string) (int, bool) {
+	s, ok := strings.CutPrefix(id, "rubric[")
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(strings.TrimSuffix(s, "]"))
+	return i, err == nil
+}
+
+func (o *observer) Progress(done, total, passed, failed, errored int) {
+	o.term.Progress(done, total, passed, failed, errored)
+}
+
+func (o *observer) SuiteStarted(s *results.Suite, taskCount int) {
+	if o.runIDs == nil {
+		o.runIDs = map[string]string{}
+	}
+	s.RunID = newID()
+	o.runIDs[s.ID] = s.RunID
+	o.fail(o.events.Started(s, s.Modes, taskCount, ""))
+}
+
+func (o *observer) TaskScored(s *results.Suite, t *results.Task) {
+	o.fail(o.events.Scored(s.RunID, t))
+}
+
+func (o *observer) SuiteCompleted(s *results.Suite) {
+	o.fail(o.events.Completed(s))
+	o.term.SuiteDone(s)
+}

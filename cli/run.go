@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/evalgate/evalgate/config"
+	"github.com/evalgate/evalgate/gates"
+	"github.com/evalgate/evalgate/report"
+	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/runner"
+	"github.com/evalgate/evalgate/suites"
+)
+
+func init() {
+	register("run", "run the suites against the agent and gate on the result (the main job)", runCmd)
+}
+
+// runFlags are the flags of `evalgate run`; each one overrides the config.
+type runFlags struct {
+	config      string
+	agentCmd    string
+	out         string
+	concurrency int
+	timeout     time.Duration
+	trials      int
+	mode        string
+	tasks       listFlag
+	tags        listFlag
+	baseline    string
+	gates       repeatFlag
+	shard       string
+	transcripts bool
+	noColor     bool
+	quiet       bool
+}
+
+func (c *Command) runFlagSet(f *runFlags) *flag.FlagSet {
+	fs := c.newFlags("run", "[suite files or folders...]")
+	fs.StringVar(&f.config, "config", "", "project file (default ./evalgate.yaml when present)")
+	fs.StringVar(&f.agentCmd, "agent-cmd", "", "agent command speaking evalgate/1 JSON Lines, run with /bin/sh -c")
+	fs.StringVar(&f.out, "out", "", "output folder (default evalgate-out)")
+	fs.IntVar(&f.concurrency, "concurrency", 0, "agents running at once (default 8)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "per-task timeout, e.g. 90s (default 120s; a task's timeoutMs wins)")
+	fs.IntVar(&f.trials, "trials", 0, "trials per task, overriding the suites' trials")
+	fs.StringVar(&f.mode, "mode", "", "run only suites declaring this mode, in this mode (golden, rubric, adversarial, regression, live-shadow)")
+	fs.Var(&f.tasks, "task", "run only these task ids (repeatable, comma-separated)")
+	fs.Var(&f.tags, "tag", "run only tasks carrying one of these tags, on the task or its suite (repeatable)")
+	fs.StringVar(&f.baseline, "baseline", "", "baseline results: a results.json, a folder holding one, an EvalSummary, git:<ref>:<path> or github-artifact:<name>")
+	fs.Var(&f.gates, "gate", "gate expression that must hold (repeatable; replaces the config's gates)")
+	fs.StringVar(&f.shard, "shard", "", "run shard i of n, e.g. 2/4")
+	fs.BoolVar(&f.transcripts, "transcripts", false, "write per-task transcripts (inputs, outputs, tool calls: not content-free)")
+	fs.BoolVar(&f.noColor, "no-color", false, "no colour in the terminal report (NO_COLOR is honoured too)")
+	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict")
+	return fs
+}
+
+func runCmd(ctx context.Context, c *Command, args []string) error {
+	var f runFlags
+	fs := c.runFlagSet(&f)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	job, err := c.prepare(&f, fs.Args())
+	if err != nil {
+		return err
+	}
+	return job.execute(ctx)
+}
+
+// job is a run ready to start: everything validated, nothing executed.
+type job struct {
+	c        *Command
+	cfg      *config.Config
+	flags    *runFlags
+	plan     []runner.Planned
+	gates    []*gates.Gate
+	agent    runner.Agent
+	out      string
+	shard    *results.Shard
+	baseline string
+}
+
+// prepare validates flags, config, suites and gates: every problem here is
+// exit 2, found before any agent runs.
+func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	if len(paths) == 0 {
+		paths = cfg.Suites
+	}
+	if len(paths) == 0 {
+		return nil, invalid(errors.New("no suites to run: pass suite files or folders, or list them under \"suites\" in evalgate.yaml"))
+	}
+	all, err := suites.Load(paths...)
+	if err != nil {
+		return nil, invalid(fmt.Errorf("invalid suites:\n%w", err))
+	}
+	gateExprs := cfg.Gates
+	if len(f.gates) > 0 {
+		gateExprs = f.gates
+	}
+	gs := gates.Defaults()
+	if len(gateExprs) > 0 {
+		if gs, err = gates.Compile(gateExprs); err != nil {
+			return nil, invalid(err)
+		}
+	}
+	j := &job{c: c, cfg: cfg, flags: f, gates: gs}
+	sel := runner.Selection{Tasks: f.tasks, Tags: f.tags, Mode: f.mode}
+	if f.shard != "" {
+		if j.shard, err = parseShard(f.shard); err != nil {
+			return nil, invalid(err)
+		}
+		sel.Shard = shardFilter(*j.shard)
+	}
+	switch f.mode {
+	case "", "golden", "rubric", "adversarial", "regression", "live-shadow":
+	default:
+		return nil, invalid(fmt.Errorf("--mode: expected one of golden, rubric, adversarial, regression, live-shadow, got %q", f.mode))
+	}
+	if f.concurrency < 0 || f.trials < 0 || f.timeout < 0 {
+		return nil, invalid(errors.New("--concurrency, --trials and --timeout must not be negative"))
+	}
+	j.plan = runner.Plan(all, sel)
+	if len(j.plan) == 0 {
+		return nil, invalid(errors.New("no task matches the selection (--task, --tag, --mode, --shard)"))
+	}
+	if j.agent, err = c.newAgent(cfg, f); err != nil {
+		return nil, invalid(err)
+	}
+	j.out = firstNonEmpty(f.out, cfg.Out, "evalgate-out")
+	j.baseline = firstNonEmpty(f.baseline, cfg.Baseline)
+	return j, nil
+}
+
+func loadConfig(path string) (*config.Config, error) {
+	if path != "" {
+		return config.Load(path, true)
+	}
+	return config.Load(config.DefaultFile, false)
+}
+
+// newAgent builds the agent driver: --agent-cmd, else the config's agent.
+func (c *Command) newAgent(cfg *config.Config, f *runFlags) (runner.Agent, error) {
+	a := cfg.Agent
+	env := runner.ScrubEnv(os.Environ(), judgeKeys(cfg), a.Env)
+	switch {
+	case f.agentCmd != "":
+		return &runner.Exec{Command: []string{"/bin/sh", "-c", f.agentCmd}, Env: env}, nil
+	case len(a.Exec) > 0:
+		return &runner.Exec{Command: a.Exec, Dir: a.Dir, Env: env}, nil
+	case len(a.Plain) > 0:
+		return &runner.Plain{Command: a.Plain, Dir: a.Dir, Env: env}, nil
+	case a.OpenAI != nil:
+		return newOpenAIAgent(cfg)
+	}
+	return nil, errors.New("no agent to run: pass --agent-cmd, or set agent.exec, agent.plain or agent.openai in evalgate.yaml")
+}
+
+// judgeKeys lists the environment variables holding judge credentials, kept
+// from the agent's environment.
+func judgeKeys(cfg *config.Config) []string {
+	if cfg.Judge.OpenAI != nil && cfg.Judge.OpenAI.APIKeyEnv != "" {
+		return []string{cfg.Judge.OpenAI.APIKeyEnv}
+	}
+	return nil
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// execute runs the job and writes every output. Only a run that could not
+// happen returns exit 3; a failed gate is exit 1 after the report.
+func (j *job) execute(ctx context.Context) error {
+	c := j.c
+	if err := os.MkdirAll(j.out, 0o755); err != nil {
+		return runError(fmt.Errorf("could not create the output folder %q: %w", j.out, err))
+	}
+	events, err := os.Create(filepath.Join(j.out, "events.ndjson"))
+	if err != nil {
+		return runError(fmt.Errorf("could not write to the output folder %q: %w", j.out, err))
+	}
+	defer events.Close()
+
+	term := report.NewTerminal(report.TerminalOptions{
+		Out:   c.Stdout,
+		Color: c.colorEnabled(j.flags.noColor),
+		Live:  c.isTerminal() && c.Getenv("CI") == "",
+		Quiet: j.flags.quiet,
+	})
+	obs := &observer{
+		term:        term,
+		events:      report.NewEvents(events, time.Now, newID),
+		transcripts: j.flags.transcripts,
+		out:         j.out,
+	}
+	canary := "EVALGATE-CANARY-" + newID()
+	opts := runner.Options{
+		Agent:       j.agent,
+		Concurrency: firstPositive(j.flags.concurrency, j.cfg.Concurrency),
+		Timeout:     time.Duration(firstPositive(int(j.flags.timeout), int(j.cfg.Timeout))),
+		Trials:      firstPositive(j.flags.trials, j.cfg.Trials),
+		Mode:        j.flags.mode,
+		Canary:      canary,
+		Observer:    obs,
+	}
+	if err := j.configureJudging(&opts); err != nil {
+		return err
+	}
+
+	run := &results.Run{
+		Schema:    results.Schema,
+		RunID:     newID(),
+		Tool:      results.Tool{Name: "evalgate", Version: version()},
+		GitSHA:    gitSHA(c.Getenv),
+		StartedAt: time.Now().UTC(),
+		Shard:     j.shard,
+	}
+	suiteResults, runErr := runner.Run(ctx, j.plan, opts)
+	run.FinishedAt = time.Now().UTC()
+	if obs.err != nil {
+		return runError(obs.err)
+	}
+	if runErr != nil && !errors.Is(runErr, runner.ErrInterrupted) {
+		return runError(fmt.Errorf("could not run the agent: %w", runErr))
+	}
+	run.Interrupted = errors.Is(runErr, runner.ErrInterrupted)
+	for i := range suiteResults {
+		suiteResults[i].RunID = obs.runIDs[suiteResults[i].ID]
+		suiteResults[i].ModelClass = j.cfg.Agent.ModelClass
+	}
+	run.Suites = suiteResults
+	run.Stats = gates.Combine(run.Suites)
+	if err := j.compare(ctx, run); err != nil {
+		return err
+	}
+	run.Gates = gates.Evaluate(j.gates, run)
+	run.Passed = !run.Interrupted
+	for _, g := range run.Gates {
+		run.Passed = run.Passed && g.Passed
+	}
+	if err := j.writeOutputs(ctx, run); err != nil {
+		return runError(err)
+	}
+	term.Finish(run)
+	if run.Interrupted {
+		return &exitError{code: ExitRunError, err: errors.New("interrupted: the results hold only the tasks that finished")}
+	}
+	if !run.Passed {
+		return errGateFailed
+	}
+	return nil
+}
+
+// writeOutputs writes the content-free outputs of a finished run.
+func (j *job) writeOutputs(ctx context.Context, run *results.Run) error {
+	for i := range run.Suites {
+		if err := report.WriteSummary(filepath.Join(j.out, "summaries"), &run.Suites[i], j.cfg.Agent.ModelClass); err != nil {
+			return fmt.Errorf("could not write the summary of %s: %w", run.Suites[i].ID, err)
+		}
+	}
+	if err := report.WriteResults(filepath.Join(j.out, "results.json"), run); err != nil {
+		return err
+	}
+	return j.writeExtraOutputs(ctx, run)
+}
+
+func firstPositive(vals ...int) int {
+	for _, v := range vals {
+		if v > 0 {
+			return v
+		}
+	}
+	return 0
+}
+
+// newID returns a random 128-bit id in hex.
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// gitSHA is the commit under test: GITHUB_SHA in Actions, else HEAD.
+func gitSHA(getenv func(string) string) string {
+	if s := getenv("GITHUB_SHA"); s != "" {
+		return s
+	}
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (c *Command) colorEnabled(noColor bool) bool {
+	if noColor || c.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	return c.isTerminal() || c.Getenv("FORCE_COLOR") != ""
+}
+
+func (c *Command) isTerminal() bool {
+	if c.IsTerminal != nil {
+		return c.IsTerminal()
+	}
+	f, ok := c.Stdout.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

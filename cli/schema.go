@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/evalgate/evalgate/report"
+	"github.com/evalgate/evalgate/suites"
+)
+
+func init() {
+	register("schema", "print a JSON Schema: suite, summary (openwop EvalSummary) or results", schemaCmd)
+}
+
+func schemaCmd(_ context.Context, c *Command, args []string) error {
+	fs := c.newFlags("schema", "suite|summary|results")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return invalid(fmt.Errorf("schema: expected one of suite, summary, results"))
+	}
+	var data []byte
+	switch fs.Arg(0) {
+	case "suite":
+		data = suites.SchemaJSON()
+	case "summary":
+		data = report.SummarySchemaJSON()
+	case "results":
+		data = report.ResultsSchemaJSON()
+	default:
+		return invalid(fmt.Errorf("schema: expected one of suite, summary, results, got %q", fs.Arg(0)))
+	}
+	_, err := c.Stdout.Write(data)
+	return err
+}

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/evalgate/evalgate/suites"
+)
+
+func init() {
+	register("validate", "check suite files without running them", validateCmd)
+}
+
+func validateCmd(_ context.Context, c *Command, args []string) error {
+	fs := c.newFlags("validate", "[suite files or folders...]")
+	configPath := fs.String("config", "", "project file whose suites to validate (default ./evalgate.yaml when present)")
+	openwop := fs.Bool("openwop", false, "also report whether each file is strictly openwop-portable (no evalgate extensions)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		cfg, err := loadConfig(*configPath)
+		if err != nil {
+			return invalid(err)
+		}
+		paths = cfg.Suites
+	}
+	if len(paths) == 0 {
+		return invalid(errors.New("no suites to validate: pass suite files or folders, or list them under \"suites\" in evalgate.yaml"))
+	}
+	all, err := suites.Load(paths...)
+	if err != nil {
+		fmt.Fprintln(c.Stdout, err)
+		return invalid(errors.New("invalid suites"))
+	}
+	tasks := 0
+	for _, s := range all {
+		tasks += len(s.Tasks)
+	}
+	if *openwop {
+		portable := true
+		for _, s := range all {
+			data, err := os.ReadFile(s.Path)
+			if err != nil {
+				return invalid(fmt.Errorf("could not read suite %q: %w", s.Path, err))
+			}
+			if errs := suites.Portable(s.Path, data); len(errs) > 0 {
+				portable = false
+				fmt.Fprintf(c.Stdout, "%s: not strictly openwop-portable (%d evalgate extension(s)):\n%v\n", s.Path, len(errs), errs)
+				continue
+			}
+			fmt.Fprintf(c.Stdout, "%s: strictly openwop-portable\n", s.Path)
+		}
+		if !portable {
+			return invalid(errors.New("some suites use evalgate extensions; `evalgate export --openwop FILE` strips them"))
+		}
+	}
+	fmt.Fprintf(c.Stdout, "%d suite(s), %d task(s): valid\n", len(all), tasks)
+	return nil
+}

@@ -1,0 +1,175 @@
+// Command agent is a small support-desk agent that speaks evalgate's
+// evalgate/1 protocol: it reads one task line on stdin, looks orders up in a
+// CRM and the refund policy in a knowledge base through tool calls, reads
+// the customer's profile from its memory, and answers with one final line.
+//
+// It stands in for an LLM agent so the example runs offline and the same way
+// every time; it has one deliberate bug (a lost parcel is treated as "not
+// delivered" and the refund is denied) so the example report shows a failure.
+//
+// Tools: crm:lookup {orderId} -> {status, daysSinceDelivery, total, currency}
+// and kb:search {query} -> {refundWindowDays}.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+)
+
+type task struct {
+	Type   string            `json:"type"`
+	TaskID string            `json:"taskId"`
+	Input  json.RawMessage   `json:"input"`
+	Memory []json.RawMessage `json:"memory"`
+}
+
+type toolResult struct {
+	Type    string          `json:"type"`
+	ID      string          `json:"id"`
+	Content json.RawMessage `json:"content"`
+	IsError bool            `json:"isError"`
+}
+
+type order struct {
+	Status            string  `json:"status"`
+	DaysSinceDelivery int     `json:"daysSinceDelivery"`
+	Total             float64 `json:"total"`
+	Currency          string  `json:"currency"`
+	ETA               string  `json:"eta"`
+}
+
+type agent struct {
+	in    *bufio.Scanner
+	out   *json.Encoder
+	calls int
+}
+
+var orderID = regexp.MustCompile(`\b[A-Z]-\d+\b`)
+
+func main() {
+	a := &agent{in: bufio.NewScanner(os.Stdin), out: json.NewEncoder(os.Stdout)}
+	a.in.Buffer(make([]byte, 1<<20), 1<<20)
+	if !a.in.Scan() {
+		fmt.Fprintln(os.Stderr, "agent: no task on stdin")
+		os.Exit(2)
+	}
+	var t task
+	if err := json.Unmarshal(a.in.Bytes(), &t); err != nil || t.Type != "task" {
+		fmt.Fprintln(os.Stderr, "agent: the first line is not a task")
+		os.Exit(2)
+	}
+	var message string
+	if err := json.Unmarshal(t.Input, &message); err != nil {
+		var obj struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(t.Input, &obj)
+		message = obj.Message
+	}
+	answer := a.handle(message, tier(t.Memory))
+	a.send(map[string]any{"type": "usage", "model": "support-desk-rules-v1",
+		"inputTokens": 40 + len(message)/4, "outputTokens": 25, "costUsd": 0.0002})
+	a.send(map[string]any{"type": "final", "output": answer})
+}
+
+// tier reads the customer's tier from the memory seed ({"key": "tier", "value": "gold"}).
+func tier(memory []json.RawMessage) string {
+	for _, m := range memory {
+		var e struct {
+			Key   string `json:"key"`
+			Value string `json:"value"`
+		}
+		if json.Unmarshal(m, &e) == nil && e.Key == "tier" {
+			return e.Value
+		}
+	}
+	return ""
+}
+
+func (a *agent) handle(message, tier string) any {
+	id := orderID.FindString(message)
+	lower := strings.ToLower(message)
+	switch {
+	case strings.Contains(lower, "refund") && id != "":
+		return a.refund(id)
+	case (strings.Contains(lower, "where") || strings.Contains(lower, "status")) && id != "":
+		return a.status(id, tier)
+	default:
+		return "I can help with refunds and order status. Please include your order number, like A-17."
+	}
+}
+
+func (a *agent) refund(id string) any {
+	var o order
+	if !a.lookup(id, &o) {
+		return map[string]any{"action": "escalate", "orderId": id, "reason": "crm-unavailable"}
+	}
+	var policy struct {
+		RefundWindowDays int `json:"refundWindowDays"`
+	}
+	if res, ok := a.call("kb:search", map[string]any{"query": "refund policy"}); ok {
+		_ = json.Unmarshal(res, &policy)
+	}
+	if policy.RefundWindowDays == 0 {
+		policy.RefundWindowDays = 14 // the conservative default when the policy is unknown
+	}
+	switch {
+	case o.Status != "delivered": // the deliberate bug: a lost parcel should be refunded
+		return map[string]any{"action": "deny", "orderId": id, "reason": "not-delivered"}
+	case o.DaysSinceDelivery <= policy.RefundWindowDays:
+		return map[string]any{"action": "refund", "orderId": id, "amount": o.Total, "currency": o.Currency, "reason": "within-window"}
+	default:
+		return map[string]any{"action": "deny", "orderId": id, "reason": "outside-window"}
+	}
+}
+
+func (a *agent) status(id, tier string) any {
+	var o order
+	if !a.lookup(id, &o) {
+		return fmt.Sprintf("Sorry, I cannot reach our order system right now. Please try again later about order %s.", id)
+	}
+	s := fmt.Sprintf("Order %s is %s.", id, strings.ReplaceAll(o.Status, "-", " "))
+	if o.ETA != "" {
+		s += fmt.Sprintf(" Expected delivery: %s.", o.ETA)
+	}
+	if tier == "gold" {
+		s += " As a Gold member, your shipping is free."
+	}
+	return s
+}
+
+// lookup asks the CRM for an order, retrying once when the CRM fails.
+func (a *agent) lookup(id string, o *order) bool {
+	for attempt := 0; attempt < 2; attempt++ {
+		if res, ok := a.call("crm:lookup", map[string]any{"orderId": id}); ok {
+			return json.Unmarshal(res, o) == nil
+		}
+	}
+	return false
+}
+
+func (a *agent) call(name string, args any) (json.RawMessage, bool) {
+	a.calls++
+	id := fmt.Sprintf("c%d", a.calls)
+	a.send(map[string]any{"type": "tool_call", "id": id, "name": name, "arguments": args})
+	if !a.in.Scan() {
+		fmt.Fprintln(os.Stderr, "agent: stdin closed while waiting for a tool result")
+		os.Exit(3)
+	}
+	var r toolResult
+	if err := json.Unmarshal(a.in.Bytes(), &r); err != nil || r.Type != "tool_result" || r.ID != id {
+		fmt.Fprintln(os.Stderr, "agent: expected the tool result of", id)
+		os.Exit(3)
+	}
+	return r.Content, !r.IsError
+}
+
+func (a *agent) send(v any) {
+	if err := a.out.Encode(v); err != nil {
+		os.Exit(3)
+	}
+}

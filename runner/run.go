@@ -1,0 +1,590 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/gates"
+	"github.com/evalgate/evalgate/jsonvalue"
+	"github.com/evalgate/evalgate/judges"
+	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/suites"
+)
+
+// DefaultTimeout is the per-trial budget when neither the task, the flag nor
+// the config sets one.
+const DefaultTimeout = 120 * time.Second
+
+// Options configure a run.
+type Options struct {
+	Agent       Agent
+	Concurrency int           // agents running at once; 8 when 0
+	Timeout     time.Duration // per trial unless the task sets timeoutMs
+	Trials      int           // when > 0, overrides every suite's trials
+	Mode        string        // when set, the mode every task runs in
+	Canary      string        // the per-run canary planted where fixtures say {{canary}}
+	Rubric      judges.Rubric // nil: a judged criterion makes its task an error
+	// Detect, when set, adds safety findings for a finished trial.
+	Detect func(t *suites.Task, obs *judges.Observation, planted []string) []results.Finding
+	// Observer receives progress and results as they finish; may be nil.
+	Observer Observer
+}
+
+// Observer is told what happens during a run. Trial may be called from
+// several goroutines at once; the other methods are called one at a time,
+// and SuiteStarted, TaskScored and SuiteCompleted come in suite order
+// whatever the concurrency, so streamed outputs are deterministic.
+type Observer interface {
+	// Trial receives the content of a finished trial (for transcripts).
+	Trial(s *suites.Suite, t *suites.Task, tr *TrialRecord)
+	// Progress is called after each task, in completion order.
+	Progress(done, total, passed, failed, errored int)
+	SuiteStarted(s *results.Suite, taskCount int)
+	TaskScored(s *results.Suite, t *results.Task)
+	SuiteCompleted(s *results.Suite)
+}
+
+// TrialRecord is everything one trial produced, content included. It is
+// handed to the Observer and then dropped: results keep only Result.
+type TrialRecord struct {
+	Trial   int
+	Mode    string
+	Input   json.RawMessage
+	Output  json.RawMessage
+	Trace   []fixtures.Call
+	Usage   Usage
+	Err     *AgentError
+	Stderr  []byte
+	Reasons map[string]string // check id -> judge reason
+	Result  results.Trial
+}
+
+// Selection chooses the tasks of a run.
+type Selection struct {
+	Tasks []string // task ids; empty = all
+	Tags  []string // task or suite tags; empty = all
+	Mode  string   // only suites declaring this mode
+	Shard func(suiteID, taskID string) bool
+}
+
+// Planned is a suite with the tasks selected to run.
+type Planned struct {
+	Suite *suites.Suite
+	Tasks []*suites.Task
+}
+
+// Plan applies the selection to the loaded suites, keeping suite and task
+// order. Suites left with no task are dropped.
+func Plan(all []*suites.Suite, sel Selection) []Planned {
+	var out []Planned
+	for _, s := range all {
+		if sel.Mode != "" && !s.HasMode(sel.Mode) {
+			continue
+		}
+		p := Planned{Suite: s}
+		for _, t := range s.Tasks {
+			if len(sel.Tasks) > 0 && !contains(sel.Tasks, t.ID) {
+				continue
+			}
+			if len(sel.Tags) > 0 && !anyIn(sel.Tags, t.Tags) && !anyIn(sel.Tags, s.Tags) {
+				continue
+			}
+			if sel.Shard != nil && !sel.Shard(s.ID, t.ID) {
+				continue
+			}
+			p.Tasks = append(p.Tasks, t)
+		}
+		if len(p.Tasks) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func anyIn(want, have []string) bool {
+	for _, w := range want {
+		if contains(have, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrInterrupted is returned with the partial results of a run stopped by
+// its context (Ctrl-C): only the tasks that finished are in them.
+var ErrInterrupted = errors.New("run interrupted")
+
+// Run executes every planned task trial with a bounded pool of agents and
+// returns one result per suite, in plan order. The error is nil, an agent
+// that could not start (the run stops), or ErrInterrupted.
+func Run(ctx context.Context, plan []Planned, opts Options) ([]results.Suite, error) {
+	r := newRun(plan, opts)
+	err := r.execute(ctx)
+	return r.suites, err
+}
+
+type taskSlot struct {
+	suite   int
+	task    *suites.Task
+	trials  []results.Trial
+	left    atomic.Int32
+	result  results.Task
+	done    bool
+	dropped bool // a trial was cancelled: the task is not reported
+}
+
+type run struct {
+	plan   []Planned
+	opts   Options
+	slots  []*taskSlot // every selected task, in plan order
+	suites []results.Suite
+
+	mu       sync.Mutex // guards the fields below and serializes the Observer
+	cursor   int
+	finished int
+	passed   int
+	failed   int
+	errored  int
+	started  []bool
+}
+
+func newRun(plan []Planned, opts Options) *run {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 8
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	r := &run{plan: plan, opts: opts, started: make([]bool, len(plan))}
+	r.suites = make([]results.Suite, len(plan))
+	for i, p := range plan {
+		r.suites[i] = suiteHeader(p.Suite, r.trials(p.Suite))
+		for _, t := range p.Tasks {
+			s := &taskSlot{suite: i, task: t, trials: make([]results.Trial, r.trials(p.Suite))}
+			s.left.Store(int32(len(s.trials)))
+			r.slots = append(r.slots, s)
+		}
+	}
+	return r
+}
+
+func (r *run) trials(s *suites.Suite) int {
+	switch {
+	case r.opts.Trials > 0:
+		return r.opts.Trials
+	case s.Trials > 0:
+		return s.Trials
+	}
+	return 1
+}
+
+func suiteHeader(s *suites.Suite, trials int) results.Suite {
+	th := results.Thresholds{PassScore: 1, MaxCostUsd: s.Thresholds.MaxCostUsd, MaxP95LatencyMs: s.Thresholds.MaxP95LatencyMs}
+	if s.Thresholds.PassScore != nil {
+		th.PassScore = *s.Thresholds.PassScore
+	}
+	return results.Suite{
+		ID:         s.ID,
+		Version:    s.Version,
+		File:       s.Path,
+		Modes:      s.Modes,
+		Trials:     trials,
+		Thresholds: th,
+		Tasks:      []results.Task{},
+	}
+}
+
+func (r *run) execute(ctx context.Context) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(r.opts.Concurrency)
+	var fatal error
+	var fatalOnce sync.Once
+dispatch:
+	for _, slot := range r.slots {
+		for trial := 1; trial <= len(slot.trials); trial++ {
+			if gctx.Err() != nil {
+				break dispatch
+			}
+			g.Go(func() error {
+				p := r.plan[slot.suite]
+				res, err := r.trial(gctx, p.Suite, slot.task, trial)
+				if err != nil {
+					fatalOnce.Do(func() { fatal = err })
+					return err
+				}
+				slot.trials[trial-1] = res
+				if slot.left.Add(-1) == 0 {
+					r.taskDone(slot)
+				}
+				return nil
+			})
+		}
+	}
+	_ = g.Wait()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.flush(true)
+	switch {
+	case fatal != nil:
+		return fatal
+	case ctx.Err() != nil:
+		return ErrInterrupted
+	}
+	return nil
+}
+
+// taskDone aggregates a finished task and emits whatever is now ready in
+// plan order.
+func (r *run) taskDone(slot *taskSlot) {
+	for _, tr := range slot.trials {
+		if tr.ErrorKind == results.ErrCancelled {
+			slot.dropped = true
+		}
+	}
+	p := r.plan[slot.suite]
+	if !slot.dropped {
+		slot.result = aggregate(p.Suite, slot.task, slot.trials)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	slot.done = true
+	if !slot.dropped {
+		r.finished++
+		switch slot.result.Status {
+		case results.StatusPassed:
+			r.passed++
+		case results.StatusFailed:
+			r.failed++
+		default:
+			r.errored++
+		}
+		if r.opts.Observer != nil {
+			r.opts.Observer.Progress(r.finished, len(r.slots), r.passed, r.failed, r.errored)
+		}
+	}
+	r.flush(false)
+}
+
+// flush emits, in plan order, every finished task the cursor can reach and
+// completes the suites behind it. At the end of the run (final) tasks that
+// never finished are skipped so the suites still complete. r.mu is held.
+func (r *run) flush(final bool) {
+	for r.cursor < len(r.slots) {
+		slot := r.slots[r.cursor]
+		if !slot.done && !final {
+			return
+		}
+		si := slot.suite
+		sr := &r.suites[si]
+		if !r.started[si] {
+			r.started[si] = true
+			if r.opts.Observer != nil {
+				r.opts.Observer.SuiteStarted(sr, len(r.plan[si].Tasks))
+			}
+		}
+		if slot.done && !slot.dropped {
+			sr.Tasks = append(sr.Tasks, slot.result)
+			if r.opts.Observer != nil {
+				r.opts.Observer.TaskScored(sr, &sr.Tasks[len(sr.Tasks)-1])
+			}
+		}
+		r.cursor++
+		if r.cursor == len(r.slots) || r.slots[r.cursor].suite != si {
+			r.completeSuite(si)
+		}
+	}
+}
+
+func (r *run) completeSuite(i int) {
+	sr := &r.suites[i]
+	sr.Stats = gates.Aggregate(sr.Tasks)
+	sr.Passed = gates.SuitePassed(sr.Thresholds, sr.Stats)
+	if r.opts.Observer != nil {
+		r.opts.Observer.SuiteCompleted(sr)
+	}
+}
+
+// mode is the mode a task runs in: the requested one, else adversarial for
+// a task with an adversarial block in a suite that declares the mode, else
+// the task's kind when declared, else the suite's first mode.
+func (r *run) mode(s *suites.Suite, t *suites.Task) string {
+	switch {
+	case r.opts.Mode != "":
+		return r.opts.Mode
+	case t.Adversarial != nil && s.HasMode("adversarial"):
+		return "adversarial"
+	case s.HasMode(t.Expected.Kind):
+		return t.Expected.Kind
+	}
+	return s.Modes[0]
+}
+
+// trial runs one task trial. The error is non-nil only when the agent could
+// not be started at all.
+func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int) (results.Trial, error) {
+	timeout := r.opts.Timeout
+	if t.TimeoutMs > 0 {
+		timeout = time.Duration(t.TimeoutMs) * time.Millisecond
+	}
+	mode := r.mode(s, t)
+	live := mode == "live-shadow"
+	sess := fixtures.NewSession(&t.Fixtures, fixtures.Options{Live: live, Canary: r.opts.Canary})
+	req := &Request{
+		SuiteID: s.ID,
+		TaskID:  t.ID,
+		Trial:   n,
+		Mode:    mode,
+		Input:   t.Input,
+		Tools:   s.Tools,
+		Timeout: timeout,
+	}
+	if !live {
+		req.Memory = t.Fixtures.MemorySeed
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	start := time.Now()
+	out := r.opts.Agent.Run(tctx, req, sess)
+	latency := time.Since(start)
+	cancel()
+	if out.Fatal != nil {
+		return results.Trial{}, out.Fatal
+	}
+	rec := &TrialRecord{
+		Trial:  n,
+		Mode:   mode,
+		Input:  t.Input,
+		Output: out.Output,
+		Trace:  sess.Trace(),
+		Usage:  out.Usage,
+		Err:    out.Err,
+		Stderr: out.Stderr,
+	}
+	res := results.Trial{
+		Trial:        n,
+		LatencyMs:    latency.Milliseconds(),
+		AgentCostUsd: out.Usage.CostUsd,
+		Tokens:       results.Tokens{Input: out.Usage.InputTokens, Output: out.Usage.OutputTokens},
+		ToolCalls:    len(rec.Trace),
+		Checks:       []results.Check{},
+		Findings:     sess.Findings(),
+	}
+	switch {
+	case out.Err != nil && ctx.Err() != nil:
+		res.Status, res.ErrorKind = results.StatusError, results.ErrCancelled
+	case out.Err != nil:
+		res.Status, res.ErrorKind = results.StatusError, out.Err.Kind
+	case sess.Failed():
+		res.Status, res.ErrorKind = results.StatusError, results.ErrUnmatchedTool
+	default:
+		obs := &judges.Observation{
+			Input:     t.Input,
+			Output:    out.Output,
+			Trace:     rec.Trace,
+			LatencyMs: res.LatencyMs,
+			CostUsd:   out.Usage.CostUsd,
+		}
+		r.score(ctx, s, t, obs, rec, &res)
+		if r.opts.Detect != nil {
+			res.Findings = append(res.Findings, r.opts.Detect(t, obs, sess.Planted())...)
+		}
+	}
+	res.Findings = dedupeFindings(res.Findings)
+	if res.Status == "" {
+		res.Passed = res.Score >= s.PassBar(t) && !severe(res.Findings)
+		res.Status = results.StatusFailed
+		if res.Passed {
+			res.Status = results.StatusPassed
+		}
+	}
+	rec.Result = res
+	if r.opts.Observer != nil && res.ErrorKind != results.ErrCancelled {
+		r.opts.Observer.Trial(s, t, rec)
+	}
+	return res, nil
+}
+
+// score runs the checks of a trial that produced an output: golden checks,
+// or the rubric's criteria (asserts here, the rest by the judge).
+func (r *run) score(ctx context.Context, s *suites.Suite, t *suites.Task, obs *judges.Observation, rec *TrialRecord, res *results.Trial) {
+	checks, valid := judges.Golden(t, obs)
+	res.SchemaValid = valid
+	if t.Expected.Kind == suites.KindRubric {
+		var err error
+		checks, err = r.rubric(ctx, s, t, obs, rec, res, checks)
+		if err != nil {
+			res.Status, res.ErrorKind = results.StatusError, results.ErrJudge
+			if rec.Err == nil {
+				rec.Err = &AgentError{Kind: results.ErrJudge, Message: err.Error()}
+			}
+			res.Checks = checks
+			return
+		}
+	}
+	res.Checks = checks
+	res.Score = judges.Score(checks)
+}
+
+// errNoJudge is the error of a rubric task whose judged criteria have no
+// judge to decide them: never a silent pass.
+var errNoJudge = errors.New("no judge configured")
+
+func (r *run) rubric(ctx context.Context, s *suites.Suite, t *suites.Task, obs *judges.Observation, rec *TrialRecord, res *results.Trial, checks []results.Check) ([]results.Check, error) {
+	var out any
+	if v, err := jsonvalue.Decode(obs.Output); err == nil {
+		out = v
+	}
+	var judged []int
+	var req judges.RubricRequest
+	for i, c := range t.Expected.Rubric {
+		id := fmt.Sprintf("rubric[%d]", i)
+		if c.Assert != nil {
+			ck := judges.RunCheck(c.Assert, obs, out)
+			ck.ID, ck.Kind, ck.Weight = id, "criterion", c.Weight
+			checks = append(checks, ck)
+			continue
+		}
+		judged = append(judged, len(checks))
+		checks = append(checks, results.Check{ID: id, Kind: "criterion", Weight: c.Weight, Judged: true})
+		req.Criteria = append(req.Criteria, judges.RubricCriterion{Criterion: c.Criterion, Weight: c.Weight})
+	}
+	if len(judged) == 0 {
+		return checks, nil
+	}
+	if r.opts.Rubric == nil {
+		return checks, errNoJudge
+	}
+	req.SuiteID, req.TaskID = s.ID, t.ID
+	req.Input, req.Output, req.Trace = obs.Input, obs.Output, obs.Trace
+	v, err := r.opts.Rubric.Decide(ctx, &req)
+	if err != nil {
+		return checks, err
+	}
+	if len(v.Met) != len(judged) {
+		return checks, fmt.Errorf("the judge answered %d criteria, want %d", len(v.Met), len(judged))
+	}
+	res.JudgeCostUsd += v.CostUsd
+	res.Tokens.Input += v.Tokens.Input
+	res.Tokens.Output += v.Tokens.Output
+	rec.Reasons = map[string]string{}
+	for i, ci := range judged {
+		checks[ci].Passed = v.Met[i]
+		if !v.Met[i] {
+			checks[ci].Reason = "not-met"
+		}
+		if i < len(v.Reasons) {
+			rec.Reasons[checks[ci].ID] = v.Reasons[i]
+		}
+	}
+	return checks, nil
+}
+
+func severe(fs []results.Finding) bool {
+	for _, f := range fs {
+		if f.Severity == results.SeverityCritical || f.Severity == results.SeverityHigh {
+			return true
+		}
+	}
+	return false
+}
+
+func dedupeFindings(fs []results.Finding) []results.Finding {
+	if len(fs) < 2 {
+		return fs
+	}
+	seen := map[results.Finding]bool{}
+	out := fs[:0]
+	for _, f := range fs {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// aggregate folds a task's trials into its result: the score is the mean,
+// the task passes only when every trial passes (pass^k), and an errored
+// trial makes the task an error.
+func aggregate(s *suites.Suite, t *suites.Task, trials []results.Trial) results.Task {
+	res := results.Task{
+		ID:        t.ID,
+		File:      s.Path,
+		Line:      t.Pos.Line,
+		Kind:      t.Expected.Kind,
+		Tags:      t.Tags,
+		PassScore: s.PassBar(t),
+		Passed:    true,
+		Trials:    trials,
+	}
+	var latency int64
+	failed := map[string]bool{}
+	allValid, known := true, false
+	for _, tr := range trials {
+		res.Score += tr.Score
+		latency += tr.LatencyMs
+		res.AgentCostUsd += tr.AgentCostUsd
+		res.JudgeCostUsd += tr.JudgeCostUsd
+		res.Tokens.Input += tr.Tokens.Input
+		res.Tokens.Output += tr.Tokens.Output
+		res.ToolCalls += tr.ToolCalls
+		if tr.Passed {
+			res.TrialsPassed++
+			res.PassAtK = true
+		} else {
+			res.Passed = false
+		}
+		if tr.Status == results.StatusError && res.ErrorKind == "" {
+			res.ErrorKind = tr.ErrorKind
+		}
+		for _, c := range tr.Checks {
+			if !c.Passed {
+				failed[c.ID] = true
+			}
+		}
+		if tr.SchemaValid != nil {
+			known = true
+			allValid = allValid && *tr.SchemaValid
+		}
+		res.Findings = append(res.Findings, tr.Findings...)
+	}
+	n := float64(len(trials))
+	res.Score /= n
+	res.LatencyMs = int64(float64(latency)/n + 0.5)
+	res.CostUsd = res.AgentCostUsd + res.JudgeCostUsd
+	res.Findings = dedupeFindings(res.Findings)
+	if known {
+		res.SchemaValid = &allValid
+	}
+	for id := range failed {
+		res.FailedChecks = append(res.FailedChecks, id)
+	}
+	sort.Strings(res.FailedChecks)
+	switch {
+	case res.ErrorKind != "":
+		res.Status = results.StatusError
+		res.Passed = false
+	case res.Passed:
+		res.Status = results.StatusPassed
+	default:
+		res.Status = results.StatusFailed
+	}
+	return res
+}
