@@ -1,0 +1,293 @@
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxDepth bounds the nesting of arrays and objects, so a hostile file
+// cannot exhaust the stack of the reader, the validator or the decoder.
+const maxDepth = 1000
+
+// jsonReader builds the position-keeping tree from JSON (RFC 8259). It
+// scans the structure itself, which keeps exact positions and number
+// literals as written; strings with escapes or invalid UTF-8 are decoded
+// by encoding/json, so every escape means what it means there.
+type jsonReader struct {
+	data []byte
+	i    int // next byte to read
+	file string
+	errs Errors
+
+	// The incremental position: offset off is at line:col.
+	off, line, col int
+}
+
+// jsonSyntaxError stops the reader at the first syntax error.
+type jsonSyntaxError struct {
+	off int
+	msg string
+}
+
+func (e *jsonSyntaxError) Error() string { return e.msg }
+
+// parseJSON reads one JSON value. Duplicate keys are errors, as is anything
+// after the value.
+func parseJSON(file string, data []byte) (*value, Errors) {
+	r := &jsonReader{data: data, file: file, line: 1, col: 1}
+	root, err := r.value(0)
+	if err == nil {
+		r.space()
+		if r.i < len(r.data) {
+			err = &jsonSyntaxError{r.i, "unexpected data after the top-level JSON value"}
+		}
+	}
+	if err != nil {
+		e := err.(*jsonSyntaxError)
+		if e.off < r.off { // before the last position computed: count again
+			r.off, r.line, r.col = 0, 1, 1
+		}
+		line, col := r.pos(e.off)
+		return nil, append(r.errs, &Error{Pos: Pos{File: file, Line: line, Col: col}, Message: e.msg, Kind: ErrSyntax})
+	}
+	if len(r.errs) > 0 {
+		return nil, r.errs
+	}
+	return root, nil
+}
+
+// space skips whitespace.
+func (r *jsonReader) space() {
+	for r.i < len(r.data) {
+		switch r.data[r.i] {
+		case ' ', '\t', '\n', '\r':
+			r.i++
+		default:
+			return
+		}
+	}
+}
+
+// unexpected describes what was found at the reader's offset.
+func (r *jsonReader) unexpected(want string) error {
+	if r.i >= len(r.data) {
+		return &jsonSyntaxError{r.i, "unexpected end of JSON input; expected " + want}
+	}
+	c, _ := utf8.DecodeRune(r.data[r.i:])
+	return &jsonSyntaxError{r.i, fmt.Sprintf("expected %s, got %q", want, c)}
+}
+
+func (r *jsonReader) value(depth int) (*value, error) {
+	r.space()
+	if r.i >= len(r.data) {
+		return nil, r.unexpected("a value")
+	}
+	line, col := r.pos(r.i)
+	v := &value{line: line, col: col}
+	switch c := r.data[r.i]; {
+	case c == '{' || c == '[':
+		if depth >= maxDepth {
+			return nil, &jsonSyntaxError{r.i, fmt.Sprintf("values are nested more than %d levels deep", maxDepth)}
+		}
+		r.i++
+		if c == '[' {
+			v.kind = kindArray
+			return v, r.items(v, depth)
+		}
+		v.kind = kindObject
+		return v, r.members(v, depth)
+	case c == '"':
+		s, err := r.string()
+		v.kind, v.lit = kindString, s
+		return v, err
+	case c == '-' || (c >= '0' && c <= '9'):
+		start := r.i
+		for r.i < len(r.data) && strings.IndexByte("+-.eE0123456789", r.data[r.i]) >= 0 {
+			r.i++
+		}
+		lit := string(r.data[start:r.i])
+		if !isJSONNumber(lit) {
+			return nil, &jsonSyntaxError{start, fmt.Sprintf("%s is not a valid number", lit)}
+		}
+		v.kind, v.lit = kindNumber, lit
+		return v, nil
+	default:
+		for _, lit := range [...]string{"true", "false", "null"} {
+			if strings.HasPrefix(string(r.data[r.i:min(len(r.data), r.i+5)]), lit) {
+				r.i += len(lit)
+				if lit == "null" {
+					v.kind = kindNull
+				} else {
+					v.kind, v.lit = kindBool, lit
+				}
+				return v, nil
+			}
+		}
+		return nil, r.unexpected("a value")
+	}
+}
+
+func (r *jsonReader) items(v *value, depth int) error {
+	r.space()
+	if r.i < len(r.data) && r.data[r.i] == ']' {
+		r.i++
+		return nil
+	}
+	for {
+		it, err := r.value(depth + 1)
+		if err != nil {
+			return err
+		}
+		v.items = append(v.items, it)
+		r.space()
+		if r.i < len(r.data) {
+			switch r.data[r.i] {
+			case ',':
+				r.i++
+				continue
+			case ']':
+				r.i++
+				return nil
+			}
+		}
+		return r.unexpected(`"," or "]" after a list item`)
+	}
+}
+
+// members reads the members of an object up to its closing brace.
+func (r *jsonReader) members(v *value, depth int) error {
+	r.space()
+	if r.i < len(r.data) && r.data[r.i] == '}' {
+		r.i++
+		return nil
+	}
+	var seen map[string]int // by key, for large objects
+	for {
+		r.space()
+		if r.i >= len(r.data) || r.data[r.i] != '"' {
+			return r.unexpected("a key (a string in double quotes)")
+		}
+		kl, kc := r.pos(r.i)
+		key, err := r.string()
+		if err != nil {
+			return err
+		}
+		r.space()
+		if r.i >= len(r.data) || r.data[r.i] != ':' {
+			return r.unexpected(`":" after a key`)
+		}
+		r.i++
+		val, err := r.value(depth + 1)
+		if err != nil {
+			return err
+		}
+		if prev := findKey(v.fields, &seen, key); prev != nil {
+			r.errs = append(r.errs, &Error{
+				Pos:     Pos{File: r.file, Line: kl, Col: kc},
+				Message: fmt.Sprintf("duplicate key %q; first defined at line %d", key, prev.keyLine),
+				Kind:    ErrSyntax,
+			})
+		} else {
+			v.fields = append(v.fields, field{key: key, keyLine: kl, keyCol: kc, val: val})
+		}
+		r.space()
+		if r.i < len(r.data) {
+			switch r.data[r.i] {
+			case ',':
+				r.i++
+				continue
+			case '}':
+				r.i++
+				return nil
+			}
+		}
+		return r.unexpected(`"," or "}" after an object member`)
+	}
+}
+
+// string reads a string token starting at its opening quote.
+func (r *jsonReader) string() (string, error) {
+	start := r.i
+	r.i++
+	plain := true
+	for r.i < len(r.data) {
+		c := r.data[r.i]
+		switch {
+		case c == '"':
+			r.i++
+			tok := r.data[start:r.i]
+			if plain {
+				return string(tok[1 : len(tok)-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(tok, &s); err != nil {
+				return "", &jsonSyntaxError{start, "invalid string: " + strings.TrimPrefix(err.Error(), "json: ")}
+			}
+			return s, nil
+		case c == '\\':
+			plain = false
+			if r.i+1 < len(r.data) && strings.IndexByte(`"\/bfnrtu`, r.data[r.i+1]) < 0 {
+				return "", &jsonSyntaxError{r.i, fmt.Sprintf(`invalid escape \%c in a string`, r.data[r.i+1])}
+			}
+			r.i += 2
+		case c < 0x20:
+			return "", &jsonSyntaxError{r.i, "control character in a string; write it as an escape such as \\n"}
+		case c >= utf8.RuneSelf:
+			rn, size := utf8.DecodeRune(r.data[r.i:])
+			if rn == utf8.RuneError && size == 1 {
+				plain = false // encoding/json replaces invalid UTF-8
+			}
+			r.i += size
+		default:
+			r.i++
+		}
+	}
+	return "", &jsonSyntaxError{len(r.data), "unexpected end of JSON input in a string"}
+}
+
+// findKey returns the member with key in fields, switching to a map once the
+// object grows so a wide object stays linear. The caller appends the new
+// field after a miss; seen indexes fields by key.
+func findKey(fields []field, seen *map[string]int, key string) *field {
+	const small = 16
+	if len(fields) < small {
+		for i := range fields {
+			if fields[i].key == key {
+				return &fields[i]
+			}
+		}
+		return nil
+	}
+	if *seen == nil {
+		*seen = make(map[string]int, 2*small)
+	}
+	m := *seen
+	for i := len(m); i < len(fields); i++ { // index the fields added since the last call
+		m[fields[i].key] = i
+	}
+	if i, ok := m[key]; ok {
+		return &fields[i]
+	}
+	return nil
+}
+
+// pos converts a byte offset to a line and a column counted in characters.
+// Offsets must not decrease between calls.
+func (r *jsonReader) pos(off int) (line, col int) {
+	if off > len(r.data) {
+		off = len(r.data)
+	}
+	for ; r.off < off; r.off++ {
+		c := r.data[r.off]
+		switch {
+		case c == '\n':
+			r.line++
+			r.col = 1
+		case c&0xC0 != 0x80: // not a UTF-8 continuation byte
+			r.col++
+		}
+	}
+	return r.line, r.col
+}
