@@ -1,0 +1,465 @@
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// decoder fills the model from a tree that the schema has checked, and runs
+// the semantic checks. It tolerates values of the wrong type (the schema
+// has reported them already) so that every problem of a file is found in
+// one pass.
+type decoder struct {
+	file string
+	errs Errors
+}
+
+func (d *decoder) pos(v *value) Pos { return Pos{File: d.file, Line: v.line, Col: v.col} }
+
+func (d *decoder) errorf(v *value, ptr, format string, args ...any) {
+	d.errs = append(d.errs, &Error{Pos: d.pos(v), Pointer: ptr, Message: fmt.Sprintf(format, args...), Kind: ErrSemantic})
+}
+
+// keyErrorf reports a problem with a member at its key.
+func (d *decoder) keyErrorf(f *field, ptr, format string, args ...any) {
+	d.errs = append(d.errs, &Error{Pos: Pos{File: d.file, Line: f.keyLine, Col: f.keyCol}, Pointer: ptr, Message: fmt.Sprintf(format, args...), Kind: ErrSemantic})
+}
+
+// Typed readers. Each returns the zero value when v is absent or of another
+// type.
+
+func str(v *value) string {
+	if v == nil || v.kind != kindString {
+		return ""
+	}
+	return v.lit
+}
+
+func boolean(v *value) bool { return v != nil && v.kind == kindBool && v.lit == "true" }
+
+func number(v *value) (float64, bool) {
+	if v == nil || v.kind != kindNumber {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(v.lit, 64)
+	return f, err == nil
+}
+
+func integer(v *value) (int64, bool) {
+	if v == nil || v.kind != kindNumber {
+		return 0, false
+	}
+	if i, err := strconv.ParseInt(v.lit, 10, 64); err == nil {
+		return i, true
+	}
+	f, err := strconv.ParseFloat(v.lit, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+func numberPtr(v *value) *float64 {
+	if f, ok := number(v); ok {
+		return &f
+	}
+	return nil
+}
+
+func stringList(v *value) []string {
+	if v == nil || v.kind != kindArray {
+		return nil
+	}
+	out := make([]string, 0, len(v.items))
+	for _, it := range v.items {
+		if it.kind == kindString {
+			out = append(out, it.lit)
+		}
+	}
+	return out
+}
+
+func raw(v *value) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	return v.compact()
+}
+
+func objects(v *value) []*value {
+	if v == nil || v.kind != kindArray {
+		return nil
+	}
+	return v.items
+}
+
+// suite decodes the root object.
+func (d *decoder) suite(root *value) *Suite {
+	s := &Suite{Path: d.file, Pos: d.pos(root)}
+	if root.kind != kindObject {
+		return s
+	}
+	s.ID = str(root.get("suiteId"))
+	s.Version = str(root.get("version"))
+	s.TargetAgentID = str(root.get("targetAgentId"))
+	s.Modes = stringList(root.get("modes"))
+	s.AllowedModels = stringList(root.get("allowedModels"))
+	if th := root.get("thresholds"); th != nil {
+		s.Thresholds.PassScore = numberPtr(th.get("passScore"))
+		s.Thresholds.MaxCostUsd = numberPtr(th.get("maxCostUsd"))
+		if i, ok := integer(th.get("maxP95LatencyMs")); ok {
+			s.Thresholds.MaxP95LatencyMs = &i
+		}
+	}
+	s.Description = str(root.get("description"))
+	if i, ok := integer(root.get("trials")); ok {
+		s.Trials = int(i)
+	}
+	s.Tags = stringList(root.get("tags"))
+	s.Tools = d.tools(root.get("tools"))
+
+	firstTask := map[string]*value{}
+	for i, tv := range objects(root.get("tasks")) {
+		ptr := pointerIndex("/tasks", i)
+		t := d.task(tv, ptr, i)
+		s.Tasks = append(s.Tasks, t)
+		idv := tv.get("taskId")
+		if idv == nil || idv.kind != kindString {
+			continue
+		}
+		if prev, ok := firstTask[t.ID]; ok {
+			d.errorf(idv, ptr+"/taskId", "duplicate task id %q; first defined at line %d", t.ID, prev.line)
+			continue
+		}
+		firstTask[t.ID] = idv
+	}
+	return s
+}
+
+func (d *decoder) tools(v *value) []Tool {
+	var tools []Tool
+	first := map[string]*value{}
+	for i, tv := range objects(v) {
+		ptr := pointerIndex("/tools", i)
+		t := Tool{Name: str(tv.get("name")), Description: str(tv.get("description"))}
+		if sv := tv.get("inputSchema"); sv != nil {
+			t.InputSchema = raw(sv)
+			if sv.kind == kindObject || sv.kind == kindBool {
+				_, errs := compileSchema(d.file, ptr+"/inputSchema", sv)
+				d.errs = append(d.errs, errs...)
+			}
+		}
+		if nv := tv.get("name"); nv != nil && nv.kind == kindString {
+			if prev, ok := first[t.Name]; ok {
+				d.errorf(nv, ptr+"/name", "duplicate tool %q; first declared at line %d", t.Name, prev.line)
+			} else {
+				first[t.Name] = nv
+			}
+		}
+		tools = append(tools, t)
+	}
+	return tools
+}
+
+func (d *decoder) task(v *value, ptr string, index int) *Task {
+	t := &Task{ID: str(v.get("taskId")), Index: index, Pos: d.pos(v)}
+	if v.kind != kindObject {
+		return t
+	}
+	t.Input = raw(v.get("input"))
+	t.Description = str(v.get("description"))
+	t.Tags = stringList(v.get("tags"))
+	t.PassScore = numberPtr(v.get("passScore"))
+	t.TimeoutMs, _ = integer(v.get("timeoutMs"))
+	t.Metadata = metadata(v.get("metadata"))
+	t.Fixtures = d.fixtures(v.get("fixtures"), ptr+"/fixtures")
+	t.Adversarial = d.adversarial(v.get("adversarial"), ptr+"/adversarial", &t.Fixtures)
+	if ev := v.get("expected"); ev != nil && ev.kind == kindObject {
+		t.Expected = d.expected(ev, ptr+"/expected")
+	}
+	return t
+}
+
+func metadata(v *value) *Metadata {
+	if v == nil || v.kind != kindObject {
+		return nil
+	}
+	m := &Metadata{Domain: str(v.get("domain")), Category: str(v.get("category"))}
+	if c, ok := integer(v.get("complexity")); ok {
+		m.Complexity = int(c)
+	}
+	if a, ok := integer(v.get("autonomyLevel")); ok {
+		level := int(a)
+		m.AutonomyLevel = &level
+	}
+	return m
+}
+
+func (d *decoder) adversarial(v *value, ptr string, fx *Fixtures) *Adversarial {
+	if v == nil || v.kind != kindObject {
+		return nil
+	}
+	a := &Adversarial{
+		ForbiddenTools: stringList(v.get("forbiddenTools")),
+		ExpectRefusal:  boolean(v.get("expectRefusal")),
+		Detectors:      stringList(v.get("detectors")),
+	}
+	if sv := v.get("severities"); sv != nil && sv.kind == kindObject {
+		a.Severities = make(map[string]string, len(sv.fields))
+		for _, f := range sv.fields {
+			if f.val.kind == kindString {
+				a.Severities[f.key] = f.val.lit
+			}
+		}
+	}
+	for i, det := range a.Detectors {
+		if det == "canary" && len(fx.Canaries) == 0 {
+			d.errorf(v.get("detectors").items[i], pointerIndex(ptr+"/detectors", i),
+				`detector "canary" needs canaries to look for; add fixtures.canaries`)
+		}
+	}
+	return a
+}
+
+func (d *decoder) fixtures(v *value, ptr string) Fixtures {
+	fx := Fixtures{OnUnmatched: OnUnmatchedError}
+	if v == nil || v.kind != kindObject {
+		return fx
+	}
+	if ou := str(v.get("onUnmatched")); ou != "" {
+		fx.OnUnmatched = ou
+	}
+	fx.Canaries = stringList(v.get("canaries"))
+	for _, m := range objects(v.get("memorySeed")) {
+		fx.MemorySeed = append(fx.MemorySeed, m.compact())
+	}
+	for i, rv := range objects(v.get("toolResponses")) {
+		if rv.kind != kindObject {
+			continue
+		}
+		r := ToolResponse{
+			Tool:     str(rv.get("tool")),
+			Response: raw(rv.get("response")),
+			Args:     raw(rv.get("args")),
+			Error:    str(rv.get("error")),
+			Pos:      d.pos(rv),
+		}
+		r.DelayMs, _ = integer(rv.get("delayMs"))
+		if n, ok := integer(rv.get("times")); ok {
+			r.Times = int(n)
+		}
+		if f := rv.getField("error"); f != nil && rv.get("response") != nil {
+			d.keyErrorf(f, pointerIndex(ptr+"/toolResponses", i)+"/error",
+				`a fixture either answers with "response" or fails with "error", not both`)
+		}
+		fx.ToolResponses = append(fx.ToolResponses, r)
+	}
+	return fx
+}
+
+// expected decodes the scoring block and checks that it can score at all.
+func (d *decoder) expected(v *value, ptr string) Expected {
+	e := Expected{Kind: str(v.get("kind"))}
+	ids := map[string]*value{} // check ids in use, for duplicates
+
+	if mv := v.get("match"); mv != nil && mv.kind == kindObject {
+		e.Match = d.match(mv, ptr+"/match")
+	}
+	for i, cv := range objects(v.get("rubric")) {
+		cptr := pointerIndex(ptr+"/rubric", i)
+		c := Criterion{Criterion: str(cv.get("criterion")), Pos: d.pos(cv)}
+		c.Weight, _ = number(cv.get("weight"))
+		if av := cv.get("assert"); av != nil && av.kind == kindObject {
+			c.Assert = d.check(av, cptr+"/assert", fmt.Sprintf("rubric[%d]", i), ids)
+		}
+		e.Rubric = append(e.Rubric, c)
+	}
+	for i, cv := range objects(v.get("assert")) {
+		if cv.kind != kindObject {
+			continue
+		}
+		e.Assert = append(e.Assert, d.check(cv, pointerIndex(ptr+"/assert", i), fmt.Sprintf("assert[%d]", i), ids))
+	}
+	if sv := v.get("outputSchema"); sv != nil {
+		e.OutputSchemaRaw = raw(sv)
+		if sv.kind == kindObject || sv.kind == kindBool {
+			sch, errs := compileSchema(d.file, ptr+"/outputSchema", sv)
+			e.OutputSchema = sch
+			d.errs = append(d.errs, errs...)
+		}
+	}
+
+	kindV := v.get("kind")
+	switch e.Kind {
+	case KindGolden:
+		if f := v.getField("rubric"); f != nil {
+			d.keyErrorf(f, ptr+"/rubric", `kind "golden" is scored by match and assert, not by a rubric; use kind "rubric"`)
+		}
+		if v.get("match") == nil && v.get("assert") == nil && v.get("outputSchema") == nil {
+			d.errorf(kindV, ptr+"/kind", `kind "golden" needs "match", "assert" or "outputSchema"`)
+			break
+		}
+		if e.Match == nil && e.OutputSchemaRaw == nil && len(e.Assert) > 0 && checkWeights(e.Assert) == 0 {
+			d.errorf(v.get("assert"), ptr+"/assert", "the check weights add up to 0; with no match, at least one check needs a weight above 0")
+		}
+	case KindRubric:
+		for _, key := range []string{"match", "assert", "outputSchema"} {
+			if f := v.getField(key); f != nil {
+				d.keyErrorf(f, pointer(ptr, key), `kind "rubric" is scored by its criteria; %q belongs to kind "golden" (a criterion can have its own "assert")`, key)
+			}
+		}
+		rv := v.get("rubric")
+		if rv == nil {
+			d.errorf(kindV, ptr+"/kind", `kind "rubric" needs "rubric", a list of criteria`)
+			break
+		}
+		sum := 0.0
+		for _, c := range e.Rubric {
+			sum += c.Weight
+		}
+		if len(e.Rubric) > 0 && sum == 0 {
+			d.errorf(rv, ptr+"/rubric", "the criterion weights add up to 0; at least one criterion needs a weight above 0")
+		}
+	}
+	return e
+}
+
+func checkWeights(cs []*Check) float64 {
+	sum := 0.0
+	for _, c := range cs {
+		sum += c.Weight
+	}
+	return sum
+}
+
+// match decodes a golden match and compiles what its strategy needs.
+func (d *decoder) match(v *value, ptr string) *Match {
+	m := &Match{
+		Strategy:   str(v.get("strategy")),
+		Value:      raw(v.get("value")),
+		Path:       str(v.get("path")),
+		IgnoreCase: boolean(v.get("ignoreCase")),
+		Pos:        d.pos(v),
+	}
+	if pv := v.get("path"); pv != nil && pv.kind == kindString && !validPointer(m.Path) {
+		d.errorf(pv, ptr+"/path", `expected a JSON pointer such as "/answer" or "/items/0", got %s`, describe(pv))
+	}
+	val := v.get("value")
+	if val == nil {
+		return m
+	}
+	vptr := ptr + "/value"
+	if f := v.getField("ignoreCase"); f != nil && m.IgnoreCase {
+		switch m.Strategy {
+		case StrategyExact, StrategyContains:
+			if val.kind != kindString {
+				d.keyErrorf(f, ptr+"/ignoreCase", "ignoreCase needs a string value to compare; got %s", describe(val))
+			}
+		case StrategyRegex:
+		default:
+			d.keyErrorf(f, ptr+"/ignoreCase", "ignoreCase applies only to the exact, contains and regex strategies, not %q", m.Strategy)
+		}
+	}
+	switch m.Strategy {
+	case StrategyRegex:
+		if val.kind != kindString {
+			d.errorf(val, vptr, "expected a regular expression (a string) for strategy regex, got %s", describe(val))
+			break
+		}
+		src := val.lit
+		if m.IgnoreCase {
+			src = "(?i)" + src
+		}
+		re, err := regexp.Compile(src)
+		if err != nil {
+			d.errorf(val, vptr, "not a valid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+			break
+		}
+		m.Regexp = re
+	case StrategyJSONSchema:
+		if val.kind != kindObject && val.kind != kindBool {
+			d.errorf(val, vptr, "expected a JSON Schema (an object or a boolean) for strategy json-schema, got %s", describe(val))
+			break
+		}
+		sch, errs := compileSchema(d.file, vptr, val)
+		m.Schema = sch
+		d.errs = append(d.errs, errs...)
+	}
+	return m
+}
+
+// checkKeys are the keys that make a check, one per kind.
+var checkKeys = []string{CheckExpr, CheckToolCalled, CheckToolNotCalled, CheckToolOrder, CheckMaxToolCalls, CheckMaxLatencyMs, CheckMaxCostUsd}
+
+// check decodes one assertion; ids holds the ids used so far in the task.
+func (d *decoder) check(v *value, ptr, defaultID string, ids map[string]*value) *Check {
+	c := &Check{ID: defaultID, Weight: 1, Pos: d.pos(v)}
+	if idv := v.get("id"); idv != nil && idv.kind == kindString {
+		c.ID = idv.lit
+		if prev, ok := ids[c.ID]; ok {
+			d.errorf(idv, ptr+"/id", "duplicate check id %q; first used at line %d", c.ID, prev.line)
+		} else {
+			ids[c.ID] = idv
+		}
+	} else if _, taken := ids[c.ID]; taken {
+		d.errorf(v, ptr, "another check already has the id %q; give this one an id", c.ID)
+	} else {
+		ids[c.ID] = v
+	}
+	if w, ok := number(v.get("weight")); ok {
+		c.Weight = w
+	}
+
+	var found []string
+	for _, k := range checkKeys {
+		if v.get(k) != nil {
+			found = append(found, k)
+		}
+	}
+	switch len(found) {
+	case 0:
+		d.errorf(v, ptr, "a check needs one of the keys %s", quoteList(checkKeys))
+		return c
+	case 1:
+	default:
+		d.errorf(v, ptr, "a check has exactly one of the keys %s; found %s", quoteList(checkKeys), quoteList(found))
+		return c
+	}
+	c.Kind = found[0]
+	kv := v.get(c.Kind)
+	if f := v.getField("args"); f != nil && c.Kind != CheckToolCalled {
+		d.keyErrorf(f, ptr+"/args", `args applies only to a "toolCalled" check`)
+	}
+	switch c.Kind {
+	case CheckExpr:
+		c.Expr = str(kv)
+		if kv.kind != kindString || c.Expr == "" {
+			break
+		}
+		p, err := CompileExpr(c.Expr)
+		if err != nil {
+			d.errorf(kv, ptr+"/expr", "expression does not compile: %s", exprMessage(err))
+			break
+		}
+		c.Program = p
+	case CheckToolCalled:
+		c.Tool = str(kv)
+		c.Args = raw(v.get("args"))
+	case CheckToolNotCalled:
+		c.Tool = str(kv)
+	case CheckToolOrder:
+		c.Order = stringList(kv)
+	case CheckMaxToolCalls:
+		n, _ := integer(kv)
+		c.MaxToolCalls = int(n)
+	case CheckMaxLatencyMs:
+		c.MaxLatencyMs, _ = integer(kv)
+	case CheckMaxCostUsd:
+		c.MaxCostUsd, _ = number(kv)
+	}
+	return c
+}

@@ -1,0 +1,89 @@
+package suites
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/types"
+	"github.com/expr-lang/expr/vm"
+)
+
+// Names of the variables an assert expression sees.
+const (
+	ExprOutput    = "output"
+	ExprInput     = "input"
+	ExprTrace     = "trace"
+	ExprLatencyMs = "latencyMs"
+	ExprCostUsd   = "costUsd"
+	ExprToolCalls = "toolCalls"
+)
+
+// exprEnv declares the variables, all dynamically typed: their types are
+// known only when a trial has run, and an unknown name is a compile error.
+var exprEnv = types.Map{
+	ExprOutput:    types.Any,
+	ExprInput:     types.Any,
+	ExprTrace:     types.Any,
+	ExprLatencyMs: types.Any,
+	ExprCostUsd:   types.Any,
+	ExprToolCalls: types.Any,
+}
+
+// exprCache holds the programs compiled so far by source. Programs are
+// immutable and safe to share; a suite often repeats the same check across
+// many tasks.
+var exprCache struct {
+	sync.Mutex
+	m map[string]*vm.Program
+}
+
+// maxExprCache bounds the cache, so a long-lived process loading many
+// distinct expressions does not grow without limit.
+const maxExprCache = 4096
+
+// CompileExpr compiles an assert expression (expr-lang) that must yield a
+// boolean. The judges package runs the program with expr.Run and an
+// environment of type map[string]any holding exactly these variables:
+//
+//   - output: the agent's output as a JSON value: a string when it is a
+//     JSON string, else map[string]any, []any, float64, bool or nil.
+//   - input: the task input, decoded the same way.
+//   - trace: the tool calls in order, a []any of map[string]any with the
+//     keys "name" (string), "args" and "result" (JSON values decoded as
+//     above) and "isError" (bool).
+//   - latencyMs: the trial's latency in milliseconds (float64).
+//   - costUsd: the trial's cost in US dollars (float64).
+//   - toolCalls: the number of tool calls (int).
+//
+// expr's operators and builtins (contains, matches, startsWith, in, len,
+// fromJSON, all, any, filter, ...) stay available. A name that is neither a
+// variable nor a builtin is a compile error.
+func CompileExpr(src string) (*vm.Program, error) {
+	exprCache.Lock()
+	p, ok := exprCache.m[src]
+	exprCache.Unlock()
+	if ok {
+		return p, nil
+	}
+	p, err := expr.Compile(src, expr.Env(exprEnv), expr.AsBool())
+	if err != nil {
+		return nil, err
+	}
+	exprCache.Lock()
+	if exprCache.m == nil {
+		exprCache.m = make(map[string]*vm.Program)
+	}
+	if len(exprCache.m) < maxExprCache {
+		exprCache.m[src] = p
+	}
+	exprCache.Unlock()
+	return p, nil
+}
+
+// exprMessage keeps the first line of a compile error; expr adds the source
+// and a caret on the lines after it.
+func exprMessage(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
+}

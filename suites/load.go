@@ -1,0 +1,174 @@
+package suites
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Parse reads one suite file: it parses the JSON or YAML (by the file's
+// extension, else by its first character), validates it against the suite
+// schema, decodes it and runs the semantic checks. On any problem it
+// returns a nil suite and an Errors holding every problem found.
+func Parse(path string, data []byte) (*Suite, error) {
+	s, errs := parse(path, data)
+	if len(errs) > 0 {
+		return nil, errs.sort()
+	}
+	return s, nil
+}
+
+func parse(path string, data []byte) (*Suite, Errors) {
+	root, errs := parseTree(path, data)
+	if errs != nil {
+		return nil, errs
+	}
+	errs = suiteSchema.validate(path, root)
+	d := &decoder{file: path}
+	s := d.suite(root)
+	errs = append(errs, d.errs...)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	_, s.Extensions, _ = openwopWalk(root, false)
+	return s, nil
+}
+
+// utf8BOM is skipped at the start of a file; some editors write it.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// parseTree parses a file into the position-keeping tree.
+func parseTree(path string, data []byte) (*value, Errors) {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if isJSON(path, data) {
+		return parseJSON(path, data)
+	}
+	return parseYAML(path, data)
+}
+
+// isJSON decides the syntax: .json files are JSON, .yaml and .yml are YAML,
+// anything else is JSON when it starts with "{".
+func isJSON(path string, data []byte) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		return true
+	case ".yaml", ".yml":
+		return false
+	}
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	return len(trimmed) > 0 && trimmed[0] == '{'
+}
+
+// Load reads the suites in paths: files, or folders walked recursively for
+// .json, .yaml and .yml files in name order, skipping hidden files and
+// folders. It returns every suite that loaded; the error, when not nil, is
+// an Errors with every problem of every file, including a suiteId that two
+// files define.
+func Load(paths ...string) ([]*Suite, error) {
+	files, errs := suiteFiles(paths)
+	var suites []*Suite
+	defined := map[string]*Suite{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			errs = append(errs, ioError(f, "could not read suite", err))
+			continue
+		}
+		s, ferrs := parse(f, data)
+		if len(ferrs) > 0 {
+			errs = append(errs, ferrs...)
+			continue
+		}
+		if prev, ok := defined[s.ID]; ok {
+			errs = append(errs, suiteIDClash(s, data, prev))
+			continue
+		}
+		defined[s.ID] = s
+		suites = append(suites, s)
+	}
+	return suites, errs.orNil()
+}
+
+// suiteIDClash reports a suite whose id another file defined first, at
+// the second file's suiteId.
+func suiteIDClash(s *Suite, data []byte, prev *Suite) *Error {
+	e := &Error{
+		Pos:     s.Pos,
+		Pointer: "/suiteId",
+		Message: fmt.Sprintf("suite id %q is already defined in %s", s.ID, prev.Path),
+		Kind:    ErrSemantic,
+	}
+	if root, errs := parseTree(s.Path, data); errs == nil {
+		if f := root.getField("suiteId"); f != nil {
+			e.Pos = Pos{File: s.Path, Line: f.val.line, Col: f.val.col}
+		}
+	}
+	return e
+}
+
+// suiteFiles expands paths into the suite files to read, each once.
+func suiteFiles(paths []string) ([]string, Errors) {
+	var files []string
+	var errs Errors
+	seen := map[string]bool{}
+	add := func(p string) {
+		key, err := filepath.Abs(p)
+		if err != nil {
+			key = filepath.Clean(p)
+		}
+		if !seen[key] {
+			seen[key] = true
+			files = append(files, p)
+		}
+	}
+	for _, root := range paths {
+		info, err := os.Stat(root)
+		if err != nil {
+			errs = append(errs, ioError(root, "could not read suite path", err))
+			continue
+		}
+		if !info.IsDir() {
+			add(root)
+			continue
+		}
+		err = filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
+			if err != nil {
+				errs = append(errs, ioError(p, "could not read suite folder", err))
+				return nil
+			}
+			hidden := p != root && strings.HasPrefix(de.Name(), ".")
+			if de.IsDir() {
+				if hidden {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			switch strings.ToLower(filepath.Ext(p)) {
+			case ".json", ".yaml", ".yml":
+				if !hidden {
+					add(p)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, ioError(root, "could not read suite folder", err))
+		}
+	}
+	return files, errs
+}
+
+// ioError names the file and keeps the operating system's reason without
+// repeating the path.
+func ioError(path, what string, err error) *Error {
+	var pe *fs.PathError
+	msg := err.Error()
+	if errors.As(err, &pe) {
+		msg = pe.Err.Error()
+	}
+	return &Error{Pos: Pos{File: path}, Message: fmt.Sprintf("%s: %s", what, msg), Kind: ErrIO}
+}
