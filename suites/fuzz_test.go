@@ -1,0 +1,83 @@
+package suites
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// goTypeHints are fragments that only a leaked Go type or a formatting
+// mistake would put in a message.
+var goTypeHints = []string{"map[", "[]interface", "interface {}", "json.Number", "<nil>", "%!", "*big.Rat", "0x"}
+
+// FuzzParse checks that Parse never panics, that every error is well
+// formed, and that an accepted file exports to a portable one.
+func FuzzParse(f *testing.F) {
+	for _, dir := range []string{"ok", "err"} {
+		for _, pattern := range []string{"*.json", "*.yaml", "*.yml"} {
+			files, _ := filepath.Glob(filepath.Join("testdata", dir, pattern))
+			for _, file := range files {
+				data, err := os.ReadFile(file)
+				if err != nil {
+					f.Fatal(err)
+				}
+				f.Add(data, filepath.Ext(file) != ".json")
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, yaml bool) {
+		path := "fuzz.json"
+		if yaml {
+			path = "fuzz.yaml"
+		}
+		s, err := Parse(path, data)
+		if err == nil {
+			if s == nil || s.ID == "" || len(s.Tasks) == 0 {
+				t.Fatalf("accepted a suite without id or tasks: %+v", s)
+			}
+			out, _, err := ExportOpenWOP(path, data)
+			if err != nil {
+				t.Fatalf("could not export an accepted suite: %v", err)
+			}
+			if errs := Portable("export.json", out); len(errs) > 0 {
+				t.Fatalf("export is not portable:\n%v\n%s", errs, out)
+			}
+			if _, err := Parse("export.json", out); err != nil {
+				// An export drops evalgate's extensions, so a golden task
+				// may lose what scores it; anything else is a bug.
+				var errs Errors
+				errors.As(err, &errs)
+				for _, e := range errs {
+					if !strings.Contains(e.Message, `kind "golden" needs`) {
+						t.Fatalf("export does not parse: %v\n%s", e, out)
+					}
+				}
+			}
+			return
+		}
+		if s != nil {
+			t.Fatal("a suite returned with errors")
+		}
+		var errs Errors
+		if !errors.As(err, &errs) || len(errs) == 0 {
+			t.Fatalf("error is not a list of errors: %v", err)
+		}
+		for _, e := range errs {
+			switch e.Kind {
+			case ErrSyntax, ErrSchema, ErrSemantic:
+			default:
+				t.Fatalf("bad kind: %v", e)
+			}
+			if e.Message == "" || e.Pos.File != path || !validPointer(e.Pointer) {
+				t.Fatalf("malformed error: %#v", e)
+			}
+			for _, h := range goTypeHints {
+				if strings.Contains(e.Message, h) && !strings.Contains(string(data), h) {
+					t.Fatalf("message leaks %q: %v", h, e)
+				}
+			}
+		}
+	})
+}
