@@ -1,0 +1,103 @@
+package runner
+
+import (
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// scrubbed are the variables that never reach an agent unless the project
+// passes one through on purpose with agent.env.
+var scrubbed = []string{"GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN"}
+
+// scrubbedPrefixes are prefixes of variables that never reach an agent:
+// ACTIONS_RUNTIME_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN and the other
+// credentials of the GitHub Actions runner.
+var scrubbedPrefixes = []string{"ACTIONS_"}
+
+// ScrubEnv builds an agent's environment from parent (usually os.Environ()).
+//
+// The policy: the agent under test inherits the parent's environment, so
+// PATH, HOME, locale and the project's own settings work, minus every
+// credential evalgate itself holds:
+//
+//   - GITHUB_TOKEN, GH_TOKEN, INPUT_GITHUB-TOKEN and INPUT_GITHUB_TOKEN (the
+//     Action's token, which can write to the repository);
+//   - every ACTIONS_* variable (ACTIONS_RUNTIME_TOKEN,
+//     ACTIONS_ID_TOKEN_REQUEST_TOKEN, ...);
+//   - every name in drop, which the caller fills with the judge's API key
+//     variable, so an agent cannot grade itself with the judge's key.
+//
+// Names match case-insensitively. Then extra (agent.env) is added, replacing
+// any variable of the same name. Its values are expanded with os.Expand
+// against the unscrubbed parent, so `OPENAI_API_KEY: ${OPENAI_API_KEY}`
+// passes a key through on purpose; a variable missing from the parent
+// expands to "". The extra variables come last, sorted by name, so the
+// result is deterministic.
+//
+// The exec and plain drivers add EVALGATE_SUITE_ID, EVALGATE_TASK_ID and
+// EVALGATE_TRIAL for each trial.
+func ScrubEnv(parent []string, drop []string, extra map[string]string) []string {
+	lookup := make(map[string]string, len(parent))
+	for _, kv := range parent {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			lookup[k] = v
+		}
+	}
+	out := make([]string, 0, len(parent)+len(extra))
+	for _, kv := range parent {
+		name, _, _ := strings.Cut(kv, "=")
+		if isScrubbed(name, drop) {
+			continue
+		}
+		if _, replaced := extra[name]; replaced {
+			continue
+		}
+		out = append(out, kv)
+	}
+	names := make([]string, 0, len(extra))
+	for k := range extra {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v := os.Expand(extra[k], func(name string) string { return lookup[name] })
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+func isScrubbed(name string, drop []string) bool {
+	for _, s := range scrubbed {
+		if strings.EqualFold(name, s) {
+			return true
+		}
+	}
+	for _, p := range scrubbedPrefixes {
+		if len(name) >= len(p) && strings.EqualFold(name[:len(p)], p) {
+			return true
+		}
+	}
+	for _, d := range drop {
+		if d != "" && strings.EqualFold(name, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// trialEnv is the child environment of one trial: env (or, when env is nil,
+// the scrubbed environment of this process) plus the EVALGATE_* variables.
+func trialEnv(env []string, req *Request) []string {
+	if env == nil {
+		env = ScrubEnv(os.Environ(), nil, nil)
+	}
+	out := make([]string, 0, len(env)+3)
+	out = append(out, env...)
+	return append(out,
+		"EVALGATE_SUITE_ID="+req.SuiteID,
+		"EVALGATE_TASK_ID="+req.TaskID,
+		"EVALGATE_TRIAL="+strconv.Itoa(req.Trial),
+	)
+}

@@ -1,0 +1,60 @@
+package runner
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestScrubEnv(t *testing.T) {
+	type testCase struct {
+		name   string
+		parent []string
+		drop   []string
+		extra  map[string]string
+		want   []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		got := ScrubEnv(tc.parent, tc.drop, tc.extra)
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("ScrubEnv (-want +got):\n%s", diff)
+		}
+	}
+	for _, tc := range []testCase{
+		{
+			name: "tokens removed, the rest kept in order",
+			parent: []string{
+				"PATH=/usr/bin", "GITHUB_TOKEN=ghs_1", "HOME=/root", "GH_TOKEN=gho_2",
+				"ACTIONS_RUNTIME_TOKEN=r", "ACTIONS_ID_TOKEN_REQUEST_TOKEN=i", "ACTIONS_CACHE_URL=u",
+				"INPUT_GITHUB-TOKEN=t", "INPUT_GITHUB_TOKEN=t", "INPUT_CONFIG=evalgate.yaml",
+				"GITHUB_SHA=abc", "github_token=lower",
+			},
+			want: []string{"PATH=/usr/bin", "HOME=/root", "INPUT_CONFIG=evalgate.yaml", "GITHUB_SHA=abc"},
+		},
+		{
+			name:   "judge key dropped",
+			parent: []string{"JUDGE_API_KEY=sk-j", "OPENAI_API_KEY=sk-o", "LANG=C"},
+			drop:   []string{"JUDGE_API_KEY", ""},
+			want:   []string{"OPENAI_API_KEY=sk-o", "LANG=C"},
+		},
+		{
+			name:   "extra added sorted, expanded against the unscrubbed parent",
+			parent: []string{"JUDGE_API_KEY=sk-j", "OPENAI_API_KEY=sk-o", "MODE=old", "GITHUB_TOKEN=ghs"},
+			drop:   []string{"JUDGE_API_KEY", "OPENAI_API_KEY"},
+			extra: map[string]string{
+				"OPENAI_API_KEY": "${OPENAI_API_KEY}",
+				"MODE":           "new-$MODE",
+				"GH_TOKEN":       "$GITHUB_TOKEN",
+				"EMPTY":          "${NOT_SET}",
+			},
+			want: []string{"EMPTY=", "GH_TOKEN=ghs", "MODE=new-old", "OPENAI_API_KEY=sk-o"},
+		},
+		{
+			name:   "entries without a value are kept",
+			parent: []string{"ODD", "A=1=2"},
+			want:   []string{"ODD", "A=1=2"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
