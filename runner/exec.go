@@ -1,0 +1,408 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/results"
+)
+
+// Protocol is the name and version of the exec agent protocol.
+const Protocol = "evalgate/1"
+
+// Exec drives an agent program that speaks the evalgate/1 JSON Lines
+// protocol over stdio: one process per task trial, in its own process
+// group. The runner writes the task line, answers every tool_call with a
+// tool_result from the fixtures, adds up usage lines, and takes the output
+// from the final line. Tool calls are answered one at a time in the order
+// the agent sent them, so fixtures with times are used deterministically.
+//
+// A crash, a hang, garbage on stdout or too much output makes the trial an
+// error with a kind (results.Err*); the process group is killed. Only a
+// command that cannot be started at all is Outcome.Fatal.
+type Exec struct {
+	Command []string // program and arguments
+	Dir     string   // working directory; "" for the current one
+	// Env is the child's whole environment, built by the caller with
+	// ScrubEnv; nil means the scrubbed environment of this process.
+	// EVALGATE_SUITE_ID, EVALGATE_TASK_ID and EVALGATE_TRIAL are added.
+	Env []string
+
+	MaxOutputBytes int64         // total stdout of a trial; DefaultMaxOutputBytes when 0
+	MaxLineBytes   int           // one line; DefaultMaxLineBytes when 0
+	MaxStderrBytes int           // stderr kept; DefaultMaxStderrBytes when 0
+	ExitGrace      time.Duration // wait for exit after final; DefaultExitGrace when 0
+}
+
+var _ Agent = (*Exec)(nil)
+
+// taskLine is the first line the agent reads.
+type taskLine struct {
+	Type     string            `json:"type"`
+	Protocol string            `json:"protocol"`
+	SuiteID  string            `json:"suiteId"`
+	TaskID   string            `json:"taskId"`
+	Trial    int               `json:"trial"`
+	Mode     string            `json:"mode"`
+	Input    json.RawMessage   `json:"input"`
+	Memory   []json.RawMessage `json:"memory"`
+	Tools    []toolLine        `json:"tools"`
+}
+
+type toolLine struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+}
+
+type toolResultLine struct {
+	Type    string          `json:"type"`
+	ID      string          `json:"id"`
+	Content json.RawMessage `json:"content"`
+	IsError bool            `json:"isError"`
+}
+
+// agentLine is any line the agent writes; Type says which fields count.
+type agentLine struct {
+	Type string `json:"type"`
+
+	// tool_call
+	ID        *string         `json:"id"`
+	Name      *string         `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+
+	// usage
+	Model        string  `json:"model"`
+	InputTokens  int64   `json:"inputTokens"`
+	OutputTokens int64   `json:"outputTokens"`
+	CostUsd      float64 `json:"costUsd"`
+
+	// final; nil when the key is missing, "null" for a null output
+	Output json.RawMessage `json:"output"`
+
+	// error
+	Message string `json:"message"`
+}
+
+// Run runs one trial. See Exec.
+func (e *Exec) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
+	if len(e.Command) == 0 || e.Command[0] == "" {
+		return &Outcome{Fatal: errors.New("could not start agent: no command given")}
+	}
+	task, err := encodeTask(req)
+	if err != nil {
+		return &Outcome{Fatal: fmt.Errorf("could not encode task %q for the agent: %w", req.TaskID, err)}
+	}
+	if ctx.Err() != nil {
+		return &Outcome{Err: contextError(ctx, req)}
+	}
+	p, err := startProc(ctx, procSpec{
+		command:     e.Command,
+		dir:         e.Dir,
+		env:         trialEnv(e.Env, req),
+		interactive: true,
+		maxStderr:   orDefault(e.MaxStderrBytes, DefaultMaxStderrBytes),
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return &Outcome{Err: contextError(ctx, req)}
+		}
+		return &Outcome{Fatal: fmt.Errorf("could not start agent %q: %w", e.Command[0], err)}
+	}
+	c := &conversation{
+		ctx:      ctx,
+		req:      req,
+		tools:    tools,
+		p:        p,
+		maxLine:  orDefault(e.MaxLineBytes, DefaultMaxLineBytes),
+		maxTotal: orDefault(e.MaxOutputBytes, DefaultMaxOutputBytes),
+		seen:     map[string]bool{},
+	}
+	out := &Outcome{}
+	end := c.run(task, out)
+	switch end {
+	case endDone:
+		waitErr := p.wait(orDefault(e.ExitGrace, DefaultExitGrace))
+		if out.Err == nil && out.Output == nil {
+			// The agent closed stdout without a final line.
+			out.Err = c.exitError(waitErr)
+		}
+	default:
+		p.kill()
+		p.wait(0)
+	}
+	out.Stderr = p.stderr.bytes()
+	return out
+}
+
+// encodeTask renders the task line.
+func encodeTask(req *Request) ([]byte, error) {
+	t := taskLine{
+		Type:     "task",
+		Protocol: Protocol,
+		SuiteID:  req.SuiteID,
+		TaskID:   req.TaskID,
+		Trial:    req.Trial,
+		Mode:     req.Mode,
+		Input:    req.Input,
+		Memory:   req.Memory,
+		Tools:    make([]toolLine, 0, len(req.Tools)),
+	}
+	if len(t.Input) == 0 {
+		t.Input = json.RawMessage("null")
+	}
+	if t.Memory == nil {
+		t.Memory = []json.RawMessage{}
+	}
+	for _, tl := range req.Tools {
+		t.Tools = append(t.Tools, toolLine{Name: tl.Name, Description: tl.Description, InputSchema: tl.InputSchema})
+	}
+	return marshalLine(t)
+}
+
+// marshalLine renders v as one protocol line. Marshalling compacts embedded
+// JSON values, so pretty-printed fixtures cannot break the framing; HTML
+// characters stay as they are, so the agent sees the suite's text.
+func marshalLine(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil { // Encode adds the newline
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// How a conversation ended.
+const (
+	endDone = iota // final, error line or end of output: let the agent exit
+	endKill        // timeout, cancel, protocol violation, oversize: kill it now
+)
+
+// conversation is the evalgate/1 exchange of one trial.
+type conversation struct {
+	ctx      context.Context
+	req      *Request
+	tools    Tools
+	p        *proc
+	maxLine  int
+	maxTotal int64
+
+	br    *bufio.Reader
+	total int64 // stdout bytes read
+	lines int
+	seen  map[string]bool // tool_call ids
+	buf   []byte          // the line being read
+}
+
+// errTooLarge is a line or the whole output over its cap.
+var errTooLarge = errors.New("output too large")
+
+// run talks to the agent until the task ends and fills out.
+func (c *conversation) run(task []byte, out *Outcome) int {
+	if _, err := c.p.stdin.Write(task); err != nil && c.ctx.Err() != nil {
+		// A write error otherwise means the agent closed stdin or exited;
+		// what it wrote before says more, so go on reading.
+		out.Err = contextError(c.ctx, c.req)
+		return endKill
+	}
+	c.br = bufio.NewReaderSize(c.p.stdout, 64<<10)
+	for {
+		line, err := c.readLine()
+		switch {
+		case err == nil:
+		case c.ctx.Err() != nil:
+			out.Err = contextError(c.ctx, c.req)
+			return endKill
+		case errors.Is(err, errTooLarge):
+			out.Err = &AgentError{Kind: results.ErrOutputTooLarge, Message: c.tooLargeText()}
+			return endKill
+		case errors.Is(err, io.EOF):
+			return endDone
+		default:
+			out.Err = &AgentError{Kind: results.ErrAgentExit, Message: fmt.Sprintf("could not read the agent's output: %v", err)}
+			return endKill
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue // a blank line carries no message
+		}
+		var m agentLine
+		if err := json.Unmarshal(line, &m); err != nil {
+			out.Err = c.protocolError(decodeText(err, line))
+			return endKill
+		}
+		switch m.Type {
+		case "tool_call":
+			if m.ID == nil || *m.ID == "" || m.Name == nil || *m.Name == "" {
+				out.Err = c.protocolError("tool_call needs a non-empty id and name")
+				return endKill
+			}
+			if c.seen[*m.ID] {
+				out.Err = c.protocolError(fmt.Sprintf("tool_call id %q was already used", *m.ID))
+				return endKill
+			}
+			c.seen[*m.ID] = true
+			if err := c.answer(*m.ID, *m.Name, m.Arguments); err != nil && c.ctx.Err() != nil {
+				out.Err = contextError(c.ctx, c.req)
+				return endKill
+			}
+		case "usage":
+			out.Usage.Add(Usage{Model: m.Model, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CostUsd: m.CostUsd})
+		case "final":
+			if m.Output == nil {
+				out.Err = c.protocolError(`final has no "output" (use null for no output)`)
+				return endKill
+			}
+			out.Output = bytes.Clone(m.Output)
+			return endDone
+		case "error":
+			out.Err = &AgentError{Kind: results.ErrAgentReported, Message: m.Message}
+			return endDone
+		case "":
+			out.Err = c.protocolError(`the line has no "type"`)
+			return endKill
+		default:
+			out.Err = c.protocolError(fmt.Sprintf("unknown message type %q", m.Type))
+			return endKill
+		}
+	}
+}
+
+// answer asks the tools and writes the tool_result line. A write error
+// means the agent stopped reading; the caller carries on reading its
+// output unless the context has ended.
+func (c *conversation) answer(id, name string, args json.RawMessage) error {
+	var res fixtures.Result
+	if c.tools == nil {
+		res = fixtures.Result{Content: jsonText("this run serves no tools"), IsError: true}
+	} else {
+		res = c.tools.Call(c.ctx, id, name, args)
+	}
+	if len(res.Content) == 0 {
+		res.Content = json.RawMessage("null")
+	}
+	b, err := marshalLine(toolResultLine{Type: "tool_result", ID: id, Content: res.Content, IsError: res.IsError})
+	if err != nil {
+		b, _ = marshalLine(toolResultLine{Type: "tool_result", ID: id, Content: jsonText("the tool result is not valid JSON"), IsError: true})
+	}
+	_, err = c.p.stdin.Write(b)
+	return err
+}
+
+// readLine returns the next line without its newline, enforcing the line
+// and total caps. The returned slice is valid until the next call. The last
+// line may end without a newline.
+func (c *conversation) readLine() ([]byte, error) {
+	c.buf = c.buf[:0]
+	for {
+		chunk, err := c.br.ReadSlice('\n')
+		c.total += int64(len(chunk))
+		if c.total > c.maxTotal {
+			return nil, errTooLarge
+		}
+		if len(c.buf)+len(chunk) > c.maxLine+1 { // +1: the newline
+			return nil, errTooLarge
+		}
+		c.buf = append(c.buf, chunk...)
+		switch {
+		case err == nil:
+			c.lines++
+			return bytes.TrimSuffix(c.buf[:len(c.buf)-1], []byte("\r")), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && len(c.buf) > 0:
+			c.lines++
+			return c.buf, nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+func (c *conversation) tooLargeText() string {
+	if c.total > c.maxTotal {
+		return fmt.Sprintf("the agent wrote more than %d bytes", c.maxTotal)
+	}
+	return fmt.Sprintf("line %d is longer than %d bytes", c.lines+1, c.maxLine)
+}
+
+func (c *conversation) protocolError(msg string) *AgentError {
+	return &AgentError{Kind: results.ErrProtocol, Message: fmt.Sprintf("line %d: %s", c.lines, msg)}
+}
+
+// exitError describes an agent that ended its output without a final line.
+func (c *conversation) exitError(waitErr error) *AgentError {
+	if c.ctx.Err() != nil {
+		return contextError(c.ctx, c.req)
+	}
+	return &AgentError{
+		Kind:    results.ErrAgentExit,
+		Message: fmt.Sprintf("the agent ended (%s) without a final line", c.p.exitText(waitErr)),
+	}
+}
+
+// decodeText explains why a line is not an evalgate/1 message, in JSON
+// terms.
+func decodeText(err error, line []byte) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		kind, _, _ := strings.Cut(te.Value, " ") // "number 1.5" -> "number"
+		return fmt.Sprintf("field %q cannot be %s", te.Field, article(kind))
+	}
+	if errors.As(err, &te) || json.Valid(line) {
+		return "the line is not a JSON object"
+	}
+	return fmt.Sprintf("the line is not JSON: %q", excerpt(line))
+}
+
+func article(jsonKind string) string {
+	switch jsonKind {
+	case "array", "object":
+		return "an " + jsonKind
+	case "":
+		return "this value"
+	default:
+		return "a " + jsonKind
+	}
+}
+
+// excerpt shortens agent text quoted in a message.
+func excerpt(b []byte) string {
+	const n = 80
+	if len(b) > n {
+		return string(b[:n]) + "..."
+	}
+	return string(b)
+}
+
+// contextError is the error of a trial whose context ended first.
+func contextError(ctx context.Context, req *Request) *AgentError {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		msg := "the agent did not finish within the timeout"
+		if req.Timeout > 0 {
+			msg = fmt.Sprintf("the agent did not finish within %s", req.Timeout)
+		}
+		return &AgentError{Kind: results.ErrTimeout, Message: msg}
+	}
+	return &AgentError{Kind: results.ErrCancelled, Message: "the run was cancelled"}
+}
+
+func jsonText(s string) json.RawMessage {
+	b, _ := json.Marshal(s) // a string always encodes
+	return b
+}
+
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,464 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"gotest.tools/v3/golden"
+
+	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/jsonvalue"
+	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/suites"
+)
+
+// testRequest is the request every exec test starts from.
+func testRequest(input string) *Request {
+	return &Request{
+		SuiteID: "acme.support.evals.refunds",
+		TaskID:  "refund-window",
+		Trial:   2,
+		Mode:    "golden",
+		Input:   json.RawMessage(input),
+		Timeout: time.Minute,
+	}
+}
+
+// testAgentExec runs the test binary as an agent with the given behaviour.
+func testAgentExec(behaviour string, extra map[string]string) *Exec {
+	env := map[string]string{testAgentEnv: behaviour}
+	for k, v := range extra {
+		env[k] = v
+	}
+	return &Exec{Command: []string{os.Args[0]}, Env: ScrubEnv(os.Environ(), nil, env)}
+}
+
+// wantOutcome is the part of an Outcome a case checks.
+type wantOutcome struct {
+	output  string // JSON; compared by value; "" when none is expected
+	kind    string // error kind; "" when the trial must succeed
+	message string // a substring of the error message
+	usage   Usage
+	// anyUsage skips the usage comparison, for an agent killed mid-stream.
+	anyUsage bool
+}
+
+func checkOutcome(t *testing.T, out *Outcome, want wantOutcome) {
+	t.Helper()
+	if out.Fatal != nil {
+		t.Fatalf("unexpected fatal error: %v (stderr %q)", out.Fatal, out.Stderr)
+	}
+	gotKind, gotMsg := "", ""
+	if out.Err != nil {
+		gotKind, gotMsg = out.Err.Kind, out.Err.Message
+	}
+	if gotKind != want.kind {
+		t.Fatalf("error kind = %q (%s), want %q; stderr %q", gotKind, gotMsg, want.kind, out.Stderr)
+	}
+	if !strings.Contains(gotMsg, want.message) {
+		t.Errorf("error message = %q, want it to contain %q", gotMsg, want.message)
+	}
+	switch {
+	case want.output == "" && out.Output != nil:
+		t.Errorf("output = %s, want none", out.Output)
+	case want.output != "":
+		g, err := jsonvalue.Decode(out.Output)
+		if err != nil {
+			t.Fatalf("output %q is not JSON: %v", out.Output, err)
+		}
+		w, _ := jsonvalue.Decode([]byte(want.output))
+		if !jsonvalue.Equal(g, w) {
+			t.Errorf("output = %s, want %s", out.Output, want.output)
+		}
+	}
+	if diff := cmp.Diff(want.usage, out.Usage, cmpopts.EquateApprox(0, 1e-12)); !want.anyUsage && diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
+}
+
+func TestExec(t *testing.T) {
+	type testCase struct {
+		name     string
+		agent    string
+		input    string
+		fixtures *suites.Fixtures
+		limits   func(*Exec)
+		cancel   bool          // cancel the context while the agent runs
+		timeout  time.Duration // 0: a minute
+		want     wantOutcome
+		// grandchild: the agent writes its grandchild's pid to the file named
+		// by input.pidFile; check whether it must be dead afterwards.
+		grandchild     bool
+		grandchildDies bool
+		check          func(t *testing.T, out *Outcome, s *fixtures.Session)
+	}
+
+	run := func(t *testing.T, tc testCase) {
+		pidFile := filepath.Join(t.TempDir(), "pid")
+		input := strings.ReplaceAll(tc.input, "PIDFILE", pidFile)
+		e := testAgentExec(tc.agent, nil)
+		e.ExitGrace = 200 * time.Millisecond
+		if tc.limits != nil {
+			tc.limits(e)
+		}
+		timeout := tc.timeout
+		if timeout == 0 {
+			timeout = time.Minute
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		if tc.cancel {
+			time.AfterFunc(300*time.Millisecond, cancel)
+		}
+		sess := fixtures.NewSession(tc.fixtures, fixtures.Options{})
+		out := e.Run(ctx, testRequest(input), sess)
+		checkOutcome(t, out, tc.want)
+		if tc.grandchild {
+			pid := readPid(t, pidFile)
+			if tc.grandchildDies {
+				if !gone(t, pid) {
+					t.Errorf("grandchild %d is still alive", pid)
+				}
+			} else {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		if tc.check != nil {
+			tc.check(t, out, sess)
+		}
+	}
+
+	for _, tc := range []testCase{
+		{
+			name:  "echo",
+			agent: "echo",
+			input: `{"q":"refund?","n":1.50}`,
+			want:  wantOutcome{output: `{"q":"refund?","n":1.5}`},
+		},
+		{
+			name:  "string input",
+			agent: "echo",
+			input: `"just text"`,
+			want:  wantOutcome{output: `"just text"`},
+		},
+		{
+			name:  "tool round trip with fixtures",
+			agent: "tools",
+			input: `{"call":[
+				{"name":"crm:lookup","arguments":{"orderId":"A-17","verbose":true}},
+				{"name":"crm:refund","arguments":{"orderId":"A-17"}},
+				{"name":"crm:refund","arguments":{"orderId":"A-17"}},
+				{"name":"crm:delete","arguments":{}}
+			]}`,
+			fixtures: &suites.Fixtures{ToolResponses: []suites.ToolResponse{
+				{Tool: "crm:lookup", Args: json.RawMessage(`{"orderId":"B-2"}`), Response: json.RawMessage(`{"status":"wrong"}`)},
+				{Tool: "crm:lookup", Args: json.RawMessage(`{"orderId":"A-17"}`), Response: json.RawMessage("{\n  \"status\": \"delivered\"\n}")},
+				{Tool: "crm:refund", Error: "try again", Times: 1},
+				{Tool: "crm:refund", Response: json.RawMessage(`{"refunded":true}`)},
+			}},
+			want: wantOutcome{output: `[
+				{"type":"tool_result","id":"c1","content":{"status":"delivered"},"isError":false},
+				{"type":"tool_result","id":"c2","content":"try again","isError":true},
+				{"type":"tool_result","id":"c3","content":{"refunded":true},"isError":false},
+				{"type":"tool_result","id":"c4","content":"no fixture for tool \"crm:delete\"","isError":true}
+			]`},
+			check: func(t *testing.T, _ *Outcome, s *fixtures.Session) {
+				var got []string
+				for _, c := range s.Trace() {
+					got = append(got, c.ID+" "+c.Name+" "+string(c.Args))
+				}
+				want := []string{
+					`c1 crm:lookup {"orderId":"A-17","verbose":true}`,
+					`c2 crm:refund {"orderId":"A-17"}`,
+					`c3 crm:refund {"orderId":"A-17"}`,
+					`c4 crm:delete {}`,
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("trace (-want +got):\n%s", diff)
+				}
+				if len(s.Findings()) != 1 {
+					t.Errorf("findings = %v, want one unfixtured-tool-call", s.Findings())
+				}
+			},
+		},
+		{
+			name:  "usage lines add up",
+			agent: "usage",
+			input: `{}`,
+			want:  wantOutcome{output: `"ok"`, usage: Usage{Model: "m2", InputTokens: 812, OutputTokens: 95, CostUsd: 0.0015}},
+		},
+		{
+			name:  "null output is an output",
+			agent: "null",
+			input: `{}`,
+			want:  wantOutcome{output: `null`},
+		},
+		{
+			name:  "final without output",
+			agent: "nooutput",
+			input: `{}`,
+			want:  wantOutcome{kind: results.ErrProtocol, message: `final has no "output"`},
+		},
+		{
+			name:  "last line without a newline",
+			agent: "unfinished",
+			input: `{}`,
+			want:  wantOutcome{output: `"no newline"`},
+		},
+		{
+			name:  "crash without final",
+			agent: "crash",
+			input: `{}`,
+			want:  wantOutcome{kind: results.ErrAgentExit, message: "exit status 3"},
+			check: func(t *testing.T, out *Outcome, _ *fixtures.Session) {
+				if got := string(out.Stderr); got != "agent: something broke\n" {
+					t.Errorf("stderr = %q", got)
+				}
+			},
+		},
+		{
+			name:  "clean exit without final",
+			agent: "exit0",
+			input: `{}`,
+			want:  wantOutcome{kind: results.ErrAgentExit, message: "exit status 0"},
+		},
+		{
+			name:       "hang past the timeout, grandchild holding stdout",
+			agent:      "hang",
+			input:      `{"pidFile":"PIDFILE"}`,
+			timeout:    500 * time.Millisecond,
+			want:       wantOutcome{kind: results.ErrTimeout},
+			grandchild: true, grandchildDies: true,
+		},
+		{
+			name:       "cancelled",
+			agent:      "hang",
+			input:      `{"pidFile":"PIDFILE"}`,
+			cancel:     true,
+			want:       wantOutcome{kind: results.ErrCancelled},
+			grandchild: true, grandchildDies: true,
+		},
+		{
+			// A grandchild that left the process group cannot be killed with
+			// it, but must not hang the trial either.
+			name:       "hang, grandchild escaped the group",
+			agent:      "escape",
+			input:      `{"pidFile":"PIDFILE"}`,
+			timeout:    500 * time.Millisecond,
+			want:       wantOutcome{kind: results.ErrTimeout},
+			grandchild: true,
+		},
+		{
+			name:       "lingers after final: killed after the grace",
+			agent:      "linger",
+			input:      `{"pidFile":"PIDFILE"}`,
+			want:       wantOutcome{output: `"done"`},
+			grandchild: true, grandchildDies: true,
+		},
+		{
+			name:  "garbage line",
+			agent: "garbage",
+			input: `{}`,
+			want:  wantOutcome{kind: results.ErrProtocol, message: `line 1: the line is not JSON: "thinking... {not json"`},
+		},
+		{
+			name:  "not an object",
+			agent: "array",
+			input: `{}`,
+			want:  wantOutcome{kind: results.ErrProtocol, message: "not a JSON object"},
+		},
+		{
+			name:  "unknown type",
+			agent: "unknown",
+			input: `{}`,
+			want:  wantOutcome{kind: results.ErrProtocol, message: `unknown message type "thought"`},
+		},
+		{
+			name:  "no type",
+			agent: "notype",
+			input: `{}`,
+			want:  wantOutcome{kind: results.ErrProtocol, message: `no "type"`},
+		},
+		{
+			name:  "wrong field type",
+			agent: "badusage",
+			input: `{}`,
+			want:  wantOutcome{kind: results.ErrProtocol, message: `field "inputTokens" cannot be a string`},
+		},
+		{
+			name:  "tool call without a name",
+			agent: "noname",
+			input: `{}`,
+			want:  wantOutcome{kind: results.ErrProtocol, message: "non-empty id and name"},
+		},
+		{
+			name:     "duplicate tool call id",
+			agent:    "dupid",
+			input:    `{}`,
+			fixtures: &suites.Fixtures{ToolResponses: []suites.ToolResponse{{Tool: "t"}}},
+			want:     wantOutcome{kind: results.ErrProtocol, message: `line 2: tool_call id "c1" was already used`},
+		},
+		{
+			name:   "line over the cap",
+			agent:  "bigline",
+			input:  `{}`,
+			limits: func(e *Exec) { e.MaxLineBytes = 1024 },
+			want:   wantOutcome{kind: results.ErrOutputTooLarge, message: "line 1 is longer than 1024 bytes"},
+		},
+		{
+			name:   "line at the cap",
+			agent:  "bigline",
+			input:  `{}`,
+			limits: func(e *Exec) { e.MaxLineBytes = 4096 + len(`{"type":"final","output":""}`) },
+			want:   wantOutcome{output: `"` + strings.Repeat("x", 4096) + `"`},
+		},
+		{
+			name:   "total output over the cap",
+			agent:  "flood",
+			input:  `{}`,
+			limits: func(e *Exec) { e.MaxOutputBytes = 100 << 10 },
+			want:   wantOutcome{kind: results.ErrOutputTooLarge, message: "more than 102400 bytes", anyUsage: true},
+			check: func(t *testing.T, out *Outcome, _ *fixtures.Session) {
+				if out.Usage.InputTokens == 0 {
+					t.Errorf("usage before the cap was not counted")
+				}
+			},
+		},
+		{
+			name:  "agent error line",
+			agent: "error",
+			input: `{}`,
+			want:  wantOutcome{kind: results.ErrAgentReported, message: "model refused"},
+		},
+		{
+			name:   "stderr bounded",
+			agent:  "stderr",
+			input:  `{}`,
+			limits: func(e *Exec) { e.MaxStderrBytes = 1000 },
+			want:   wantOutcome{output: `"ok"`},
+			check: func(t *testing.T, out *Outcome, _ *fixtures.Session) {
+				if len(out.Stderr) != 1000 || strings.Trim(string(out.Stderr), "e") != "" {
+					t.Errorf("stderr kept %d bytes, want 1000", len(out.Stderr))
+				}
+			},
+		},
+		{
+			// The agent never reads its task; the input does not fit in the
+			// pipe, so writing it fails once the agent exits.
+			name:  "agent that does not read a big task",
+			agent: "noread",
+			input: `"` + strings.Repeat("i", 1<<20) + `"`,
+			want:  wantOutcome{output: `"early"`},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestExecTaskLine pins the task line the agent reads.
+func TestExecTaskLine(t *testing.T) {
+	req := testRequest("{\n  \"question\": \"refund <A-17>?\",\n  \"n\": 1.0\n}")
+	req.Memory = []json.RawMessage{json.RawMessage(`{"customer": "c-1"}`), json.RawMessage(`{"tier":"gold"}`)}
+	req.Tools = []suites.Tool{
+		{Name: "crm:lookup", Description: "Look up an order", InputSchema: json.RawMessage(`{"type": "object", "properties": {"orderId": {"type": "string"}}}`)},
+		{Name: "crm:refund"},
+	}
+	type testCase struct {
+		name   string
+		req    *Request
+		golden string
+	}
+	noMemory := testRequest(`null`)
+	noMemory.Mode = "live-shadow"
+	run := func(t *testing.T, tc testCase) {
+		out := testAgentExec("task", nil).Run(context.Background(), tc.req, nil)
+		checkOutcome(t, out, wantOutcome{output: string(out.Output)})
+		var line string
+		if err := json.Unmarshal(out.Output, &line); err != nil {
+			t.Fatal(err)
+		}
+		golden.Assert(t, line, tc.golden)
+	}
+	for _, tc := range []testCase{
+		{name: "memory and tools", req: req, golden: "task-line.golden"},
+		{name: "no memory, no tools, null input", req: noMemory, golden: "task-line-empty.golden"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestExecEnv checks the child environment: tokens scrubbed, extra passed,
+// EVALGATE_* set.
+func TestExecEnv(t *testing.T) {
+	t.Setenv("GITHUB_TOKEN", "ghs_secret")
+	t.Setenv("ACTIONS_RUNTIME_TOKEN", "runtime-secret")
+	t.Setenv("JUDGE_KEY", "judge-secret")
+	t.Setenv("KEEP_ME", "kept")
+	t.Setenv("UPSTREAM_KEY", "sk-passed")
+	e := &Exec{
+		Command: []string{os.Args[0]},
+		Env: ScrubEnv(os.Environ(), []string{"JUDGE_KEY"}, map[string]string{
+			testAgentEnv: "env",
+			"PASSED_KEY": "${UPSTREAM_KEY}",
+		}),
+	}
+	out := e.Run(context.Background(), testRequest(`{}`), nil)
+	checkOutcome(t, out, wantOutcome{output: `{
+		"KEEP_ME": "kept",
+		"PASSED_KEY": "sk-passed",
+		"EVALGATE_SUITE_ID": "acme.support.evals.refunds",
+		"EVALGATE_TASK_ID": "refund-window",
+		"EVALGATE_TRIAL": "2"
+	}`})
+}
+
+func TestExecFatal(t *testing.T) {
+	type testCase struct {
+		name    string
+		command []string
+		want    string
+	}
+	notExec := filepath.Join(t.TempDir(), "agent.sh")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\necho hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(t *testing.T, tc testCase) {
+		for _, a := range []Agent{&Exec{Command: tc.command}, &Plain{Command: tc.command}} {
+			out := a.Run(context.Background(), testRequest(`{}`), nil)
+			if out.Fatal == nil {
+				t.Fatalf("%T: Fatal is nil, outcome %+v", a, out)
+			}
+			if !strings.Contains(out.Fatal.Error(), tc.want) {
+				t.Errorf("%T: Fatal = %q, want it to contain %q", a, out.Fatal, tc.want)
+			}
+			if out.Err != nil || out.Output != nil {
+				t.Errorf("%T: a fatal outcome has Err %v, Output %s", a, out.Err, out.Output)
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "not found", command: []string{"evalgate-no-such-agent-xyz"}, want: `could not start agent "evalgate-no-such-agent-xyz"`},
+		{name: "missing path", command: []string{"/nonexistent/agent"}, want: `could not start agent "/nonexistent/agent"`},
+		{name: "not executable", command: []string{notExec}, want: "permission denied"},
+		{name: "no command", command: nil, want: "no command given"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestExecDoneContext checks that a trial whose context has already ended
+// starts nothing.
+func TestExecDoneContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := testAgentExec("echo", nil).Run(ctx, testRequest(`{}`), nil)
+	checkOutcome(t, out, wantOutcome{kind: results.ErrCancelled})
+}

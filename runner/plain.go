@@ -1,0 +1,133 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/evalgate/evalgate/results"
+)
+
+// Plain drives a program that reads the task input on stdin and writes its
+// answer on stdout: no tools, no memory, no usage. stdin gets the input (a
+// JSON string as its raw text, any other value as compact JSON) and is then
+// closed; the output is stdout as a JSON string with one trailing newline
+// removed. A non-zero exit is an agent-exit error, the timeout a timeout
+// (the process group is killed), more than MaxOutputBytes of stdout an
+// output-too-large error. Only a command that cannot be started at all is
+// Outcome.Fatal.
+//
+// Plain is built to run thousands of short processes: small inputs are
+// written into the pipe before the program starts, stdout is read by the
+// calling goroutine into a pooled buffer, so a trial costs one process and
+// two short-lived goroutines of os/exec.
+type Plain struct {
+	Command []string // program and arguments
+	Dir     string   // working directory; "" for the current one
+	// Env is the child's whole environment, built by the caller with
+	// ScrubEnv; nil means the scrubbed environment of this process.
+	// EVALGATE_SUITE_ID, EVALGATE_TASK_ID and EVALGATE_TRIAL are added.
+	Env []string
+
+	MaxOutputBytes int64 // stdout; DefaultMaxOutputBytes when 0
+	MaxStderrBytes int   // stderr kept; DefaultMaxStderrBytes when 0
+}
+
+var _ Agent = (*Plain)(nil)
+
+// outputBuffers recycles stdout buffers between trials.
+var outputBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooled is the largest buffer kept for reuse, so one big answer does not
+// pin its memory for the rest of the run.
+const maxPooled = 1 << 20
+
+// Run runs one trial. tools is not used: a plain program cannot call tools.
+func (pl *Plain) Run(ctx context.Context, req *Request, _ Tools) *Outcome {
+	if len(pl.Command) == 0 || pl.Command[0] == "" {
+		return &Outcome{Fatal: errors.New("could not start agent: no command given")}
+	}
+	input, err := plainInput(req.Input)
+	if err != nil {
+		return &Outcome{Fatal: fmt.Errorf("could not encode task %q for the agent: %w", req.TaskID, err)}
+	}
+	if ctx.Err() != nil {
+		return &Outcome{Err: contextError(ctx, req)}
+	}
+	p, err := startProc(ctx, procSpec{
+		command:   pl.Command,
+		dir:       pl.Dir,
+		env:       trialEnv(pl.Env, req),
+		input:     input,
+		maxStderr: orDefault(pl.MaxStderrBytes, DefaultMaxStderrBytes),
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return &Outcome{Err: contextError(ctx, req)}
+		}
+		return &Outcome{Fatal: fmt.Errorf("could not start agent %q: %w", pl.Command[0], err)}
+	}
+
+	buf := outputBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooled {
+			buf.Reset()
+			outputBuffers.Put(buf)
+		}
+	}()
+	buf.Reset()
+	limit := orDefault(pl.MaxOutputBytes, DefaultMaxOutputBytes)
+	_, readErr := buf.ReadFrom(io.LimitReader(p.stdout, limit+1))
+
+	out := &Outcome{}
+	switch {
+	case ctx.Err() != nil:
+		out.Err = contextError(ctx, req)
+	case int64(buf.Len()) > limit:
+		out.Err = &AgentError{Kind: results.ErrOutputTooLarge, Message: fmt.Sprintf("the agent wrote more than %d bytes", limit)}
+	case readErr != nil:
+		out.Err = &AgentError{Kind: results.ErrAgentExit, Message: fmt.Sprintf("could not read the agent's output: %v", readErr)}
+	}
+	if out.Err != nil {
+		p.kill()
+		p.wait(0)
+		out.Stderr = p.stderr.bytes()
+		return out
+	}
+	waitErr := p.wait(0)
+	out.Stderr = p.stderr.bytes()
+	switch {
+	case ctx.Err() != nil:
+		out.Err = contextError(ctx, req)
+	case !p.succeeded():
+		out.Err = &AgentError{Kind: results.ErrAgentExit, Message: fmt.Sprintf("the agent ended with %s", p.exitText(waitErr))}
+	default:
+		out.Output, _ = json.Marshal(string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))) // a string always encodes
+	}
+	return out
+}
+
+// plainInput is what a plain program reads: a JSON string as its text,
+// anything else as compact JSON. A missing input is null.
+func plainInput(in json.RawMessage) ([]byte, error) {
+	in = bytes.TrimSpace(in)
+	if len(in) == 0 {
+		return []byte("null"), nil
+	}
+	if in[0] == '"' {
+		var s string
+		if err := json.Unmarshal(in, &s); err != nil {
+			return nil, err
+		}
+		return []byte(s), nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, in); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

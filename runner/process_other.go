@@ -1,0 +1,22 @@
+//go:build !unix
+
+package runner
+
+import (
+	"os"
+	"os/exec"
+)
+
+// setGroup has exec.CommandContext kill the agent when the context ends.
+// Without process groups only the agent itself is killed.
+func setGroup(cmd *exec.Cmd) {
+	cmd.Cancel = func() error { return killGroup(cmd.Process) }
+}
+
+// killGroup kills p.
+func killGroup(p *os.Process) error {
+	if p == nil {
+		return nil
+	}
+	return p.Kill()
+}

@@ -1,0 +1,243 @@
+package runner
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"testing/iotest"
+	"time"
+)
+
+// testAgentEnv selects a behaviour of the test binary re-executed as an
+// agent, so the tests need no extra build. See testAgent.
+const testAgentEnv = "EVALGATE_TEST_AGENT"
+
+func TestMain(m *testing.M) {
+	if b := os.Getenv(testAgentEnv); b != "" {
+		os.Exit(testAgent(b))
+	}
+	waitDelay = 200 * time.Millisecond
+	if os.Getenv("GORACE") == "" {
+		// A race-enabled agent would otherwise sleep a second before exiting.
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
+	os.Exit(m.Run())
+}
+
+// testAgent is the agent side of the exec tests: one behaviour per name. It
+// returns the exit status.
+func testAgent(behaviour string) int {
+	in := bufio.NewReader(os.Stdin)
+	out := os.Stdout
+	send := func(v any) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			panic(err)
+		}
+		out.Write(append(b, '\n'))
+	}
+	readTask := func() (map[string]any, string) {
+		line, err := in.ReadString('\n')
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "no task line:", err)
+			os.Exit(9)
+		}
+		var t map[string]any
+		if err := json.Unmarshal([]byte(line), &t); err != nil {
+			fmt.Fprintln(os.Stderr, "bad task line:", err)
+			os.Exit(9)
+		}
+		return t, line
+	}
+	final := func(v any) { send(map[string]any{"type": "final", "output": v}) }
+
+	switch behaviour {
+	case "sleep": // a grandchild
+		time.Sleep(time.Hour)
+		return 0
+	case "noread": // answers without reading its task
+		final("early")
+		return 0
+	}
+
+	task, line := readTask()
+	input, _ := task["input"].(map[string]any)
+	switch behaviour {
+	case "echo":
+		final(task["input"])
+	case "task":
+		final(line)
+	case "tools":
+		var results []any
+		calls, _ := input["call"].([]any)
+		for i, c := range calls {
+			c := c.(map[string]any)
+			send(map[string]any{"type": "tool_call", "id": fmt.Sprintf("c%d", i+1), "name": c["name"], "arguments": c["arguments"]})
+			line, err := in.ReadString('\n')
+			if err != nil {
+				return 8
+			}
+			var r map[string]any
+			json.Unmarshal([]byte(line), &r)
+			results = append(results, r)
+		}
+		final(results)
+	case "usage":
+		send(map[string]any{"type": "usage", "model": "m1", "inputTokens": 800, "outputTokens": 90, "costUsd": 0.001})
+		fmt.Fprintln(out) // a blank line is skipped
+		send(map[string]any{"type": "usage", "model": "m2", "inputTokens": 12, "outputTokens": 5, "costUsd": 0.0005})
+		final("ok")
+	case "env":
+		got := map[string]any{}
+		for _, k := range []string{"GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "JUDGE_KEY", "KEEP_ME", "PASSED_KEY", "EVALGATE_SUITE_ID", "EVALGATE_TASK_ID", "EVALGATE_TRIAL"} {
+			if v, ok := os.LookupEnv(k); ok {
+				got[k] = v
+			}
+		}
+		final(got)
+	case "crash":
+		fmt.Fprintln(os.Stderr, "agent: something broke")
+		return 3
+	case "exit0":
+		return 0
+	case "hang", "escape", "linger":
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), testAgentEnv+"=sleep")
+		cmd.Stdout = out // the grandchild keeps stdout open
+		cmd.Stderr = os.Stderr
+		if behaviour == "escape" {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // leaves the process group
+		}
+		if err := cmd.Start(); err != nil {
+			return 7
+		}
+		os.WriteFile(input["pidFile"].(string), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
+		if behaviour == "linger" {
+			final("done") // and then ignores that stdin is closed
+		}
+		time.Sleep(time.Hour)
+	case "garbage":
+		fmt.Fprintln(out, "thinking... {not json")
+		time.Sleep(time.Hour)
+	case "array":
+		fmt.Fprintln(out, `[1,2,3]`)
+	case "unknown":
+		send(map[string]any{"type": "thought", "text": "hmm"})
+		time.Sleep(time.Hour)
+	case "notype":
+		send(map[string]any{"id": "c1"})
+	case "badusage":
+		send(map[string]any{"type": "usage", "inputTokens": "many"})
+	case "noname":
+		send(map[string]any{"type": "tool_call", "id": "c1", "arguments": map[string]any{}})
+	case "dupid":
+		send(map[string]any{"type": "tool_call", "id": "c1", "name": "t"})
+		in.ReadString('\n')
+		send(map[string]any{"type": "tool_call", "id": "c1", "name": "t"})
+		time.Sleep(time.Hour)
+	case "bigline":
+		fmt.Fprintf(out, `{"type":"final","output":"%s"}`+"\n", strings.Repeat("x", 4096))
+	case "flood":
+		for {
+			send(map[string]any{"type": "usage", "inputTokens": 1})
+		}
+	case "error":
+		send(map[string]any{"type": "error", "message": "model refused"})
+	case "stderr":
+		os.Stderr.Write([]byte(strings.Repeat("e", 300<<10)))
+		final("ok")
+	case "nooutput":
+		send(map[string]any{"type": "final"})
+	case "null":
+		send(map[string]any{"type": "final", "output": nil})
+	case "unfinished":
+		fmt.Fprint(out, `{"type":"final","output":"no newline"}`)
+	default:
+		fmt.Fprintf(os.Stderr, "unknown test agent %q\n", behaviour)
+		return 99
+	}
+	return 0
+}
+
+// gone waits until pid is dead (gone or a zombie), for up to 10 seconds.
+func gone(t *testing.T, pid int) bool {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			if err := syscall.Kill(pid, 0); err != nil {
+				return true
+			}
+		} else if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	var b []byte
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		b, _ = os.ReadFile(path)
+		if len(b) > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("no grandchild pid in %s: %q", path, b)
+	}
+	return pid
+}
+
+func TestBoundedBuffer(t *testing.T) {
+	type testCase struct {
+		name        string
+		max         int
+		writes      []string
+		want        string
+		wantDropped int64
+	}
+	run := func(t *testing.T, tc testCase) {
+		b := &boundedBuffer{max: tc.max}
+		for _, w := range tc.writes {
+			n, err := b.Write([]byte(w))
+			if n != len(w) || err != nil {
+				t.Fatalf("Write(%q) = %d, %v; want %d, nil", w, n, err, len(w))
+			}
+		}
+		if got := string(b.bytes()); got != tc.want || b.dropped != tc.wantDropped {
+			t.Errorf("Write: kept %q, dropped %d; want %q, %d", got, b.dropped, tc.want, tc.wantDropped)
+		}
+
+		// ReadFrom, as os/exec uses it, keeps the same, in small reads.
+		b = &boundedBuffer{max: tc.max}
+		all := strings.Join(tc.writes, "")
+		n, err := b.ReadFrom(iotest.OneByteReader(strings.NewReader(all)))
+		if n != int64(len(all)) || err != nil {
+			t.Fatalf("ReadFrom = %d, %v; want %d, nil", n, err, len(all))
+		}
+		if got := string(b.bytes()); got != tc.want || b.dropped != tc.wantDropped {
+			t.Errorf("ReadFrom: kept %q, dropped %d; want %q, %d", got, b.dropped, tc.want, tc.wantDropped)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "fits", max: 10, writes: []string{"abc", "def"}, want: "abcdef"},
+		{name: "cut inside a write", max: 4, writes: []string{"abc", "def"}, want: "abcd", wantDropped: 2},
+		{name: "full before a write", max: 3, writes: []string{"abc", "def"}, want: "abc", wantDropped: 3},
+		{name: "keeps nothing", max: 0, writes: []string{"abc"}, want: "", wantDropped: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}

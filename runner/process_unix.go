@@ -1,0 +1,29 @@
+//go:build unix
+
+package runner
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// setGroup makes the agent the leader of a new process group and has
+// exec.CommandContext kill the whole group when the context ends.
+func setGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd.Process) }
+}
+
+// killGroup sends SIGKILL to the process group led by p.
+func killGroup(p *os.Process) error {
+	if p == nil {
+		return nil
+	}
+	err := syscall.Kill(-p.Pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return os.ErrProcessDone
+	}
+	return err
+}
