@@ -159,7 +159,9 @@ func (t *Terminal) SuiteDone(s *results.Suite) {
 	fmt.Fprintf(&b, " %s %s", t.bold.Sprint(s.ID), s.Version)
 
 	bar := s.Thresholds.PassScore
-	score := "score " + formatScore(s.AggregateScore, bar) + " (>= " + formatScore(bar, s.AggregateScore) + ")"
+	// The comparison shown is the one that holds, so a failing figure reads
+	// "0.86 (< 0.90)" rather than restating the bar it missed.
+	score := "score " + formatScore(s.AggregateScore, bar) + " (" + cmpOp(s.AggregateScore >= bar, ">=", "<") + " " + formatScore(bar, s.AggregateScore) + ")"
 	b.WriteString("  " + t.colorIf(s.AggregateScore < bar, t.fail, score))
 
 	b.WriteString(fmt.Sprintf("  %d/%d passed", s.PassedCount, s.TaskCount))
@@ -170,21 +172,29 @@ func (t *Terminal) SuiteDone(s *results.Suite) {
 	cost := formatUsd(s.TotalCostUsd)
 	overCost := false
 	if m := s.Thresholds.MaxCostUsd; m != nil {
-		cost += " (<= " + formatUsd(*m) + ")"
 		overCost = s.TotalCostUsd > *m
+		cost += " (" + cmpOp(!overCost, "<=", ">") + " " + formatUsd(*m) + ")"
 	}
 	b.WriteString("  " + t.colorIf(overCost, t.fail, cost))
 
 	p95 := "p95 " + formatMs(s.P95LatencyMs)
 	overLatency := false
 	if m := s.Thresholds.MaxP95LatencyMs; m != nil {
-		p95 += " (<= " + formatMs(*m) + ")"
 		overLatency = s.P95LatencyMs > *m
+		p95 += " (" + cmpOp(!overLatency, "<=", ">") + " " + formatMs(*m) + ")"
 	}
 	b.WriteString("  " + t.colorIf(overLatency, t.fail, p95))
 
 	b.WriteByte('\n')
 	io.WriteString(t.out, b.String())
+}
+
+// cmpOp returns ok when the figure meets its bar, else notOK.
+func cmpOp(holds bool, ok, notOK string) string {
+	if holds {
+		return ok
+	}
+	return notOK
 }
 
 // Finish prints the end of the report: a table of the tasks that did not

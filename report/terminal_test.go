@@ -132,7 +132,7 @@ func TestTerminal(t *testing.T) {
 				term.SuiteDone(&s)
 			},
 			check: func(t *testing.T, out string) {
-				assert.Equal(t, out, "FAIL acme.support.evals.refunds 1.0.0  score 0.8996 (>= 0.9000)  1/3 passed  1 error  $0.7500 (<= $0.5000)  p95 1m2s (<= 2.0s)\n")
+				assert.Equal(t, out, "FAIL acme.support.evals.refunds 1.0.0  score 0.8996 (< 0.9000)  1/3 passed  1 error  $0.7500 (> $0.5000)  p95 1m2s (> 2.0s)\n")
 			},
 		},
 		{
