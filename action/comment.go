@@ -1,0 +1,129 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// What Upsert did with the comment.
+const (
+	CommentCreated   = "created"
+	CommentUpdated   = "updated"
+	CommentUnchanged = "unchanged"
+)
+
+// MaxCommentBody is the longest pull request comment evalgate posts; GitHub
+// refuses bodies over 65536 characters.
+const MaxCommentBody = 65000
+
+// commentNote ends a comment whose scorecard was cut to fit.
+const commentNote = "\n\n---\n_evalgate: the scorecard was truncated to fit a pull request comment; the job summary has all of it._\n"
+
+// markerKey keeps the comment key to characters that cannot end an HTML
+// comment or start a new line.
+var (
+	markerKey    = regexp.MustCompile(`[^A-Za-z0-9._/-]+`)
+	markerDashes = regexp.MustCompile(`-{2,}`)
+)
+
+// Marker returns the hidden first line that identifies evalgate's comment
+// for one config, so two jobs with different configs keep separate sticky
+// comments: `<!-- evalgate:<config path> -->`. An empty path keys the
+// default config.
+func Marker(configPath string) string {
+	key := "evalgate.yaml"
+	if configPath != "" {
+		key = path.Clean(filepath.ToSlash(configPath))
+	}
+	key = markerDashes.ReplaceAllString(markerKey.ReplaceAllString(key, "_"), "-")
+	if key == "" || key == "." {
+		key = "evalgate.yaml"
+	}
+	return "<!-- evalgate:" + key + " -->"
+}
+
+// Commenter keeps one sticky comment on a pull request: the comment that
+// starts with Marker.
+type Commenter struct {
+	Client      *github.Client
+	Owner, Repo string
+	PR          int
+	Marker      string // from Marker
+}
+
+// Body wraps the scorecard Markdown into the comment body: the marker on the
+// first line, then the scorecard, cut at a line end to fit MaxCommentBody.
+func (c *Commenter) Body(scorecard string) string {
+	scorecard = strings.TrimRight(scorecard, "\n") + "\n"
+	room := MaxCommentBody - len(c.Marker) - 1
+	if len(scorecard) > room {
+		scorecard = truncateMarkdown(scorecard, room-len(commentNote)) + commentNote
+	}
+	return c.Marker + "\n" + scorecard
+}
+
+// Comment is the sticky comment after Upsert.
+type Comment struct {
+	ID     int64
+	URL    string // html_url
+	Action string // CommentCreated, CommentUpdated or CommentUnchanged
+}
+
+// Upsert finds the pull request's comment that starts with the marker,
+// looking through every page of comments, and updates it when its body
+// differs from the scorecard's, or creates it when there is none. When
+// createIfMissing is false a missing comment is left missing (comment:
+// on-failure on a passing run) and the returned Comment is empty.
+func (c *Commenter) Upsert(ctx context.Context, scorecard string, createIfMissing bool) (Comment, error) {
+	body := c.Body(scorecard)
+	existing, err := c.find(ctx)
+	if err != nil {
+		return Comment{}, err
+	}
+	if existing != nil {
+		if existing.GetBody() == body {
+			return Comment{ID: existing.GetID(), URL: existing.GetHTMLURL(), Action: CommentUnchanged}, nil
+		}
+		edited, _, err := c.Client.Issues.EditComment(ctx, c.Owner, c.Repo, existing.GetID(), &github.IssueComment{Body: &body})
+		if err != nil {
+			return Comment{}, fmt.Errorf("could not update comment %d on pull request #%d: %w", existing.GetID(), c.PR, err)
+		}
+		return Comment{ID: edited.GetID(), URL: edited.GetHTMLURL(), Action: CommentUpdated}, nil
+	}
+	if !createIfMissing {
+		return Comment{}, nil
+	}
+	created, _, err := c.Client.Issues.CreateComment(ctx, c.Owner, c.Repo, c.PR, &github.IssueComment{Body: &body})
+	if err != nil {
+		return Comment{}, fmt.Errorf("could not comment on pull request #%d: %w", c.PR, err)
+	}
+	return Comment{ID: created.GetID(), URL: created.GetHTMLURL(), Action: CommentCreated}, nil
+}
+
+// find returns the first comment whose first line is the marker. Comments
+// that only quote or mention it elsewhere are not ours.
+func (c *Commenter) find(ctx context.Context) (*github.IssueComment, error) {
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		page, resp, err := c.Client.Issues.ListComments(ctx, c.Owner, c.Repo, c.PR, opts)
+		if err != nil {
+			return nil, fmt.Errorf("could not list the comments of pull request #%d: %w", c.PR, err)
+		}
+		for _, cm := range page {
+			b := cm.GetBody()
+			if b == c.Marker || strings.HasPrefix(b, c.Marker+"\n") || strings.HasPrefix(b, c.Marker+"\r\n") {
+				return cm, nil
+			}
+		}
+		if resp.NextPage == 0 {
+			return nil, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}

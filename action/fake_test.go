@@ -1,0 +1,327 @@
+package action
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeGitHub is the part of the GitHub REST API evalgate uses, served on
+// loopback: issue comments (paged), workflow runs, their artifacts, and
+// artifact downloads. Each endpoint is one HandleFunc; calls are counted,
+// and failures are scripted per endpoint.
+type fakeGitHub struct {
+	t      *testing.T
+	srv    *httptest.Server
+	prefix string // "/api/v3" for a GitHub Enterprise Server layout
+
+	mu       sync.Mutex
+	calls    map[string]int
+	fail     map[string][]fakeFailure // endpoint -> answers to give before serving
+	token    string                   // the bearer token every API call must carry; "" accepts any
+	pageSize int
+	comments []fakeComment
+	nextID   int64
+	runs     []fakeRun
+	blobs    map[int64][]byte // artifact id -> zip
+}
+
+type fakeFailure struct {
+	status     int
+	retryAfter string
+	message    string
+}
+
+type fakeComment struct {
+	ID   int64  `json:"id"`
+	Body string `json:"body"`
+	User struct {
+		Login string `json:"login"`
+	} `json:"user"`
+	HTMLURL string `json:"html_url"`
+}
+
+type fakeRun struct {
+	ID        int64
+	Branch    string
+	Status    string // success, failure
+	Artifacts []fakeArtifact
+}
+
+type fakeArtifact struct {
+	ID      int64  `json:"id"`
+	Name    string `json:"name"`
+	Expired bool   `json:"expired"`
+	Size    int64  `json:"size_in_bytes"`
+}
+
+// Endpoint keys for calls and failures.
+const (
+	epListComments  = "GET comments"
+	epCreateComment = "POST comment"
+	epEditComment   = "PATCH comment"
+	epListRuns      = "GET runs"
+	epListArtifacts = "GET artifacts"
+	epDownload      = "GET artifact zip"
+	epBlob          = "GET blob"
+)
+
+func newFakeGitHub(t *testing.T, prefix string) *fakeGitHub {
+	t.Helper()
+	f := &fakeGitHub{
+		t: t, prefix: prefix, calls: map[string]int{}, fail: map[string][]fakeFailure{},
+		pageSize: 2, nextID: 1000, blobs: map[int64][]byte{},
+	}
+	mux := http.NewServeMux()
+	p := prefix
+	mux.HandleFunc("GET "+p+"/repos/{owner}/{repo}/issues/{pr}/comments", f.handle(epListComments, f.listComments))
+	mux.HandleFunc("POST "+p+"/repos/{owner}/{repo}/issues/{pr}/comments", f.handle(epCreateComment, f.createComment))
+	mux.HandleFunc("PATCH "+p+"/repos/{owner}/{repo}/issues/comments/{id}", f.handle(epEditComment, f.editComment))
+	mux.HandleFunc("GET "+p+"/repos/{owner}/{repo}/actions/runs", f.handle(epListRuns, f.listRuns))
+	mux.HandleFunc("GET "+p+"/repos/{owner}/{repo}/actions/runs/{id}/artifacts", f.handle(epListArtifacts, f.listArtifacts))
+	mux.HandleFunc("GET "+p+"/repos/{owner}/{repo}/actions/artifacts/{id}/zip", f.handle(epDownload, f.download))
+	mux.HandleFunc("GET /blobs/{id}", f.handleBlob)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("fake GitHub: unexpected %s %s", r.Method, r.URL.Path)
+		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+	})
+	f.srv = httptest.NewServer(mux)
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// apiURL is what GITHUB_API_URL says for this server.
+func (f *fakeGitHub) apiURL() string { return f.srv.URL + f.prefix }
+
+func (f *fakeGitHub) count(ep string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[ep]
+}
+
+func (f *fakeGitHub) failNext(ep string, fails ...fakeFailure) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fail[ep] = append(f.fail[ep], fails...)
+}
+
+func (f *fakeGitHub) addComment(login, body string) int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nextID++
+	c := fakeComment{ID: f.nextID, Body: body, HTMLURL: fmt.Sprintf("https://github.example/o/r/pull/7#issuecomment-%d", f.nextID)}
+	c.User.Login = login
+	f.comments = append(f.comments, c)
+	return c.ID
+}
+
+func (f *fakeGitHub) snapshot() []fakeComment {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]fakeComment(nil), f.comments...)
+}
+
+// handle counts the call, checks the token, plays a scripted failure if
+// one is queued, and otherwise serves.
+func (f *fakeGitHub) handle(ep string, serve func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.calls[ep]++
+		var fail *fakeFailure
+		if q := f.fail[ep]; len(q) > 0 {
+			fail = &q[0]
+			f.fail[ep] = q[1:]
+		}
+		token := f.token
+		f.mu.Unlock()
+		if token != "" && r.Header.Get("Authorization") != "Bearer "+token {
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(`{"message":"Bad credentials"}`))
+			return
+		}
+		if fail != nil {
+			if fail.retryAfter != "" {
+				w.Header().Set("Retry-After", fail.retryAfter)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(fail.status)
+			msg := fail.message
+			if msg == "" {
+				msg = http.StatusText(fail.status)
+			}
+			_ = json.NewEncoder(w).Encode(map[string]string{"message": msg})
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		serve(w, r)
+	}
+}
+
+func (f *fakeGitHub) listComments(w http.ResponseWriter, r *http.Request) {
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	if page < 1 {
+		page = 1
+	}
+	all := f.snapshot()
+	lo := min((page-1)*f.pageSize, len(all))
+	hi := min(lo+f.pageSize, len(all))
+	if hi < len(all) {
+		next := *r.URL
+		q := next.Query()
+		q.Set("page", strconv.Itoa(page+1))
+		next.RawQuery = q.Encode()
+		w.Header().Set("Link", fmt.Sprintf(`<%s%s>; rel="next"`, f.srv.URL, next.RequestURI()))
+	}
+	_ = json.NewEncoder(w).Encode(all[lo:hi])
+}
+
+func (f *fakeGitHub) createComment(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Body string }
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		http.Error(w, `{"message":"bad json"}`, http.StatusBadRequest)
+		return
+	}
+	id := f.addComment("github-actions[bot]", in.Body)
+	w.WriteHeader(http.StatusCreated)
+	_ = json.NewEncoder(w).Encode(f.comment(id))
+}
+
+func (f *fakeGitHub) editComment(w http.ResponseWriter, r *http.Request) {
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	var in struct{ Body string }
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		http.Error(w, `{"message":"bad json"}`, http.StatusBadRequest)
+		return
+	}
+	f.mu.Lock()
+	found := false
+	for i := range f.comments {
+		if f.comments[i].ID == id {
+			f.comments[i].Body = in.Body
+			found = true
+		}
+	}
+	f.mu.Unlock()
+	if !found {
+		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+		return
+	}
+	_ = json.NewEncoder(w).Encode(f.comment(id))
+}
+
+func (f *fakeGitHub) comment(id int64) fakeComment {
+	for _, c := range f.snapshot() {
+		if c.ID == id {
+			return c
+		}
+	}
+	return fakeComment{}
+}
+
+func (f *fakeGitHub) listRuns(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f.mu.Lock()
+	var runs []map[string]any
+	for _, run := range f.runs { // newest first, as GitHub lists them
+		if run.Branch == q.Get("branch") && (q.Get("status") == "" || q.Get("status") == run.Status) {
+			runs = append(runs, map[string]any{"id": run.ID, "head_branch": run.Branch, "conclusion": run.Status})
+		}
+	}
+	f.mu.Unlock()
+	page, _ := strconv.Atoi(q.Get("page"))
+	if page < 1 {
+		page = 1
+	}
+	lo := min((page-1)*f.pageSize, len(runs))
+	hi := min(lo+f.pageSize, len(runs))
+	if hi < len(runs) {
+		q.Set("page", strconv.Itoa(page+1))
+		w.Header().Set("Link", fmt.Sprintf(`<%s%s?%s>; rel="next"`, f.srv.URL, r.URL.Path, q.Encode()))
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"total_count": len(runs), "workflow_runs": runs[lo:hi]})
+}
+
+func (f *fakeGitHub) listArtifacts(w http.ResponseWriter, r *http.Request) {
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	f.mu.Lock()
+	arts := []fakeArtifact{}
+	for _, run := range f.runs {
+		if run.ID == id {
+			arts = append(arts, run.Artifacts...)
+		}
+	}
+	f.mu.Unlock()
+	_ = json.NewEncoder(w).Encode(map[string]any{"total_count": len(arts), "artifacts": arts})
+}
+
+func (f *fakeGitHub) download(w http.ResponseWriter, r *http.Request) {
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	f.mu.Lock()
+	_, ok := f.blobs[id]
+	f.mu.Unlock()
+	if !ok {
+		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Location", fmt.Sprintf("%s/blobs/%d?sig=signed", f.srv.URL, id))
+	w.WriteHeader(http.StatusFound)
+}
+
+// handleBlob is the storage the download redirects to: it must not see the
+// GitHub token.
+func (f *fakeGitHub) handleBlob(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	f.calls[epBlob]++
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	data, ok := f.blobs[id]
+	f.mu.Unlock()
+	if r.Header.Get("Authorization") != "" {
+		f.t.Errorf("fake storage: the GitHub token was sent to the artifact storage")
+	}
+	if !ok || r.URL.Query().Get("sig") != "signed" {
+		http.Error(w, "no such blob", http.StatusForbidden)
+		return
+	}
+	w.Header().Set("Content-Type", "application/zip")
+	_, _ = w.Write(data)
+}
+
+// zipOf builds an artifact zip from name -> content.
+func zipOf(t *testing.T, files map[string]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, content := range files {
+		fw, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: time.Unix(0, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fw.Write([]byte(content)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// fastRetries shrinks the retry waits for the test.
+func fastRetries(t *testing.T) {
+	t.Helper()
+	oldI, oldM := retryInterval, maxRetryWait
+	retryInterval, maxRetryWait = time.Millisecond, 5*time.Millisecond
+	t.Cleanup(func() { retryInterval, maxRetryWait = oldI, oldM })
+}
+
+// envOf is a Getenv over a map.
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}

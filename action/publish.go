@@ -1,0 +1,282 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/evalgate/evalgate/results"
+	"github.com/sethvargo/go-githubactions"
+)
+
+// Names of the step outputs (DESIGN §9).
+const (
+	OutputPassed         = "passed"
+	OutputAggregateScore = "aggregate-score"
+	OutputResults        = "results"
+	OutputScorecard      = "scorecard"
+	OutputCommentURL     = "comment-url"
+)
+
+// PublishOptions is what Publish needs from a finished run.
+type PublishOptions struct {
+	Run           *results.Run // the finished run, as written to ResultsPath
+	ResultsPath   string       // results.json; the `results` output
+	ScorecardPath string       // scorecard.md; the `scorecard` output
+	Scorecard     string       // the scorecard Markdown: job summary and PR comment
+	// SecretEnv names environment variables that hold secrets (the judge's
+	// and the agent's apiKeyEnv); their values are masked in the log.
+	SecretEnv []string
+
+	Getenv     func(string) string // nil: os.Getenv
+	Stdout     io.Writer           // workflow commands; nil: os.Stdout
+	HTTPClient *http.Client        // nil: a default client
+}
+
+// Published says what Publish did.
+type Published struct {
+	Annotations      int    // error annotations written
+	FailingTasks     int    // failed and errored tasks in all
+	SummaryTruncated bool   // the job summary was cut to fit 1 MiB
+	Comment          string // CommentCreated, CommentUpdated, CommentUnchanged, or "" when none was posted
+	CommentURL       string
+	// Warnings were written as ::warning:: commands; none changes the verdict.
+	Warnings []string
+}
+
+// Publish does the GitHub side of a finished run: it masks secrets, appends
+// the scorecard to the job summary, writes error annotations for the worst
+// failing tasks (at most MaxAnnotations), creates or updates the sticky
+// pull request comment as the `comment` input asks, and writes the step
+// outputs passed, aggregate-score, results, scorecard and comment-url.
+//
+// Failing to comment (a read-only token on a fork, 403/404, the API down)
+// is a warning, never an error: the verdict is the gates'. The error is for
+// the runner's own files that could not be written, or invalid inputs.
+func Publish(ctx context.Context, opts PublishOptions) (Published, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	stdout := opts.Stdout
+	if stdout == nil {
+		stdout = os.Stdout
+	}
+	var pub Published
+	if opts.Run == nil {
+		return pub, fmt.Errorf("could not publish: no results")
+	}
+	a := newAction(getenv, stdout)
+	in := ReadInputs(a)
+	if err := in.Validate(); err != nil {
+		return pub, err
+	}
+	if err := MaskSecrets(stdout, getenv, opts.SecretEnv, in.GitHubToken); err != nil {
+		return pub, err
+	}
+	warn := func(msg string) error {
+		pub.Warnings = append(pub.Warnings, msg)
+		return writeCommand(stdout, "warning", nil, msg)
+	}
+
+	if getenv("GITHUB_STEP_SUMMARY") != "" {
+		truncated, err := AppendStepSummary(getenv, opts.Scorecard)
+		if err != nil {
+			return pub, err
+		}
+		pub.SummaryTruncated = truncated
+	}
+
+	anns, total := Annotations(opts.Run, getenv("GITHUB_WORKSPACE"), MaxAnnotations)
+	if err := WriteAnnotations(stdout, anns); err != nil {
+		return pub, err
+	}
+	pub.Annotations, pub.FailingTasks = len(anns), total
+	if total > len(anns) {
+		msg := fmt.Sprintf("%d more tasks did not pass; the scorecard lists them all", total-len(anns))
+		if err := writeCommand(stdout, "notice", githubactions.CommandProperties{"title": "evalgate"}, msg); err != nil {
+			return pub, err
+		}
+	}
+
+	if msg := publishComment(ctx, a, in, opts, &pub); msg != "" {
+		if err := warn(msg); err != nil {
+			return pub, err
+		}
+	}
+
+	if getenv("GITHUB_OUTPUT") != "" {
+		outs := map[string]string{
+			OutputPassed:         strconv.FormatBool(opts.Run.Passed),
+			OutputAggregateScore: strconv.FormatFloat(opts.Run.AggregateScore, 'f', 4, 64),
+			OutputResults:        opts.ResultsPath,
+			OutputScorecard:      opts.ScorecardPath,
+			OutputCommentURL:     pub.CommentURL,
+		}
+		if err := WriteOutputs(getenv, outs); err != nil {
+			return pub, err
+		}
+	}
+	return pub, nil
+}
+
+// publishComment keeps the sticky comment and returns a warning, or "".
+func publishComment(ctx context.Context, a *githubactions.Action, in Inputs, opts PublishOptions, pub *Published) string {
+	if in.Comment == CommentNever {
+		return ""
+	}
+	gh, err := a.Context()
+	if err != nil {
+		return fmt.Sprintf("could not read the workflow event: %v; no pull request comment", err)
+	}
+	pr := pullRequestNumber(gh)
+	if pr == 0 {
+		return "" // not a pull request: the job summary is the report
+	}
+	if in.GitHubToken == "" {
+		return fmt.Sprintf("could not comment on pull request #%d: no github-token", pr)
+	}
+	owner, repo := gh.Repo()
+	if owner == "" || repo == "" {
+		return fmt.Sprintf("could not comment on pull request #%d: GITHUB_REPOSITORY is not set", pr)
+	}
+	client, err := NewClient(opts.HTTPClient, gh.APIURL, in.GitHubToken)
+	if err != nil {
+		return err.Error()
+	}
+	c := &Commenter{Client: client, Owner: owner, Repo: repo, PR: pr, Marker: Marker(in.Config)}
+	create := in.Comment == CommentAlways || !opts.Run.Passed
+	cm, err := c.Upsert(ctx, opts.Scorecard, create)
+	switch {
+	case err != nil && IsPermissionError(err):
+		return fmt.Sprintf("could not comment on pull request #%d: the token may not write to it (HTTP %d; a read-only token, as on pull requests from forks). The job summary has the scorecard and the verdict stands; see the fork pattern in docs/github-action.md",
+			pr, statusOf(err))
+	case err != nil:
+		return fmt.Sprintf("%v; the job summary has the scorecard and the verdict stands", err)
+	}
+	pub.Comment, pub.CommentURL = cm.Action, cm.URL
+	return ""
+}
+
+// pullRequestNumber reads the pull request number from the event payload
+// (pull_request and pull_request_target events); 0 when there is none.
+func pullRequestNumber(gh *githubactions.GitHubContext) int {
+	if gh == nil || gh.Event == nil {
+		return 0
+	}
+	if pr, ok := gh.Event["pull_request"].(map[string]any); ok {
+		if n, ok := pr["number"].(float64); ok && n > 0 {
+			return int(n)
+		}
+	}
+	if !strings.HasPrefix(gh.EventName, "pull_request") {
+		return 0
+	}
+	if n, ok := gh.Event["number"].(float64); ok && n > 0 {
+		return int(n)
+	}
+	return 0
+}
+
+// baseRef is the branch a baseline comes from: the pull request's base, or
+// the pushed branch itself.
+func baseRef(gh *githubactions.GitHubContext) string {
+	if gh == nil {
+		return ""
+	}
+	if pr, ok := gh.Event["pull_request"].(map[string]any); ok {
+		if base, ok := pr["base"].(map[string]any); ok {
+			if ref, ok := base["ref"].(string); ok && ref != "" {
+				return ref
+			}
+		}
+	}
+	if gh.BaseRef != "" {
+		return gh.BaseRef
+	}
+	if gh.RefType == "branch" || strings.HasPrefix(gh.Ref, "refs/heads/") {
+		if gh.RefName != "" {
+			return gh.RefName
+		}
+		return strings.TrimPrefix(gh.Ref, "refs/heads/")
+	}
+	return ""
+}
+
+// BaselineOptions is what ResolveBaseline needs.
+type BaselineOptions struct {
+	Spec    string // the baseline setting; only github-artifact:<name> is resolved
+	DestDir string // where results.json is written
+
+	Getenv     func(string) string // nil: os.Getenv
+	Stdout     io.Writer           // workflow commands; nil: os.Stdout
+	HTTPClient *http.Client        // nil: a default client
+}
+
+// ResolveBaseline turns a `github-artifact:<name>` baseline into a local
+// results.json downloaded from the newest successful run on the base branch
+// (see DownloadBaseline); the token is the github-token input, else
+// GITHUB_TOKEN. When there is no such artifact yet it writes a notice and
+// returns found=false with no error: the run has no regression block.
+// Other specs are returned unchanged with found=true.
+func ResolveBaseline(ctx context.Context, opts BaselineOptions) (path string, found bool, err error) {
+	name, ok := strings.CutPrefix(opts.Spec, ArtifactPrefix)
+	if !ok {
+		return opts.Spec, true, nil
+	}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	stdout := opts.Stdout
+	if stdout == nil {
+		stdout = os.Stdout
+	}
+	a := newAction(getenv, stdout)
+	gh, err := a.Context()
+	if err != nil {
+		return "", false, fmt.Errorf("could not read the workflow event: %w", err)
+	}
+	owner, repo := gh.Repo()
+	if owner == "" || repo == "" {
+		return "", false, fmt.Errorf("could not fetch baseline artifact %q: GITHUB_REPOSITORY is not set", name)
+	}
+	token := ReadInputs(a).GitHubToken
+	if token == "" {
+		token = getenv("GITHUB_TOKEN")
+	}
+	if token == "" {
+		return "", false, fmt.Errorf("could not fetch baseline artifact %q: no github-token (the artifact API needs one with actions: read)", name)
+	}
+	if err := MaskSecrets(stdout, getenv, nil, token); err != nil {
+		return "", false, err
+	}
+	client, err := NewClient(opts.HTTPClient, gh.APIURL, token)
+	if err != nil {
+		return "", false, err
+	}
+	ref := baseRef(gh)
+	p, found, err := DownloadBaseline(ctx, client, owner, repo, ref, name, opts.DestDir)
+	if err != nil {
+		if IsPermissionError(err) {
+			return "", false, fmt.Errorf("%w (does the job grant permissions: actions: read?)", err)
+		}
+		return "", false, err
+	}
+	if !found {
+		msg := fmt.Sprintf("no baseline yet: no artifact %q from a successful run on %q; this run has no regression block", name, ref)
+		if err := writeCommand(stdout, "notice", githubactions.CommandProperties{"title": "evalgate baseline"}, msg); err != nil {
+			return "", false, err
+		}
+	}
+	return p, found, nil
+}
+
+// newAction is go-githubactions over the given environment and writer.
+func newAction(getenv func(string) string, w io.Writer) *githubactions.Action {
+	return githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(w))
+}

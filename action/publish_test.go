@@ -1,0 +1,196 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+)
+
+func TestPublish(t *testing.T) {
+	type testCase struct {
+		name      string
+		event     string // event payload; "" for a push
+		inputs    map[string]string
+		passed    bool
+		setup     func(f *fakeGitHub)
+		publishes int // how often Publish runs, on the same PR
+
+		wantComment  string
+		wantWarnings int
+		wantWarning  string
+		wantErr      string
+		wantAPICalls bool
+	}
+	const prEvent = `{"action":"synchronize","number":7,"pull_request":{"number":7,"base":{"ref":"main"}},"repository":{"name":"agent","owner":{"login":"acme"}}}`
+	run := func(t *testing.T, tc testCase) {
+		fastRetries(t)
+		f := newFakeGitHub(t, "")
+		f.token = "ghs_secret_token"
+		if tc.setup != nil {
+			tc.setup(f)
+		}
+		dir := t.TempDir()
+		env := map[string]string{
+			"GITHUB_ACTIONS":      "true",
+			"GITHUB_API_URL":      f.apiURL(),
+			"GITHUB_REPOSITORY":   "acme/agent",
+			"GITHUB_WORKSPACE":    dir,
+			"GITHUB_OUTPUT":       filepath.Join(dir, "output"),
+			"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary.md"),
+			"GITHUB_EVENT_NAME":   "push",
+			"INPUT_GITHUB_TOKEN":  "ghs_secret_token",
+			"JUDGE_API_KEY":       "sk-judge",
+		}
+		if tc.event != "" {
+			env["GITHUB_EVENT_NAME"] = "pull_request"
+			env["GITHUB_EVENT_PATH"] = filepath.Join(dir, "event.json")
+			assert.NilError(t, os.WriteFile(env["GITHUB_EVENT_PATH"], []byte(tc.event), 0o644))
+		}
+		for k, v := range tc.inputs {
+			env[k] = v
+		}
+		r := annotatedRun()
+		r.Passed = tc.passed
+		r.AggregateScore = 0.41666
+		opts := PublishOptions{
+			Run:           r,
+			ResultsPath:   "evalgate-out/results.json",
+			ScorecardPath: "evalgate-out/scorecard.md",
+			Scorecard:     testScorecard,
+			SecretEnv:     []string{"JUDGE_API_KEY"},
+			Getenv:        envOf(env),
+		}
+		n := max(tc.publishes, 1)
+		var (
+			pub    Published
+			err    error
+			stdout bytes.Buffer
+		)
+		for range n {
+			stdout.Reset()
+			opts.Stdout = &stdout
+			pub, err = Publish(context.Background(), opts)
+		}
+		if tc.wantErr != "" {
+			assert.ErrorContains(t, err, tc.wantErr)
+			return
+		}
+		assert.NilError(t, err)
+		log := stdout.String()
+
+		// Secrets are masked before anything else is written.
+		masks := "::add-mask::sk-judge\n"
+		if env["INPUT_GITHUB_TOKEN"] != "" {
+			masks = "::add-mask::" + env["INPUT_GITHUB_TOKEN"] + "\n" + masks
+		}
+		assert.Assert(t, strings.HasPrefix(log, masks), log)
+		// The worst tasks are annotated, and a notice counts the rest.
+		assert.Equal(t, pub.Annotations, MaxAnnotations)
+		assert.Equal(t, strings.Count(log, "::error "), MaxAnnotations)
+		assert.Assert(t, strings.Contains(log, "::notice title=evalgate::3 more tasks did not pass"), log)
+		// The job summary holds the scorecard every time.
+		summary, err := os.ReadFile(env["GITHUB_STEP_SUMMARY"])
+		assert.NilError(t, err)
+		assert.Equal(t, string(summary), strings.Repeat(testScorecard, n))
+
+		assert.Equal(t, pub.Comment, tc.wantComment)
+		assert.Equal(t, len(pub.Warnings), tc.wantWarnings)
+		assert.Equal(t, strings.Count(log, "::warning::"), tc.wantWarnings)
+		if tc.wantWarning != "" {
+			assert.Assert(t, strings.Contains(pub.Warnings[0], tc.wantWarning), pub.Warnings[0])
+		}
+		calls := 0
+		for _, ep := range []string{epListComments, epCreateComment, epEditComment} {
+			calls += f.count(ep)
+		}
+		assert.Equal(t, calls > 0, tc.wantAPICalls, "API calls: %d", calls)
+
+		outs := parseOutputFile(t, env["GITHUB_OUTPUT"])
+		want := map[string]string{
+			"passed":          map[bool]string{true: "true", false: "false"}[tc.passed],
+			"aggregate-score": "0.4167",
+			"results":         "evalgate-out/results.json",
+			"scorecard":       "evalgate-out/scorecard.md",
+			"comment-url":     pub.CommentURL,
+		}
+		assert.DeepEqual(t, outs, want)
+		if tc.wantComment != "" {
+			assert.Assert(t, strings.HasPrefix(pub.CommentURL, "https://github.example/"), pub.CommentURL)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "creates the comment", event: prEvent, wantComment: CommentCreated, wantAPICalls: true},
+		{name: "a second run finds it unchanged", event: prEvent, publishes: 2, wantComment: CommentUnchanged, wantAPICalls: true},
+		{
+			name: "read-only token warns once and keeps the verdict", event: prEvent,
+			setup: func(f *fakeGitHub) {
+				f.failNext(epCreateComment, fakeFailure{status: http.StatusForbidden, message: "Resource not accessible by integration"})
+			},
+			wantWarnings: 1, wantWarning: "could not comment on pull request #7: the token may not write to it (HTTP 403", wantAPICalls: true,
+		},
+		{
+			name: "404 is a permission problem too", event: prEvent,
+			setup: func(f *fakeGitHub) {
+				f.failNext(epListComments, fakeFailure{status: http.StatusNotFound})
+			},
+			wantWarnings: 1, wantWarning: "(HTTP 404", wantAPICalls: true,
+		},
+		{
+			name: "API down warns", event: prEvent,
+			setup: func(f *fakeGitHub) {
+				for range maxAttempts {
+					f.failNext(epListComments, fakeFailure{status: http.StatusInternalServerError})
+				}
+			},
+			wantWarnings: 1, wantWarning: "the verdict stands", wantAPICalls: true,
+		},
+		{name: "comment never", event: prEvent, inputs: map[string]string{"INPUT_COMMENT": "never"}},
+		{name: "on-failure on a passing run creates nothing", event: prEvent, passed: true,
+			inputs: map[string]string{"INPUT_COMMENT": "on-failure"}, wantAPICalls: true},
+		{name: "on-failure on a failing run comments", event: prEvent,
+			inputs: map[string]string{"INPUT_COMMENT": "On-Failure"}, wantComment: CommentCreated, wantAPICalls: true},
+		{name: "not a pull request", passed: true},
+		{name: "no token", event: prEvent, inputs: map[string]string{"INPUT_GITHUB_TOKEN": ""},
+			wantWarnings: 1, wantWarning: "no github-token"},
+		{name: "bad comment mode", event: prEvent, inputs: map[string]string{"INPUT_COMMENT": "sometimes"},
+			wantErr: `could not use input comment "sometimes"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestPublishNoResults(t *testing.T) {
+	_, err := Publish(context.Background(), PublishOptions{Getenv: envOf(nil), Stdout: &bytes.Buffer{}})
+	assert.ErrorContains(t, err, "could not publish: no results")
+}
+
+func TestPullRequestNumber(t *testing.T) {
+	type testCase struct {
+		name, eventName, event string
+		want                   int
+	}
+	run := func(t *testing.T, tc testCase) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "event.json")
+		assert.NilError(t, os.WriteFile(path, []byte(tc.event), 0o644))
+		env := map[string]string{"GITHUB_EVENT_PATH": path, "GITHUB_EVENT_NAME": tc.eventName}
+		var sink bytes.Buffer
+		gh, err := newAction(envOf(env), &sink).Context()
+		assert.NilError(t, err)
+		assert.Equal(t, pullRequestNumber(gh), tc.want)
+	}
+	for _, tc := range []testCase{
+		{name: "pull_request", eventName: "pull_request", event: `{"number":3,"pull_request":{"number":3}}`, want: 3},
+		{name: "pull_request_target", eventName: "pull_request_target", event: `{"number":4}`, want: 4},
+		{name: "push", eventName: "push", event: `{"ref":"refs/heads/main","number":9}`, want: 0},
+		{name: "issue_comment on a PR has no pull_request number", eventName: "issue_comment", event: `{"issue":{"number":5}}`, want: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
