@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"regexp"
 	"strings"
 	"sync"
 
@@ -81,9 +82,33 @@ func CompileExpr(src string) (*vm.Program, error) {
 	return p, nil
 }
 
-// exprMessage keeps the first line of a compile error; expr adds the source
-// and a caret on the lines after it.
+// exprMessage keeps the first line of a compile error (expr adds the
+// source and a caret on the lines after it) and says types in the words
+// of JSON rather than Go's.
 func exprMessage(err error) string {
 	msg, _, _ := strings.Cut(err.Error(), "\n")
-	return msg
+	if strings.HasPrefix(msg, "expected bool, but got ") {
+		return "the expression must yield true or false, not a value of type " + exprType(strings.TrimPrefix(msg, "expected bool, but got "))
+	}
+	return goTypes.ReplaceAllStringFunc(msg, exprType)
+}
+
+// goTypes finds the Go type names expr puts in its messages.
+var goTypes = regexp.MustCompile(`func\([^)]*\)(?: \([^)]*\)| [\w.{}\[\]*]+)?|map\[string\]interface \{\}|\[\]interface \{\}|interface \{\}|\bfloat64\b|\bint\b`)
+
+// exprType names a type of expr's in JSON's words.
+func exprType(t string) string {
+	switch {
+	case strings.HasPrefix(t, "func("):
+		return "function"
+	case t == "map[string]interface {}":
+		return "object"
+	case t == "[]interface {}":
+		return "list"
+	case t == "interface {}":
+		return "any"
+	case t == "float64" || t == "int":
+		return "number"
+	}
+	return t
 }
