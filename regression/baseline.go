@@ -1,0 +1,254 @@
+package regression
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/evalgate/evalgate/gates"
+	"github.com/evalgate/evalgate/results"
+)
+
+// Prefixes of the baseline specs that are not plain paths.
+const (
+	GitPrefix      = "git:"
+	ArtifactPrefix = "github-artifact:"
+)
+
+// File names looked for in a baseline folder, in order.
+const (
+	ResultsFile  = "results.json"
+	BaselineFile = "baseline.json"
+)
+
+// ErrArtifactSpec is returned by Load for a github-artifact: spec, which
+// only the GitHub Action can resolve to a file.
+var ErrArtifactSpec = errors.New("github-artifact baselines need the GitHub Action (GITHUB_ACTIONS=true)")
+
+// Load reads a baseline: a results.json or a promoted baseline file, a
+// folder holding one (or holding openwop summaries, directly or under
+// summaries/), an openwop EvalSummary file, or git:<ref>:<path>, read with
+// `git show <ref>:<path>` in dir (the working tree the spec is relative to;
+// the current folder when empty). Summaries become a run whose tasks have a
+// score, a verdict, a cost and a latency, and whose run id is derived from
+// the files' content, since an EvalSummary carries none.
+func Load(ctx context.Context, spec, dir string) (*results.Run, error) {
+	switch {
+	case spec == "":
+		return nil, errors.New("could not read the baseline: no baseline given")
+	case strings.HasPrefix(spec, ArtifactPrefix):
+		return nil, ErrArtifactSpec
+	case strings.HasPrefix(spec, GitPrefix):
+		return loadGit(ctx, spec, dir)
+	}
+	return loadPath(spec)
+}
+
+// loadGit reads git:<ref>:<path>. A ref cannot contain a colon, so the
+// first colon after the prefix ends it.
+func loadGit(ctx context.Context, spec, dir string) (*results.Run, error) {
+	ref, path, ok := strings.Cut(strings.TrimPrefix(spec, GitPrefix), ":")
+	if !ok || ref == "" || path == "" {
+		return nil, fmt.Errorf("could not read baseline %q: expected git:<ref>:<path>, such as git:main:.evalgate/baseline.json", spec)
+	}
+	cmd := exec.CommandContext(ctx, "git", "show", ref+":"+path)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	data, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(firstLine(stderr.String()))
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("could not read baseline %q: git show: %s", spec, msg)
+	}
+	r, err := decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("could not read baseline %q: %w", spec, err)
+	}
+	return r, nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// loadPath reads a file or a folder.
+func loadPath(path string) (*results.Run, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("could not read baseline %q: %w", path, unwrapPathError(err))
+	}
+	if !fi.IsDir() {
+		return loadFile(path)
+	}
+	for _, name := range []string{ResultsFile, BaselineFile} {
+		p := filepath.Join(path, name)
+		if _, err := os.Stat(p); err == nil {
+			return loadFile(p)
+		}
+	}
+	for _, d := range []string{filepath.Join(path, "summaries"), path} {
+		files, _ := filepath.Glob(filepath.Join(d, "*.json"))
+		if len(files) > 0 {
+			sort.Strings(files)
+			return loadSummaries(path, files)
+		}
+	}
+	return nil, fmt.Errorf("could not read baseline %q: the folder holds no %s, %s or summaries/*.json", path, ResultsFile, BaselineFile)
+}
+
+// unwrapPathError drops the path an *fs.PathError repeats.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func loadFile(path string) (*results.Run, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("could not read baseline %q: %w", path, unwrapPathError(err))
+	}
+	r, err := decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("could not read baseline %q: %w", path, err)
+	}
+	return r, nil
+}
+
+// probe tells the formats apart by their top-level keys.
+type probe struct {
+	Suites  json.RawMessage `json:"suites"`
+	SuiteID string          `json:"suiteId"`
+}
+
+// decode parses a results.json, a promoted baseline or one EvalSummary.
+func decode(data []byte) (*results.Run, error) {
+	var p probe
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	switch {
+	case p.Suites != nil:
+		var r results.Run
+		if err := json.Unmarshal(data, &r); err != nil {
+			return nil, fmt.Errorf("not a results file: %w", err)
+		}
+		if r.RunID == "" {
+			return nil, errors.New("not a results file: no runId")
+		}
+		fillStats(&r)
+		return &r, nil
+	case p.SuiteID != "":
+		s, err := decodeSummary(data)
+		if err != nil {
+			return nil, err
+		}
+		id := contentID(data)
+		s.RunID = id
+		run := &results.Run{Schema: results.Schema, RunID: id, Suites: []results.Suite{*s}}
+		run.Stats = gates.Combine(run.Suites)
+		return run, nil
+	}
+	return nil, errors.New("neither a results file (no \"suites\") nor an openwop EvalSummary (no \"suiteId\")")
+}
+
+// summary is the part of an openwop EvalSummary a comparison needs.
+type summary struct {
+	SuiteID      string `json:"suiteId"`
+	SuiteVersion string `json:"suiteVersion"`
+	ModelClass   string `json:"evaluatedModelClass"`
+	Tasks        []struct {
+		TaskID    string  `json:"taskId"`
+		Score     float64 `json:"score"`
+		Passed    bool    `json:"passed"`
+		CostUsd   float64 `json:"costUsd"`
+		LatencyMs int64   `json:"latencyMs"`
+	} `json:"tasks"`
+}
+
+func decodeSummary(data []byte) (*results.Suite, error) {
+	var sum summary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		return nil, fmt.Errorf("not an openwop EvalSummary: %w", err)
+	}
+	s := &results.Suite{ID: sum.SuiteID, Version: sum.SuiteVersion, ModelClass: sum.ModelClass, Trials: 1}
+	for _, t := range sum.Tasks {
+		status := results.StatusFailed
+		if t.Passed {
+			status = results.StatusPassed
+		}
+		s.Tasks = append(s.Tasks, results.Task{
+			ID: t.TaskID, Status: status, Score: t.Score, Passed: t.Passed, PassAtK: t.Passed,
+			CostUsd: t.CostUsd, AgentCostUsd: t.CostUsd, LatencyMs: t.LatencyMs,
+		})
+	}
+	s.Stats = gates.Aggregate(s.Tasks)
+	return s, nil
+}
+
+// loadSummaries reads a folder of EvalSummary files as one run.
+func loadSummaries(dir string, files []string) (*results.Run, error) {
+	h := sha256.New()
+	run := &results.Run{Schema: results.Schema}
+	seen := map[string]string{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("could not read baseline %q: %w", f, unwrapPathError(err))
+		}
+		s, err := decodeSummary(data)
+		if err != nil {
+			return nil, fmt.Errorf("could not read baseline %q: %w", f, err)
+		}
+		if s.ID == "" {
+			return nil, fmt.Errorf("could not read baseline %q: not an openwop EvalSummary (no \"suiteId\")", f)
+		}
+		if prev, ok := seen[s.ID]; ok {
+			return nil, fmt.Errorf("could not read baseline %q: suite %q is also in %s", dir, s.ID, prev)
+		}
+		seen[s.ID] = f
+		h.Write(data)
+		run.Suites = append(run.Suites, *s)
+	}
+	run.RunID = "summaries-" + hex.EncodeToString(h.Sum(nil))[:16]
+	for i := range run.Suites {
+		run.Suites[i].RunID = run.RunID
+	}
+	run.Stats = gates.Combine(run.Suites)
+	return run, nil
+}
+
+// contentID names a baseline that carries no run id by its content.
+func contentID(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "summary-" + hex.EncodeToString(sum[:])[:16]
+}
+
+// fillStats computes the figures a promoted baseline leaves out.
+func fillStats(r *results.Run) {
+	for i := range r.Suites {
+		s := &r.Suites[i]
+		if s.TaskCount == 0 && len(s.Tasks) > 0 {
+			s.Stats = gates.Aggregate(s.Tasks)
+		}
+	}
+	if r.TaskCount == 0 {
+		r.Stats = gates.Combine(r.Suites)
+	}
+}

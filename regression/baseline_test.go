@@ -1,0 +1,205 @@
+package regression
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/golden"
+
+	"github.com/evalgate/evalgate/results"
+)
+
+// headRun is a two-suite run with trials, checks and everything a full
+// results.json holds.
+func headRun() *results.Run {
+	refundsSuite := suite(refunds, "1.2.0",
+		results.Task{ID: "window", Line: 12, Status: results.StatusPassed, Score: 1, Passed: true, PassAtK: true, TrialsPassed: 2,
+			CostUsd: 0.002, LatencyMs: 310, FailedChecks: nil,
+			Trials: []results.Trial{
+				{Trial: 1, Status: results.StatusPassed, Score: 1, Passed: true, LatencyMs: 300, Checks: []results.Check{{ID: "match", Kind: "exact", Weight: 1, Passed: true}}},
+				{Trial: 2, Status: results.StatusPassed, Score: 1, Passed: true, LatencyMs: 320, Checks: []results.Check{{ID: "match", Kind: "exact", Weight: 1, Passed: true}}},
+			}},
+		results.Task{ID: "late-fee", Line: 40, Status: results.StatusFailed, Score: 0.5, Passed: false, PassAtK: true, TrialsPassed: 1,
+			CostUsd: 0.004, LatencyMs: 500, FailedChecks: []string{"match"},
+			Trials: []results.Trial{
+				{Trial: 1, Status: results.StatusPassed, Score: 1, Passed: true, Checks: []results.Check{{ID: "match", Kind: "exact", Weight: 1, Passed: true}}},
+				{Trial: 2, Status: results.StatusFailed, Score: 0, Checks: []results.Check{{ID: "match", Kind: "exact", Weight: 1, Reason: "mismatch"}}},
+			}},
+		results.Task{ID: "address", Line: 25, Status: results.StatusError, ErrorKind: results.ErrTimeout,
+			Trials: []results.Trial{{Trial: 1, Status: results.StatusError, ErrorKind: results.ErrTimeout}, {Trial: 2, Status: results.StatusError, ErrorKind: results.ErrTimeout}}},
+	)
+	refundsSuite.Trials = 2
+	refundsSuite.File = "evals/refunds.yaml"
+	greeting := suite("acme.evals.greeting", "2.0.0", task("hello", 1, true))
+	greeting.Tasks[0].Trials = []results.Trial{{Trial: 1, Status: results.StatusPassed, Score: 1, Passed: true}}
+	greeting.Passed = true
+	return &results.Run{Schema: results.Schema, RunID: "run-7", Tool: results.Tool{Name: "evalgate", Version: "1.0.0"},
+		GitSHA: "abc123", Suites: []results.Suite{refundsSuite, greeting}}
+}
+
+func TestPromoteGolden(t *testing.T) {
+	data, err := Promote(headRun())
+	assert.NilError(t, err)
+	golden.Assert(t, string(data), "promoted.golden")
+
+	// It loads as a baseline and compares like the run it came from.
+	path := filepath.Join(t.TempDir(), "baseline.json")
+	assert.NilError(t, WritePromoted(path, headRun()))
+	base, err := Load(context.Background(), path, "")
+	assert.NilError(t, err)
+	assert.Equal(t, base.RunID, "run-7")
+	assert.Equal(t, base.Suites[0].ID, "acme.evals.greeting", "suites are sorted by id")
+	assert.Equal(t, base.Suites[1].TaskCount, 3, "stats are filled in")
+	reg := Compare(base, headRun(), Options{})
+	assert.Equal(t, reg.NewFailures+reg.Fixed, 0)
+	assert.Equal(t, reg.ScoreDelta, 0.0)
+	assert.Check(t, is.Len(reg.Tasks, 0))
+
+	// and as results.json.
+	r, err := results.Read(path)
+	assert.NilError(t, err)
+	assert.Equal(t, r.Suites[1].Tasks[0].ID, "window", "tasks are in file order")
+	assert.Equal(t, r.Suites[1].Tasks[2].Trials[1].Score, 0.0)
+}
+
+func TestPromoteRefusesPartialRuns(t *testing.T) {
+	r := headRun()
+	r.Interrupted = true
+	_, err := Promote(r)
+	assert.ErrorContains(t, err, "interrupted")
+	_, err = Promote(&results.Run{})
+	assert.ErrorContains(t, err, "no run id")
+}
+
+const summaryJSON = `{
+  "suiteId": "acme.evals.refunds",
+  "suiteVersion": "1.0.0",
+  "aggregateScore": 0.5,
+  "passed": false,
+  "taskCount": 2,
+  "passedCount": 1,
+  "totalCostUsd": 0.003,
+  "tasks": [
+    {"taskId": "a", "score": 1, "passed": true, "costUsd": 0.001, "latencyMs": 100},
+    {"taskId": "b", "score": 0, "passed": false, "costUsd": 0.002, "latencyMs": 300}
+  ]
+}
+`
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, data string) string {
+		p := filepath.Join(dir, rel)
+		assert.NilError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		assert.NilError(t, os.WriteFile(p, []byte(data), 0o644))
+		return p
+	}
+	promoted, err := Promote(headRun())
+	assert.NilError(t, err)
+	write("out/results.json", string(promoted))
+	write("promoted/baseline.json", string(promoted))
+	write("summary.json", summaryJSON)
+	write("sums/summaries/acme.evals.refunds.json", summaryJSON)
+	write("sums/summaries/acme.evals.greeting.json", strings.NewReplacer("refunds", "greeting", `"b"`, `"c"`).Replace(summaryJSON))
+	write("empty/readme.txt", "nothing here")
+	write("bad.json", "{not json")
+	write("other.json", `{"hello": 1}`)
+
+	type testCase struct {
+		name    string
+		spec    string
+		runID   string
+		suites  int
+		tasks   int
+		wantErr string
+	}
+	run := func(t *testing.T, tc testCase) {
+		r, err := Load(context.Background(), tc.spec, dir)
+		if tc.wantErr != "" {
+			assert.ErrorContains(t, err, tc.wantErr)
+			return
+		}
+		assert.NilError(t, err)
+		if tc.runID != "" {
+			assert.Equal(t, r.RunID, tc.runID)
+		}
+		assert.Equal(t, len(r.Suites), tc.suites)
+		assert.Equal(t, r.TaskCount, tc.tasks)
+	}
+	for _, tc := range []testCase{
+		{name: "results.json", spec: filepath.Join(dir, "out/results.json"), runID: "run-7", suites: 2, tasks: 4},
+		{name: "a folder holding results.json", spec: filepath.Join(dir, "out"), runID: "run-7", suites: 2, tasks: 4},
+		{name: "a folder holding baseline.json", spec: filepath.Join(dir, "promoted"), runID: "run-7", suites: 2, tasks: 4},
+		{name: "an EvalSummary", spec: filepath.Join(dir, "summary.json"), suites: 1, tasks: 2},
+		{name: "a folder of summaries", spec: filepath.Join(dir, "sums"), suites: 2, tasks: 4},
+		{name: "missing", spec: filepath.Join(dir, "nope.json"), wantErr: "no such file or directory"},
+		{name: "empty folder", spec: filepath.Join(dir, "empty"), wantErr: "holds no results.json, baseline.json or summaries/*.json"},
+		{name: "not JSON", spec: filepath.Join(dir, "bad.json"), wantErr: "not JSON"},
+		{name: "unknown JSON", spec: filepath.Join(dir, "other.json"), wantErr: "neither a results file"},
+		{name: "artifact", spec: "github-artifact:evalgate-baseline", wantErr: "need the GitHub Action"},
+		{name: "bad git spec", spec: "git:main", wantErr: "expected git:<ref>:<path>"},
+		{name: "none", spec: "", wantErr: "no baseline given"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+
+	r, err := Load(context.Background(), filepath.Join(dir, "summary.json"), "")
+	assert.NilError(t, err)
+	assert.Assert(t, strings.HasPrefix(r.RunID, "summary-"), "a summary's run id comes from its content: %s", r.RunID)
+	assert.Equal(t, r.Suites[0].Tasks[1].Status, results.StatusFailed)
+	assert.Equal(t, r.Suites[0].Tasks[1].LatencyMs, int64(300))
+	_, err = Load(context.Background(), "github-artifact:x", "")
+	assert.Assert(t, errors.Is(err, ErrArtifactSpec))
+}
+
+func TestLoadGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
+		out, err := cmd.CombinedOutput()
+		assert.NilError(t, err, string(out))
+	}
+	git("init", "-q", "-b", "main")
+	assert.NilError(t, WritePromoted(filepath.Join(dir, ".evalgate", "baseline.json"), headRun()))
+	git("add", ".")
+	git("commit", "-q", "-m", "baseline")
+	// The working copy moves on; git: reads the committed file.
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, ".evalgate", "baseline.json"), []byte("{}"), 0o644))
+
+	type testCase struct {
+		name    string
+		spec    string
+		wantErr string
+	}
+	run := func(t *testing.T, tc testCase) {
+		r, err := Load(context.Background(), tc.spec, dir)
+		if tc.wantErr != "" {
+			assert.ErrorContains(t, err, tc.wantErr)
+			return
+		}
+		assert.NilError(t, err)
+		assert.Equal(t, r.RunID, "run-7")
+	}
+	for _, tc := range []testCase{
+		{name: "committed on main", spec: "git:main:.evalgate/baseline.json"},
+		{name: "HEAD", spec: "git:HEAD:.evalgate/baseline.json"},
+		{name: "unknown ref", spec: "git:nope:.evalgate/baseline.json", wantErr: `could not read baseline "git:nope:.evalgate/baseline.json": git show:`},
+		{name: "unknown path", spec: "git:main:missing.json", wantErr: "git show:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}

@@ -1,0 +1,133 @@
+package regression
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/evalgate/evalgate/results"
+)
+
+// A promoted baseline keeps, per task, only what a comparison reads. Its
+// field names are those of results.json, so it loads like one.
+type (
+	promotedTask struct {
+		ID        string          `json:"taskId"`
+		Status    string          `json:"status"`
+		Passed    bool            `json:"passed"`
+		Score     float64         `json:"score"`
+		CostUsd   float64         `json:"costUsd"`
+		LatencyMs int64           `json:"latencyMs"`
+		Trials    []promotedTrial `json:"trials"`
+	}
+	promotedTrial struct {
+		Trial  int     `json:"trial"`
+		Score  float64 `json:"score"`
+		Passed bool    `json:"passed"`
+	}
+)
+
+// Promote renders r as the canonical baseline file: content-free, keys in a
+// fixed order, indented by two spaces, suites sorted by id and one line per
+// task in suite-file order, so that a baseline update reads in review as
+// one changed line per changed task. A task row holds its id, status,
+// verdict (pass^k), mean score, cost, latency and the score and verdict of
+// each trial. The file loads as a baseline, and as results.json.
+func Promote(r *results.Run) ([]byte, error) {
+	if r == nil || r.RunID == "" {
+		return nil, errors.New("could not promote the baseline: the results have no run id")
+	}
+	if r.Interrupted {
+		return nil, errors.New("could not promote the baseline: the run was interrupted, so its results hold only some tasks")
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "{\n  \"$schema\": %s,\n  \"runId\": %s,\n  \"tool\": %s,\n",
+		mustJSON(results.Schema), mustJSON(r.RunID), mustJSON(r.Tool))
+	if r.GitSHA != "" {
+		fmt.Fprintf(&b, "  \"gitSha\": %s,\n", mustJSON(r.GitSHA))
+	}
+	b.WriteString("  \"suites\": [")
+	order := make([]int, len(r.Suites))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, c int) int { return strings.Compare(r.Suites[a].ID, r.Suites[c].ID) })
+	for n, i := range order {
+		s := &r.Suites[i]
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		// The suite's fields one per line, then its tasks one per line.
+		fmt.Fprintf(&b, "\n    {\n      \"suiteId\": %s,\n      \"version\": %s,\n", mustJSON(s.ID), mustJSON(s.Version))
+		if s.File != "" {
+			fmt.Fprintf(&b, "      \"file\": %s,\n", mustJSON(s.File))
+		}
+		fmt.Fprintf(&b, "      \"runId\": %s,\n      \"trials\": %d,\n      \"passed\": %t,\n", mustJSON(s.RunID), s.Trials, s.Passed)
+		b.WriteString("      \"tasks\": [")
+		tasks := slices.Clone(s.Tasks)
+		slices.SortStableFunc(tasks, func(x, y results.Task) int {
+			if x.Line != y.Line {
+				return x.Line - y.Line
+			}
+			return strings.Compare(x.ID, y.ID)
+		})
+		for j := range tasks {
+			t := &tasks[j]
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			row := promotedTask{ID: t.ID, Status: t.Status, Passed: t.Passed, Score: t.Score, CostUsd: t.CostUsd,
+				LatencyMs: t.LatencyMs, Trials: make([]promotedTrial, len(t.Trials))}
+			for k, tr := range t.Trials {
+				row.Trials[k] = promotedTrial{Trial: tr.Trial, Score: tr.Score, Passed: tr.Passed}
+			}
+			b.WriteString("\n        ")
+			b.Write(mustJSON(row))
+		}
+		if len(tasks) > 0 {
+			b.WriteString("\n      ")
+		}
+		b.WriteString("]\n    }")
+	}
+	if len(order) > 0 {
+		b.WriteString("\n  ")
+	}
+	b.WriteString("]\n}\n")
+	return b.Bytes(), nil
+}
+
+// mustJSON encodes values that cannot fail to encode (strings, numbers,
+// plain structs of them) without escaping <, > and &.
+func mustJSON(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// WritePromoted writes the canonical baseline of r to path, creating its
+// folder.
+func WritePromoted(path string, r *results.Run) error {
+	data, err := Promote(r)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("could not write the baseline %q: %w", path, err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("could not write the baseline %q: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("could not write the baseline %q: %w", path, err)
+	}
+	return nil
+}
