@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -461,4 +462,87 @@ func TestExecDoneContext(t *testing.T) {
 	cancel()
 	out := testAgentExec("echo", nil).Run(ctx, testRequest(`{}`), nil)
 	checkOutcome(t, out, wantOutcome{kind: results.ErrCancelled})
+}
+
+// TestExecPythonAgent runs testdata/agent.py, an agent written only from
+// the protocol description, through the exec driver.
+func TestExecPythonAgent(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not on PATH")
+	}
+	agent, err := filepath.Abs(filepath.Join("testdata", "agent.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type testCase struct {
+		name     string
+		input    string
+		memory   []json.RawMessage
+		tools    []suites.Tool
+		fixtures *suites.Fixtures
+		timeout  time.Duration
+		want     wantOutcome
+	}
+	fx := &suites.Fixtures{ToolResponses: []suites.ToolResponse{
+		{Tool: "crm:lookup", Args: json.RawMessage(`{"orderId":"A-17"}`), Response: json.RawMessage(`{"status":"delivered","days":12}`)},
+		{Tool: "crm:refund", Error: "refund window closed"},
+	}}
+	run := func(t *testing.T, tc testCase) {
+		t.Setenv("GITHUB_TOKEN", "ghs_secret")
+		e := &Exec{Command: []string{python, agent}, Env: ScrubEnv(os.Environ(), nil, map[string]string{"AGENT_MODE": "test"})}
+		timeout := tc.timeout
+		if timeout == 0 {
+			timeout = time.Minute
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		req := testRequest(tc.input)
+		req.Memory = tc.memory
+		req.Tools = tc.tools
+		out := e.Run(ctx, req, fixtures.NewSession(tc.fixtures, fixtures.Options{}))
+		checkOutcome(t, out, tc.want)
+	}
+	for _, tc := range []testCase{
+		{name: "echo a string", input: `"hello"`, want: wantOutcome{output: `"hello"`}},
+		{name: "answer", input: `{"answer":{"refund":true}}`, want: wantOutcome{output: `{"refund":true}`}},
+		{
+			name:     "tool round trip",
+			input:    `{"call":[{"name":"crm:lookup","arguments":{"orderId":"A-17"}}],"answerFromTool":true}`,
+			fixtures: fx,
+			want:     wantOutcome{output: `{"status":"delivered","days":12}`},
+		},
+		{
+			name:     "tool results with an error and an unfixtured call",
+			input:    `{"call":[{"name":"crm:refund","arguments":{}},{"name":"crm:cancel"}],"behaviour":"results"}`,
+			fixtures: fx,
+			want: wantOutcome{output: `[
+				{"type":"tool_result","id":"call-1","content":"refund window closed","isError":true},
+				{"type":"tool_result","id":"call-2","content":"no fixture for tool \"crm:cancel\"","isError":true}
+			]`},
+		},
+		{
+			name:  "usage",
+			input: `{"usage":[{"model":"small","inputTokens":100,"outputTokens":10,"costUsd":0.25},{"model":"small","inputTokens":1,"outputTokens":2,"costUsd":0.5}],"answer":"ok"}`,
+			want:  wantOutcome{output: `"ok"`, usage: Usage{Model: "small", InputTokens: 101, OutputTokens: 12, CostUsd: 0.75}},
+		},
+		{
+			name:   "memory and tools",
+			input:  `{"behaviour":"memory"}`,
+			memory: []json.RawMessage{json.RawMessage(`{"customer":"c-1"}`)},
+			tools:  []suites.Tool{{Name: "crm:lookup"}, {Name: "crm:refund"}},
+			want:   wantOutcome{output: `{"memory":[{"customer":"c-1"}],"tools":["crm:lookup","crm:refund"]}`},
+		},
+		{
+			name:  "environment",
+			input: `{"behaviour":"env","envNames":["GITHUB_TOKEN","AGENT_MODE"]}`,
+			want:  wantOutcome{output: `{"EVALGATE_SUITE_ID":"acme.support.evals.refunds","EVALGATE_TASK_ID":"refund-window","EVALGATE_TRIAL":"2","AGENT_MODE":"test"}`},
+		},
+		{name: "error", input: `{"behaviour":"error","message":"no idea"}`, want: wantOutcome{kind: results.ErrAgentReported, message: "no idea"}},
+		{name: "crash", input: `{"behaviour":"crash","exitCode":4}`, want: wantOutcome{kind: results.ErrAgentExit, message: "exit status 4"}},
+		{name: "hang", input: `{"behaviour":"hang"}`, timeout: 500 * time.Millisecond, want: wantOutcome{kind: results.ErrTimeout}},
+		{name: "garbage", input: `{"behaviour":"garbage"}`, want: wantOutcome{kind: results.ErrProtocol, message: "not JSON"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
 }
