@@ -2,10 +2,13 @@ package runner
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -239,5 +242,41 @@ func TestBoundedBuffer(t *testing.T) {
 		{name: "keeps nothing", max: 0, writes: []string{"abc"}, want: "", wantDropped: 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestNoGoroutineLeak runs trials that end every way a trial can end and
+// checks that no goroutine outlives them.
+func TestNoGoroutineLeak(t *testing.T) {
+	before := runtime.NumGoroutine()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	for _, behaviour := range []string{"echo", "crash", "garbage", "flood", "hang", "escape", "linger"} {
+		e := testAgentExec(behaviour, nil)
+		e.ExitGrace = 100 * time.Millisecond
+		e.MaxOutputBytes = 64 << 10
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		os.Remove(pidFile)
+		out := e.Run(ctx, testRequest(`{"pidFile":"`+pidFile+`"}`), nil)
+		cancel()
+		if out.Fatal != nil {
+			t.Fatalf("%s: %v", behaviour, out.Fatal)
+		}
+		if behaviour == "escape" {
+			syscall.Kill(readPid(t, pidFile), syscall.SIGKILL)
+		}
+	}
+	for _, script := range []string{"echo ok", "exit 1", "yes", "sleep 600"} {
+		p := &Plain{Command: []string{"/bin/sh", "-c", script}, MaxOutputBytes: 64 << 10}
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		p.Run(ctx, testRequest(`"x"`), nil)
+		cancel()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines before, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	}
 }
