@@ -121,12 +121,26 @@ func compileSchema(file, ptr string, v *value) (*jsonschema.Schema, Errors) {
 
 // cleanSchemaError rewrites a compiler error in the words of a suite author.
 func cleanSchemaError(err error) string {
-	var le *jsonschema.LoadURLError
-	if errors.As(err, &le) {
-		return fmt.Sprintf("$ref %q cannot be loaded; a schema in a suite may refer only to itself", strings.TrimPrefix(le.URL, "mem:///"))
+	const self = "mem:///schema.json"
+	local := func(url string) string { return strings.TrimPrefix(url, self) }
+	var (
+		le *jsonschema.LoadURLError
+		pe *jsonschema.JSONPointerNotFoundError
+		ae *jsonschema.AnchorNotFoundError
+		re *jsonschema.InvalidRegexError
+	)
+	switch {
+	case errors.As(err, &le):
+		return fmt.Sprintf("could not load %q; a schema in a suite may refer only to itself and to the standard JSON Schema drafts", local(le.URL))
+	case errors.As(err, &pe):
+		return fmt.Sprintf("reference %q points at nothing in the schema", local(pe.URL))
+	case errors.As(err, &ae):
+		return fmt.Sprintf("reference %q names an anchor the schema does not define", local(ae.Reference))
+	case errors.As(err, &re):
+		return fmt.Sprintf("%q is not a valid regular expression", re.Regex)
 	}
 	msg := strings.TrimPrefix(err.Error(), "jsonschema: ")
-	return strings.ReplaceAll(msg, "mem:///schema.json", "the schema")
+	return strings.ReplaceAll(msg, self, "the schema")
 }
 
 // schemaReporter turns a validator's error tree into Errors.
@@ -170,16 +184,24 @@ func (r *schemaReporter) walk(ve, parent *jsonschema.ValidationError) {
 		if _, ok := k.(*kind.OneOf); ok && len(ve.Causes) == 0 {
 			break // more than one alternative matched
 		}
-		// Report the alternatives whose type fits the value, as they tell
-		// what is wrong inside it; if none fits, say which types would.
-		var fitting []*jsonschema.ValidationError
+		// Report the alternatives that fit the value's shape, as they tell
+		// what is wrong inside it: first those whose every failure lies
+		// deeper than the value, then those whose type fits; if none
+		// fits, say which types would.
+		var deeper, fitting []*jsonschema.ValidationError
 		var types []string
 		for _, c := range ve.Causes {
+			if minLeafDepth(c) > len(ve.InstanceLocation) {
+				deeper = append(deeper, c)
+			}
 			if t, ok := leafKind(c).(*kind.Type); ok {
 				types = append(types, t.Want...)
 				continue
 			}
 			fitting = append(fitting, c)
+		}
+		if len(deeper) > 0 {
+			fitting = deeper
 		}
 		if len(fitting) == 0 && len(types) > 0 {
 			v := r.root.lookup(ve.InstanceLocation)
@@ -198,6 +220,21 @@ func (r *schemaReporter) walk(ve, parent *jsonschema.ValidationError) {
 		return
 	}
 	r.leaf(ve)
+}
+
+// minLeafDepth returns the length of the shortest instance location among
+// the leaves under ve.
+func minLeafDepth(ve *jsonschema.ValidationError) int {
+	if len(ve.Causes) == 0 || isLeaf(ve.ErrorKind) {
+		return len(ve.InstanceLocation)
+	}
+	d := -1
+	for _, c := range ve.Causes {
+		if cd := minLeafDepth(c); d < 0 || cd < d {
+			d = cd
+		}
+	}
+	return d
 }
 
 // leafKind returns the kind of the first leaf under ve.
