@@ -319,8 +319,11 @@ func (c *conversation) readLine() ([]byte, error) {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF) && len(c.buf) > 0:
+			if len(c.buf) > c.maxLine {
+				return nil, errTooLarge
+			}
 			c.lines++
-			return c.buf, nil
+			return bytes.TrimSuffix(c.buf, []byte("\r")), nil
 		default:
 			return nil, err
 		}
