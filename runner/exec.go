@@ -22,8 +22,11 @@ const Protocol = "evalgate/1"
 // protocol over stdio: one process per task trial, in its own process
 // group. The runner writes the task line, answers every tool_call with a
 // tool_result from the fixtures, adds up usage lines, and takes the output
-// from the final line. Tool calls are answered one at a time in the order
-// the agent sent them, so fixtures with times are used deterministically.
+// from the final line; after final the runner closes stdin, waits
+// ExitGrace for the agent to exit and then kills what is left of its group
+// (the exit status no longer matters). A blank line is skipped. Tool calls
+// are answered one at a time in the order the agent sent them, so fixtures
+// with times are used deterministically.
 //
 // A crash, a hang, garbage on stdout or too much output makes the trial an
 // error with a kind (results.Err*); the process group is killed. Only a
