@@ -182,8 +182,8 @@ func pullRequestNumber(gh *githubactions.GitHubContext) int {
 	return 0
 }
 
-// baseRef is the branch a baseline comes from: the pull request's base, or
-// the pushed branch itself.
+// baseRef is the branch a baseline comes from: the pull request's base, the
+// pushed branch itself, or for a tag push the repository's default branch.
 func baseRef(gh *githubactions.GitHubContext) string {
 	if gh == nil {
 		return ""
@@ -203,6 +203,12 @@ func baseRef(gh *githubactions.GitHubContext) string {
 			return gh.RefName
 		}
 		return strings.TrimPrefix(gh.Ref, "refs/heads/")
+	}
+	// A tag push or a manual run compares with the default branch.
+	if repo, ok := gh.Event["repository"].(map[string]any); ok {
+		if ref, ok := repo["default_branch"].(string); ok {
+			return ref
+		}
 	}
 	return ""
 }

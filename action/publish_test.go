@@ -194,3 +194,35 @@ func TestPullRequestNumber(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+func TestBaseRef(t *testing.T) {
+	type testCase struct {
+		name  string
+		env   map[string]string
+		event string
+		want  string
+	}
+	run := func(t *testing.T, tc testCase) {
+		path := filepath.Join(t.TempDir(), "event.json")
+		assert.NilError(t, os.WriteFile(path, []byte(tc.event), 0o644))
+		env := map[string]string{"GITHUB_EVENT_PATH": path}
+		for k, v := range tc.env {
+			env[k] = v
+		}
+		gh, err := newAction(envOf(env), &bytes.Buffer{}).Context()
+		assert.NilError(t, err)
+		assert.Equal(t, baseRef(gh), tc.want)
+	}
+	for _, tc := range []testCase{
+		{name: "pull request base", event: `{"pull_request":{"number":1,"base":{"ref":"release/2.x"}}}`,
+			env: map[string]string{"GITHUB_BASE_REF": "ignored"}, want: "release/2.x"},
+		{name: "base ref variable", event: `{}`, env: map[string]string{"GITHUB_BASE_REF": "develop"}, want: "develop"},
+		{name: "branch push", event: `{"repository":{"default_branch":"main"}}`,
+			env: map[string]string{"GITHUB_REF": "refs/heads/feature/x", "GITHUB_REF_NAME": "feature/x", "GITHUB_REF_TYPE": "branch"}, want: "feature/x"},
+		{name: "tag push uses the default branch", event: `{"repository":{"default_branch":"trunk"}}`,
+			env: map[string]string{"GITHUB_REF": "refs/tags/v1.0.0", "GITHUB_REF_NAME": "v1.0.0", "GITHUB_REF_TYPE": "tag"}, want: "trunk"},
+		{name: "nothing", event: `{}`, want: ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}

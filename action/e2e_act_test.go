@@ -1,0 +1,175 @@
+package action
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+)
+
+// TestActEndToEnd runs this repository's own action.yml under act in host
+// mode (no Docker) on a pull_request event, against the fake GitHub API on
+// loopback: the first run creates the sticky comment, the second updates it,
+// and with a read-only token the third warns and keeps the gate's verdict.
+//
+// It needs act on PATH and EVALGATE_E2E_ACT=1 (scripts/e2e-act.sh sets both
+// up). Each run builds evalgate from source (install-mode: source).
+func TestActEndToEnd(t *testing.T) {
+	if os.Getenv("EVALGATE_E2E_ACT") != "1" {
+		t.Skip("set EVALGATE_E2E_ACT=1 to run the act end-to-end test (scripts/e2e-act.sh)")
+	}
+	act, err := exec.LookPath("act")
+	if err != nil {
+		t.Skip("act is not on PATH (go install github.com/nektos/act@v0.2.89)")
+	}
+	root, err := filepath.Abs("..")
+	assert.NilError(t, err)
+
+	f := newFakeGitHub(t, "/api/v3")
+	f.token = "ghs_e2e_token"
+	marker := Marker("")
+
+	type testCase struct {
+		name      string
+		agentMode string
+		setup     func()
+		// want
+		wantExit    int // act's exit: 0, or non-zero when the gate fails
+		wantPassed  string
+		wantComment func(t *testing.T, comments []fakeComment)
+		wantLog     []string
+	}
+	ours := func(t *testing.T, comments []fakeComment) fakeComment {
+		t.Helper()
+		var found []fakeComment
+		for _, c := range comments {
+			if strings.HasPrefix(c.Body, marker+"\n") {
+				found = append(found, c)
+			}
+		}
+		assert.Equal(t, len(found), 1, "comments with our marker")
+		return found[0]
+	}
+	var bodies []string
+	run := func(t *testing.T, tc testCase) {
+		if tc.setup != nil {
+			tc.setup()
+		}
+		out := t.TempDir()
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, act, "pull_request",
+			"--workflows", filepath.Join("action", "testdata", "e2e", "workflow.yml"),
+			"--eventpath", filepath.Join("action", "testdata", "e2e", "event.json"),
+			"--platform", "ubuntu-latest=-self-hosted",
+			"--no-cache-server",
+			"--secret", "GITHUB_TOKEN=ghs_e2e_token",
+			"--env", "GITHUB_API_URL="+f.apiURL(),
+			"--env", "GITHUB_REPOSITORY=acme/agent",
+			"--env", "E2E_OUT="+out,
+			"--env", "E2E_AGENT_MODE="+tc.agentMode,
+		)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		logBytes, err := cmd.CombinedOutput()
+		log := string(logBytes)
+		_ = os.WriteFile(filepath.Join(out, "act.log"), logBytes, 0o644)
+		exit := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			exit = ee.ExitCode()
+		} else {
+			assert.NilError(t, err, "act: %s", log)
+		}
+		if (exit == 0) != (tc.wantExit == 0) {
+			t.Fatalf("act exited %d, want %d; log:\n%s", exit, tc.wantExit, log)
+		}
+		for _, want := range tc.wantLog {
+			assert.Assert(t, strings.Contains(log, want), "log lacks %q:\n%s", want, log)
+		}
+		assert.Assert(t, !strings.Contains(log, "ghs_e2e_token"), "the token leaked into the log")
+
+		outs := readKeyValues(t, filepath.Join(out, "outputs.txt"))
+		assert.Equal(t, outs["passed"], tc.wantPassed, "outputs: %v\nlog:\n%s", outs, log)
+		assert.Assert(t, outs["results"] != "", "outputs: %v", outs)
+		_, err = os.Stat(outs["results"])
+		assert.NilError(t, err, "the results output names a file")
+
+		comments := f.snapshot()
+		tc.wantComment(t, comments)
+		c := ours(t, comments)
+		bodies = append(bodies, c.Body)
+		if url := outs["comment-url"]; url != "" {
+			assert.Equal(t, url, c.HTMLURL)
+		}
+	}
+
+	steps := []testCase{
+		{
+			name: "first run creates the comment", agentMode: "broken",
+			setup: func() {
+				f.addComment("alice", "Looks good to me; waiting for the evalgate scorecard.")
+			},
+			wantExit: 1, wantPassed: "false",
+			wantComment: func(t *testing.T, comments []fakeComment) {
+				assert.Equal(t, f.count(epCreateComment), 1)
+				assert.Equal(t, f.count(epEditComment), 0)
+				assert.Equal(t, len(comments), 2)
+			},
+			wantLog: []string{"store-credit"},
+		},
+		{
+			name: "second run updates it", agentMode: "fixed",
+			wantExit: 0, wantPassed: "true",
+			wantComment: func(t *testing.T, comments []fakeComment) {
+				assert.Equal(t, f.count(epCreateComment), 1)
+				assert.Equal(t, f.count(epEditComment), 1)
+				assert.Equal(t, len(comments), 2)
+			},
+		},
+		{
+			name: "read-only token warns and keeps the verdict", agentMode: "broken",
+			setup: func() {
+				f.failNext(epEditComment, fakeFailure{status: http.StatusForbidden, message: "Resource not accessible by integration"})
+			},
+			wantExit: 1, wantPassed: "false",
+			wantComment: func(t *testing.T, comments []fakeComment) {
+				assert.Equal(t, f.count(epCreateComment), 1)
+				assert.Equal(t, f.count(epEditComment), 2)
+				assert.Equal(t, len(comments), 2)
+			},
+			wantLog: []string{"could not comment on pull request #7: the token may not write to it (HTTP 403"},
+		},
+	}
+	for _, tc := range steps {
+		if !t.Run(tc.name, func(t *testing.T) { run(t, tc) }) {
+			return // later steps build on this one
+		}
+	}
+	assert.Assert(t, bodies[0] != bodies[1], "the second run should change the comment")
+	assert.Equal(t, bodies[2], bodies[1], "a refused update leaves the comment as it was")
+}
+
+func readKeyValues(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	assert.NilError(t, err)
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+			out[k] = v
+		}
+	}
+	assert.NilError(t, sc.Err())
+	return out
+}
