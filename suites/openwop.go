@@ -74,22 +74,8 @@ func (w *owWalker) walk(v *value, sh *shape, ptr string) *value {
 		}
 		return out
 	case sh.fields != nil && v.kind == kindObject:
-		// A match with an extension cannot be kept in part: without its path
-		// or its case folding it would compare something else.
 		if sh == matchShape {
-			n := len(w.exts)
-			for _, f := range v.fields {
-				if _, ok := sh.fields[f.key]; !ok {
-					w.exts = append(w.exts, pointer(ptr, f.key))
-				} else if f.key == "strategy" && f.val.kind == kindString && !openwopStrategies[f.val.lit] {
-					w.exts = append(w.exts, pointer(ptr, f.key))
-				}
-			}
-			if len(w.exts) > n {
-				w.lost = append(w.lost, ptr)
-				return nil
-			}
-			return v
+			return w.match(v, ptr)
 		}
 		out := v
 		if w.build {
@@ -116,6 +102,47 @@ func (w *owWalker) walk(v *value, sh *shape, ptr string) *value {
 	return v
 }
 
+// match walks a match. A match with an extension that changes what it
+// compares (a strategy, a path, case folding) cannot be kept in part: it
+// goes whole. An extension that changes nothing (ignoreCase: false,
+// path: "") is only stripped.
+func (w *owWalker) match(v *value, ptr string) *value {
+	lost := len(w.lost)
+	drop := false
+	for _, f := range v.fields {
+		fp := pointer(ptr, f.key)
+		switch {
+		case f.key == "value":
+		case f.key == "strategy":
+			if f.val.kind == kindString && !openwopStrategies[f.val.lit] {
+				w.exts = append(w.exts, fp)
+				drop = true
+			}
+		case f.key == "ignoreCase" && f.val.kind == kindBool && f.val.lit == "false",
+			f.key == "path" && f.val.kind == kindString && f.val.lit == "":
+			w.exts = append(w.exts, fp)
+			w.lost = append(w.lost, fp)
+		default:
+			w.exts = append(w.exts, fp)
+			drop = true
+		}
+	}
+	if drop {
+		w.lost = append(w.lost[:lost], ptr)
+		return nil
+	}
+	if !w.build || len(w.lost) == lost {
+		return v
+	}
+	out := &value{kind: kindObject, line: v.line, col: v.col}
+	for _, f := range v.fields {
+		if f.key == "strategy" || f.key == "value" {
+			out.fields = append(out.fields, f)
+		}
+	}
+	return out
+}
+
 // Portable reports why a suite file is not strictly openwop-portable: its
 // syntax errors, or every difference from the strict openwop v1 schema
 // (extension fields, extension strategies). An empty result means any
@@ -131,7 +158,7 @@ func Portable(path string, data []byte) Errors {
 // ExportOpenWOP returns the suite without its evalgate extensions, as JSON
 // indented by two spaces with keys in source order, and the JSON pointers
 // of what it left out. A match that uses an extension (regex, json-subset
-// or json-schema, path, ignoreCase) is left out whole. The file must be a
+// or json-schema, a path, ignoreCase: true) is left out whole. The file must be a
 // valid suite; otherwise err is its Errors.
 func ExportOpenWOP(path string, data []byte) (out []byte, lost []string, err error) {
 	if _, errs := parse(path, data); len(errs) > 0 {

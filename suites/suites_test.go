@@ -191,6 +191,8 @@ func TestExtensions(t *testing.T) {
 			"/tasks/0/fixtures/onUnmatched",
 			"/tasks/0/fixtures/toolResponses/0/times",
 			"/tasks/0/fixtures/toolResponses/0/delayMs",
+			"/tasks/1/expected/match/path",
+			"/tasks/1/expected/match/ignoreCase",
 		}},
 	}
 	for _, tc := range testCases {
@@ -531,4 +533,44 @@ func TestJSONSyntax(t *testing.T) {
 	for name, tc := range testCases {
 		t.Run(name, func(t *testing.T) { run(t, tc) })
 	}
+}
+
+// TestYAMLSyntax checks the YAML reader's errors and their lines.
+func TestYAMLSyntax(t *testing.T) {
+	type testCase struct {
+		data string
+		want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		_, errs := parseYAML("f.yaml", []byte(tc.data))
+		assert.Equal(t, errs.Error(), tc.want)
+	}
+	testCases := map[string]testCase{
+		"unclosed flow list (parser)":  {data: "a: 1\nb: [x\nc: 2\n", want: `f.yaml:2:1: did not find expected ',' or ']' [syntax]`},
+		"bad indentation (parser)":     {data: "a: 1\nb:\n  c: 1\n d: 2\n", want: `f.yaml:4:1: did not find expected key [syntax]`},
+		"list in a mapping (parser)":   {data: "a: 1\n- b\n", want: `f.yaml:2:1: did not find expected key [syntax]`},
+		"tab indentation (scanner)":    {data: "a: 1\n\tb: 2\n", want: `f.yaml:2:1: found a tab character that violates indentation [syntax]`},
+		"bad character (scanner)":      {data: "a: 1\nb: @x\n", want: `f.yaml:2:1: found character that cannot start any token [syntax]`},
+		"nested mapping on one line":   {data: "a: 1\nb: c: d\n", want: `f.yaml:2:1: mapping values are not allowed in this context [syntax]`},
+		"error on the first line":      {data: "@", want: `f.yaml:1:1: found character that cannot start any token [syntax]`},
+		"alias to itself":              {data: "a: &a [1, *a]\n", want: `f.yaml:1:11: alias "a" refers to a value that contains it [syntax]`},
+		"unknown anchor":               {data: "a: *nope\n", want: `f.yaml:1:1: unknown anchor 'nope' referenced [syntax]`},
+		"complex key":                  {data: "? [a, b]\n: 1\n", want: `f.yaml:1:3: a key must be a string, not a list or a mapping [syntax]`},
+		"merge of a scalar":            {data: "a:\n  <<: 1\n  b: 2\n", want: `f.yaml:2:7: a merge key (<<) needs a mapping or a list of mappings [syntax]`},
+		"NaN":                          {data: "a: .nan\n", want: `f.yaml:1:4: .nan is not a number JSON can hold [syntax]`},
+		"tagged list":                  {data: "a: !!omap [{b: 1}]\n", want: `f.yaml:1:4: lists tagged !!omap are not JSON; expected a plain list [syntax]`},
+		"duplicate keys after a merge": {data: "x: &x {a: 1}\ny:\n  <<: *x\n  a: 2\n  a: 3\n", want: `f.yaml:5:3: duplicate key "a"; first defined at line 4 [syntax]`},
+	}
+	for name, tc := range testCases {
+		t.Run(name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestYAMLMerge checks that explicit keys win over merged ones, and earlier
+// merge sources over later ones.
+func TestYAMLMerge(t *testing.T) {
+	doc := "a: &a {x: 1, y: 1}\nb: &b {y: 2, z: 2}\nc:\n  <<: [*a, *b]\n  x: 0\n"
+	root, errs := parseYAML("f.yaml", []byte(doc))
+	assert.Assert(t, errs == nil, "%v", errs)
+	assert.Equal(t, string(root.get("c").compact()), `{"x":0,"y":1,"z":2}`)
 }
