@@ -3,14 +3,155 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
 
+	"github.com/evalgate/evalgate/regression"
 	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/suites"
 )
+
+func init() {
+	register("baseline", "manage the baseline: \"baseline promote RESULTS\" writes the canonical baseline file", baselineCmd)
+}
+
+// fetchArtifact resolves a github-artifact:<name> baseline to a local
+// results.json. The GitHub Action's wiring sets it (with
+// action.ResolveBaseline); it is nil outside the Action, where such a
+// baseline is a bad invocation. found is false, with no error, when no
+// artifact exists yet: the first run on a branch has no regression block.
+var fetchArtifact func(ctx context.Context, name string) (path string, found bool, err error)
+
+// DefaultBaselineFile is where `evalgate baseline promote` writes.
+const DefaultBaselineFile = ".evalgate/baseline.json"
+
+// comparison is a loaded baseline and how to compare a run with it.
+type comparison struct {
+	base *results.Run
+	opts regression.Options
+}
+
+// loadBaseline reads the baseline named by spec before anything runs: a
+// missing or unreadable baseline is exit 2, an artifact that could not be
+// fetched exit 3, and an artifact that does not exist yet a notice and no
+// comparison. dir is the folder a git: spec runs in. loaded lists every task
+// of the suite files, so tasks a filter or a shard left out are not taken
+// for removed ones. A nil comparison means no baseline.
+func (c *Command) loadBaseline(ctx context.Context, spec, dir string, loaded []*suites.Suite) (*comparison, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	path := spec
+	if name, ok := strings.CutPrefix(spec, regression.ArtifactPrefix); ok {
+		if fetchArtifact == nil {
+			return nil, invalid(fmt.Errorf("--baseline %q: %w", spec, regression.ErrArtifactSpec))
+		}
+		p, found, err := fetchArtifact(ctx, name)
+		if err != nil {
+			return nil, runError(fmt.Errorf("could not fetch baseline %q: %w", spec, err))
+		}
+		if !found {
+			fmt.Fprintf(c.Stderr, "evalgate: no baseline yet (%s): this run has no regression block\n", spec)
+			return nil, nil
+		}
+		path = p
+	}
+	base, err := regression.Load(ctx, path, dir)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	cmp := &comparison{base: base, opts: regression.Options{Source: spec}}
+	if loaded != nil {
+		inSuites := map[[2]string]bool{}
+		for _, s := range loaded {
+			for _, t := range s.Tasks {
+				inSuites[[2]string{s.ID, t.ID}] = true
+			}
+		}
+		cmp.opts.InSuites = func(suiteID, taskID string) bool { return inSuites[[2]string{suiteID, taskID}] }
+	}
+	return cmp, nil
+}
+
+// baselineDir is the folder a git: baseline is read in: the config's folder
+// when the spec came from evalgate.yaml, else the current one.
+func baselineDir(flagSpec, cfgDir string) string {
+	if flagSpec != "" {
+		return ""
+	}
+	return cfgDir
+}
+
+// runID is the baseline run id a suite is compared against; empty without
+// a baseline or when the baseline does not have the suite.
+func (cmp *comparison) runID(suiteID string) string {
+	if cmp == nil {
+		return ""
+	}
+	return regression.SuiteBaselineRunID(cmp.base, suiteID)
+}
+
+// suite compares one finished suite with the baseline.
+func (cmp *comparison) suite(s *results.Suite) *results.SuiteRegression {
+	if cmp == nil {
+		return nil
+	}
+	return regression.CompareSuite(cmp.base, s, cmp.opts)
+}
 
 // compare fills the run's regression block from the baseline.
 func (j *job) compare(ctx context.Context, run *results.Run) error {
-	if j.baseline != "" {
-		return invalid(errors.New("--baseline: baselines are not available in this build"))
+	if j.cmp != nil {
+		regression.Compare(j.cmp.base, run, j.cmp.opts)
 	}
 	return nil
+}
+
+// baselineCmd is `evalgate baseline promote RESULTS [--out FILE]`.
+func baselineCmd(ctx context.Context, c *Command, args []string) error {
+	if len(args) == 0 || args[0] != "promote" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			fmt.Fprint(c.Stdout, baselineUsage)
+			return nil
+		}
+		fmt.Fprint(c.Stderr, baselineUsage)
+		return invalid(nil)
+	}
+	fs := c.newFlags("baseline", "promote RESULTS")
+	out := fs.String("out", DefaultBaselineFile, "where to write the baseline")
+	if err := parse(fs, args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return invalid(errors.New("baseline promote: expected one results.json (or the folder holding it)"))
+	}
+	run, err := regression.Load(ctx, fs.Arg(0), "")
+	if err != nil {
+		return invalid(err)
+	}
+	if err := regression.WritePromoted(*out, run); err != nil {
+		if run.Interrupted || run.RunID == "" {
+			return invalid(err)
+		}
+		return runError(err)
+	}
+	fmt.Fprintf(c.Stdout, "evalgate: baseline %s written from run %s (%d %s, %d %s)\n", filepath.ToSlash(*out), run.RunID,
+		len(run.Suites), pluralWord(len(run.Suites), "suite", "suites"), run.TaskCount, pluralWord(run.TaskCount, "task", "tasks"))
+	return nil
+}
+
+const baselineUsage = `Usage: evalgate baseline promote [--out .evalgate/baseline.json] RESULTS
+
+Writes the canonical baseline from a run's results.json (or the folder
+holding it): content-free, one line per task, stable order, so that a
+baseline update reads well in review. Commit it and point "baseline:" (or
+--baseline) at it, or at git:<ref>:<path> to read it from a branch.
+`
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -18,6 +18,7 @@ type observer struct {
 	events      *report.Events
 	transcripts bool
 	out         string
+	cmp         *comparison // the baseline; nil without one
 
 	mu     sync.Mutex // guards err (Trial runs on worker goroutines)
 	err    error      // the first write error; the run is then exit 3
@@ -87,7 +88,7 @@ func (o *observer) SuiteStarted(s *results.Suite, taskCount int) {
 	}
 	s.RunID = newID()
 	o.runIDs[s.ID] = s.RunID
-	o.fail(o.events.Started(s, s.Modes, taskCount, ""))
+	o.fail(o.events.Started(s, s.Modes, taskCount, o.cmp.runID(s.ID)))
 }
 
 func (o *observer) TaskScored(s *results.Suite, t *results.Task) {
@@ -95,6 +96,9 @@ func (o *observer) TaskScored(s *results.Suite, t *results.Task) {
 }
 
 func (o *observer) SuiteCompleted(s *results.Suite) {
+	// The suite's regression goes into eval.completed; the run's is
+	// computed, with the same figures, once every suite is done.
+	s.Regression = o.cmp.suite(s)
 	o.fail(o.events.Completed(s))
 	o.term.SuiteDone(s)
 }

@@ -74,6 +74,9 @@ func runCmd(ctx context.Context, c *Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	if job.cmp, err = c.loadBaseline(ctx, job.baseline, baselineDir(f.baseline, job.cfg.Dir), job.all); err != nil {
+		return err
+	}
 	return job.execute(ctx)
 }
 
@@ -88,6 +91,8 @@ type job struct {
 	out      string
 	shard    *results.Shard
 	baseline string
+	all      []*suites.Suite // every loaded suite, before the selection
+	cmp      *comparison     // the baseline; nil without one
 }
 
 // prepare validates flags, config, suites and gates: every problem here is
@@ -117,7 +122,7 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 			return nil, invalid(err)
 		}
 	}
-	j := &job{c: c, cfg: cfg, flags: f, gates: gs}
+	j := &job{c: c, cfg: cfg, flags: f, gates: gs, all: all}
 	sel := runner.Selection{Tasks: f.tasks, Tags: f.tags, Mode: f.mode}
 	if f.shard != "" {
 		if j.shard, err = parseShard(f.shard); err != nil {
@@ -211,6 +216,7 @@ func (j *job) execute(ctx context.Context) error {
 		events:      report.NewEvents(events, time.Now, newID),
 		transcripts: j.flags.transcripts,
 		out:         j.out,
+		cmp:         j.cmp,
 	}
 	canary := "EVALGATE-CANARY-" + newID()
 	opts := runner.Options{

@@ -212,3 +212,18 @@ func SignTestOf(r *results.Regression) (up, down int, p float64) {
 	}
 	return up, down, SignTest(up, down)
 }
+
+// SuiteBaselineRunID is the baseline run id a suite of the run is compared
+// against, as the openwop eval.started event names it; empty when the
+// baseline does not have the suite.
+func SuiteBaselineRunID(base *results.Run, suiteID string) string {
+	if base == nil {
+		return ""
+	}
+	for i := range base.Suites {
+		if bs := &base.Suites[i]; bs.ID == suiteID {
+			return baseRunID(base, bs)
+		}
+	}
+	return ""
+}
