@@ -1,0 +1,420 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/results"
+)
+
+// DefaultMaxTurns is the number of model requests an OpenAI-compatible
+// agent may make in one trial when OpenAI.MaxTurns is unset.
+const DefaultMaxTurns = 10
+
+// DefaultMaxResponseBytes caps one chat completions response body.
+const DefaultMaxResponseBytes = 16 << 20
+
+// DefaultAttempts is how many times a model request is tried when the API
+// answers 429 or 5xx or the network fails.
+const DefaultAttempts = 4
+
+// retryInterval is the wait before the first retry of a model request; it
+// doubles with every further retry. A variable so tests can shrink it.
+var retryInterval = 500 * time.Millisecond
+
+// maxRetryAfter bounds how long a Retry-After header may make us wait.
+const maxRetryAfter = 60 * time.Second
+
+// Pricing turns token usage into cost, in US dollars per million tokens.
+type Pricing struct {
+	InputPerMTok  float64
+	OutputPerMTok float64
+}
+
+// Cost prices a number of input and output tokens.
+func (p Pricing) Cost(input, output int64) float64 {
+	return (float64(input)*p.InputPerMTok + float64(output)*p.OutputPerMTok) / 1e6
+}
+
+// OpenAI drives a model behind an OpenAI-compatible /v1/chat/completions
+// endpoint (OpenAI, vLLM, Ollama, llama.cpp, LiteLLM): the runner is the
+// agent loop. The conversation starts with the system prompt, the task's
+// memory seed as a second system message ({"memory":[...]}) and the input
+// as the user message (a string as it is, anything else as JSON). The
+// suite's tools are offered as functions, their names mapped reversibly to
+// ^[a-zA-Z0-9_-]{1,64}$ (see FunctionNames). Every tool call is answered
+// from the fixtures, in the order of the reply, as a role "tool" message:
+// the response as it is when it is a string, else its JSON; a tool error as
+// {"error": message}. The loop ends at a reply without tool calls, whose
+// content is the output (a JSON string), or after MaxTurns requests with
+// the error kind max-turns.
+//
+// Requests that get 429, a 5xx or a network error are retried with
+// backoff, honouring Retry-After; after the last attempt, or at once for
+// any other status, the trial is an error of kind model. A server that
+// cannot be reached at all (connection refused after every attempt) stops
+// the run like an agent that cannot start. The context's deadline makes the
+// trial an error of kind timeout.
+//
+// One OpenAI serves every trial of a run concurrently: share one Client
+// (see NewHTTPClient) so connections are kept alive across tasks.
+type OpenAI struct {
+	BaseURL      string // e.g. http://127.0.0.1:8000/v1; /chat/completions is appended
+	Model        string
+	APIKey       string // sent as a bearer token when set
+	SystemPrompt string
+	MaxTurns     int      // DefaultMaxTurns when 0
+	Temperature  *float64 // the server's default when nil
+	Pricing      Pricing
+	Client       *http.Client // http.DefaultClient when nil
+	Attempts     int          // DefaultAttempts when 0
+	// MaxResponseBytes caps a response body; DefaultMaxResponseBytes when 0.
+	MaxResponseBytes int64
+
+	tools sync.Map // *suites.Tool (first of a suite's list) -> *functionSet
+}
+
+var _ Agent = (*OpenAI)(nil)
+
+// NewHTTPClient returns a client for model APIs that keeps up to conns
+// idle connections per host alive, so a run of thousands of tasks reuses
+// them instead of dialling for each request. Pass at least the run's
+// concurrency: no more connections than requests in flight are ever kept.
+func NewHTTPClient(conns int) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = max(conns, 1) * 2
+	t.MaxIdleConnsPerHost = max(conns, 1)
+	return &http.Client{Transport: t}
+}
+
+// chatMessage is one message of a chat completions conversation.
+type chatMessage struct {
+	Role       string     `json:"role"`
+	Content    *string    `json:"content"` // null in an assistant message that only calls tools
+	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+}
+
+type toolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function functionCall `json:"function"`
+}
+
+type functionCall struct {
+	Name string `json:"name"`
+	// Arguments is a JSON string holding the arguments' JSON text; some
+	// servers send the arguments object itself, which is accepted too.
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+type chatRequest struct {
+	Model       string          `json:"model"`
+	Messages    []chatMessage   `json:"messages"`
+	Tools       json.RawMessage `json:"tools,omitempty"`
+	Temperature *float64        `json:"temperature,omitempty"`
+	Stream      bool            `json:"stream"`
+}
+
+type chatResponse struct {
+	Model   string `json:"model"`
+	Choices []struct {
+		Message struct {
+			Content   *string    `json:"content"`
+			ToolCalls []toolCall `json:"tool_calls"`
+		} `json:"message"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int64 `json:"prompt_tokens"`
+		CompletionTokens int64 `json:"completion_tokens"`
+	} `json:"usage"`
+	Error *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// Run runs one trial. See OpenAI.
+func (o *OpenAI) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
+	out := &Outcome{Usage: Usage{Model: o.Model}}
+	fs, err := o.functions(req.Tools)
+	if err != nil {
+		out.Err = &AgentError{Kind: results.ErrProtocol, Message: err.Error()}
+		return out
+	}
+	msgs, err := o.opening(req)
+	if err != nil {
+		out.Err = &AgentError{Kind: results.ErrProtocol, Message: err.Error()}
+		return out
+	}
+	maxTurns := orDefault(o.MaxTurns, DefaultMaxTurns)
+	calls := 0
+	for turn := 1; turn <= maxTurns; turn++ {
+		resp, aerr, fatal := o.complete(ctx, req, &chatRequest{
+			Model:       o.Model,
+			Messages:    msgs,
+			Tools:       fs.encoded,
+			Temperature: o.Temperature,
+		})
+		if fatal != nil {
+			out.Fatal = fatal
+			return out
+		}
+		if aerr != nil {
+			out.Err = aerr
+			return out
+		}
+		if resp.Usage != nil {
+			out.Usage.Add(Usage{
+				Model:        resp.Model,
+				InputTokens:  resp.Usage.PromptTokens,
+				OutputTokens: resp.Usage.CompletionTokens,
+				CostUsd:      o.Pricing.Cost(resp.Usage.PromptTokens, resp.Usage.CompletionTokens),
+			})
+		}
+		msg := resp.Choices[0].Message
+		if len(msg.ToolCalls) == 0 {
+			content := ""
+			if msg.Content != nil {
+				content = *msg.Content
+			}
+			out.Output = jsonText(content)
+			return out
+		}
+		assistant := chatMessage{Role: "assistant", Content: msg.Content, ToolCalls: make([]toolCall, len(msg.ToolCalls))}
+		answers := make([]chatMessage, len(msg.ToolCalls))
+		for i, tc := range msg.ToolCalls {
+			calls++
+			if tc.ID == "" {
+				tc.ID = "call_" + strconv.Itoa(calls)
+			}
+			args := callArguments(tc.Function.Arguments)
+			assistant.ToolCalls[i] = toolCall{ID: tc.ID, Type: "function", Function: functionCall{Name: tc.Function.Name, Arguments: jsonText(string(args))}}
+			res := tools.Call(ctx, tc.ID, fs.tool(tc.Function.Name), args)
+			content := toolContent(res)
+			answers[i] = chatMessage{Role: "tool", Content: &content, ToolCallID: tc.ID}
+		}
+		msgs = append(msgs, assistant)
+		msgs = append(msgs, answers...)
+	}
+	out.Err = &AgentError{Kind: results.ErrMaxTurns, Message: fmt.Sprintf("the model still called tools after %d turns", maxTurns)}
+	return out
+}
+
+// opening builds the messages the conversation starts with.
+func (o *OpenAI) opening(req *Request) ([]chatMessage, error) {
+	msgs := make([]chatMessage, 0, 8)
+	if o.SystemPrompt != "" {
+		p := o.SystemPrompt
+		msgs = append(msgs, chatMessage{Role: "system", Content: &p})
+	}
+	if len(req.Memory) > 0 {
+		b, err := json.Marshal(struct {
+			Memory []json.RawMessage `json:"memory"`
+		}{req.Memory})
+		if err != nil {
+			return nil, fmt.Errorf("could not encode the memory seed: %w", err)
+		}
+		m := string(b)
+		msgs = append(msgs, chatMessage{Role: "system", Content: &m})
+	}
+	user := inputText(req.Input)
+	msgs = append(msgs, chatMessage{Role: "user", Content: &user})
+	return msgs, nil
+}
+
+// inputText is the input as the user message: a JSON string as its text,
+// anything else as JSON.
+func inputText(input json.RawMessage) string {
+	var s string
+	if len(input) > 0 && input[0] == '"' && json.Unmarshal(input, &s) == nil {
+		return s
+	}
+	if len(input) == 0 {
+		return "null"
+	}
+	return string(input)
+}
+
+// callArguments returns the JSON text of a tool call's arguments: the
+// content of the arguments string, or the object some servers send in its
+// place; empty arguments are an empty object. Text that is not JSON is
+// passed on as it is, and matches no fixture that constrains args.
+func callArguments(raw json.RawMessage) json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return json.RawMessage("{}")
+	}
+	if raw[0] != '"' {
+		return raw
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil || strings.TrimSpace(s) == "" {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(s)
+}
+
+// toolContent renders a tool result as the content of a tool message.
+func toolContent(res fixtures.Result) string {
+	if res.IsError {
+		var msg string
+		if json.Unmarshal(res.Content, &msg) != nil {
+			msg = string(res.Content)
+		}
+		b, _ := json.Marshal(map[string]string{"error": msg}) // a map of strings always encodes
+		return string(b)
+	}
+	var s string
+	if len(res.Content) > 0 && res.Content[0] == '"' && json.Unmarshal(res.Content, &s) == nil {
+		return s
+	}
+	if len(res.Content) == 0 {
+		return "null"
+	}
+	return string(res.Content)
+}
+
+// complete sends one chat completions request, retrying what is worth
+// retrying. It returns the response, or the trial's error, or a fatal error
+// when the server cannot be reached at all.
+func (o *OpenAI) complete(ctx context.Context, req *Request, body *chatRequest) (*chatResponse, *AgentError, error) {
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return nil, &AgentError{Kind: results.ErrProtocol, Message: fmt.Sprintf("could not encode the request: %v", err)}, nil
+	}
+	attempts := orDefault(o.Attempts, DefaultAttempts)
+	var last error
+	for attempt := 1; ; attempt++ {
+		resp, wait, err := o.post(ctx, payload)
+		if err == nil {
+			return resp, nil, nil
+		}
+		if ctx.Err() != nil {
+			return nil, contextError(ctx, req), nil
+		}
+		var ae *apiError
+		if errors.As(err, &ae) && !ae.retryable {
+			return nil, &AgentError{Kind: results.ErrModel, Message: ae.Error()}, nil
+		}
+		last = err
+		if attempt >= attempts {
+			break
+		}
+		if wait <= 0 {
+			wait = retryInterval << (attempt - 1)
+		}
+		if sleep(ctx, wait) != nil {
+			return nil, contextError(ctx, req), nil
+		}
+	}
+	var op *net.OpError
+	if errors.As(last, &op) && op.Op == "dial" {
+		return nil, nil, fmt.Errorf("could not reach the model API at %s: %w", o.BaseURL, last)
+	}
+	return nil, &AgentError{Kind: results.ErrModel, Message: fmt.Sprintf("the model API failed after %d attempts: %v", attempts, last)}, nil
+}
+
+// apiError is an HTTP answer other than 200, or a 200 that is not a usable
+// completion.
+type apiError struct {
+	status    int
+	message   string
+	retryable bool
+}
+
+func (e *apiError) Error() string {
+	if e.status == 0 {
+		return e.message
+	}
+	return fmt.Sprintf("the model API answered %d: %s", e.status, e.message)
+}
+
+// post makes one request. wait is the server's Retry-After, if any.
+func (o *OpenAI) post(ctx context.Context, payload []byte) (*chatResponse, time.Duration, error) {
+	url := strings.TrimSuffix(o.BaseURL, "/") + "/chat/completions"
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
+	if err != nil {
+		return nil, 0, &apiError{message: fmt.Sprintf("could not build the request for %q: %v", url, err)}
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json")
+	if o.APIKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+o.APIKey)
+	}
+	client := o.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	hresp, err := client.Do(hreq)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer func() {
+		// Drain what is left so the connection goes back to the pool.
+		_, _ = io.Copy(io.Discard, io.LimitReader(hresp.Body, 64<<10))
+		hresp.Body.Close()
+	}()
+	limit := o.MaxResponseBytes
+	if limit <= 0 {
+		limit = DefaultMaxResponseBytes
+	}
+	data, err := io.ReadAll(io.LimitReader(hresp.Body, limit+1))
+	if err != nil {
+		return nil, 0, err
+	}
+	if int64(len(data)) > limit {
+		return nil, 0, &apiError{status: hresp.StatusCode, message: fmt.Sprintf("the response is larger than %d bytes", limit)}
+	}
+	if hresp.StatusCode != http.StatusOK {
+		retryable := hresp.StatusCode == http.StatusTooManyRequests || hresp.StatusCode >= 500
+		return nil, retryAfter(hresp.Header.Get("Retry-After")), &apiError{status: hresp.StatusCode, message: excerpt(bytes.TrimSpace(data)), retryable: retryable}
+	}
+	var resp chatResponse
+	if err := json.Unmarshal(data, &resp); err != nil {
+		return nil, 0, &apiError{status: hresp.StatusCode, message: "the response is not a chat completion: " + err.Error()}
+	}
+	switch {
+	case resp.Error != nil:
+		return nil, 0, &apiError{status: hresp.StatusCode, message: resp.Error.Message}
+	case len(resp.Choices) == 0:
+		return nil, 0, &apiError{status: hresp.StatusCode, message: "the response has no choices"}
+	}
+	return &resp, 0, nil
+}
+
+// retryAfter reads a Retry-After header given in seconds; 0 when absent,
+// unreadable or longer than maxRetryAfter.
+func retryAfter(h string) time.Duration {
+	n, err := strconv.Atoi(strings.TrimSpace(h))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	d := time.Duration(n) * time.Second
+	if d > maxRetryAfter {
+		return maxRetryAfter
+	}
+	return d
+}
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
