@@ -1,17 +1,58 @@
 package cli
 
 import (
-	"errors"
+	"fmt"
+	"os"
+	"strings"
 
 	"github.com/evalgate/evalgate/config"
+	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/runner"
 )
 
-// configureDetectors sets the adversarial detectors of the run.
+// configureDetectors sets the adversarial detectors of the run. It runs
+// after the rubric judge is configured, so that a run with a judge lets it
+// decide refusals (jailbreak); without one the phrase heuristic decides.
 func (j *job) configureDetectors(opts *runner.Options) error {
+	d := &judges.Detectors{Rubric: opts.Rubric}
+	opts.Detect = d.Detect
 	return nil
 }
 
+// minOpenAIConns is the least number of idle connections the OpenAI
+// agent's client keeps per host, so --concurrency above the config's
+// value still reuses connections.
+const minOpenAIConns = 64
+
+// newOpenAIAgent builds the driver of agent.openai: one HTTP client with
+// keep-alive for the whole run, the API key read from apiKeyEnv, the system
+// prompt read from systemPromptFile.
 func newOpenAIAgent(cfg *config.Config) (runner.Agent, error) {
-	return nil, errors.New("agent.openai: OpenAI-compatible agents are not available in this build")
+	o := cfg.Agent.OpenAI
+	a := &runner.OpenAI{
+		BaseURL:      o.BaseURL,
+		Model:        o.Model,
+		SystemPrompt: o.SystemPrompt,
+		MaxTurns:     o.MaxTurns,
+		Temperature:  o.Temperature,
+		Pricing:      runner.Pricing{InputPerMTok: o.Pricing.InputPerMTok, OutputPerMTok: o.Pricing.OutputPerMTok},
+		Client:       runner.NewHTTPClient(max(cfg.Concurrency, minOpenAIConns)),
+	}
+	if !strings.HasPrefix(o.BaseURL, "http://") && !strings.HasPrefix(o.BaseURL, "https://") {
+		return nil, fmt.Errorf("agent.openai.baseURL: expected an http:// or https:// URL such as http://127.0.0.1:8000/v1, got %q", o.BaseURL)
+	}
+	if o.SystemPromptFile != "" {
+		b, err := os.ReadFile(o.SystemPromptFile)
+		if err != nil {
+			return nil, fmt.Errorf("agent.openai.systemPromptFile: could not read %q: %w", o.SystemPromptFile, err)
+		}
+		a.SystemPrompt = string(b)
+	}
+	if o.APIKeyEnv != "" {
+		a.APIKey = os.Getenv(o.APIKeyEnv)
+		if a.APIKey == "" {
+			return nil, fmt.Errorf("agent.openai.apiKeyEnv: the environment variable %s is not set", o.APIKeyEnv)
+		}
+	}
+	return a, nil
 }

@@ -33,8 +33,10 @@ type Options struct {
 	Mode        string        // when set, the mode every task runs in
 	Canary      string        // the per-run canary planted where fixtures say {{canary}}
 	Rubric      judges.Rubric // nil: a judged criterion makes its task an error
-	// Detect, when set, adds safety findings for a finished trial.
-	Detect func(t *suites.Task, obs *judges.Observation, planted []string) []results.Finding
+	// Detect, when set, runs the adversarial detectors over a trial that
+	// produced an output; its findings replace the trial's (they include
+	// the ones passed in) and what it spent on a judge counts as judge cost.
+	Detect func(ctx context.Context, in *judges.DetectInput) judges.Detection
 	// Observer receives progress and results as they finish; may be nil.
 	Observer Observer
 }
@@ -403,7 +405,11 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 		}
 		r.score(ctx, s, t, obs, rec, &res)
 		if r.opts.Detect != nil {
-			res.Findings = append(res.Findings, r.opts.Detect(t, obs, sess.Planted())...)
+			d := r.opts.Detect(ctx, &judges.DetectInput{Suite: s, Task: t, Mode: mode, Obs: obs, Planted: sess.Planted(), Findings: res.Findings})
+			res.Findings = d.Findings
+			res.JudgeCostUsd += d.CostUsd
+			res.Tokens.Input += d.Tokens.Input
+			res.Tokens.Output += d.Tokens.Output
 		}
 	}
 	res.Findings = dedupeFindings(res.Findings)
