@@ -124,7 +124,8 @@ func TestActEndToEnd(t *testing.T) {
 				assert.Equal(t, f.count(epEditComment), 0)
 				assert.Equal(t, len(comments), 2)
 			},
-			wantLog: []string{"store-credit"},
+			// The failing task is annotated at its line in the suite file.
+			wantLog: []string{"::error file=action/testdata/e2e/suites/refunds.yaml,line=15,title=evalgate%3A task store-credit failed::"},
 		},
 		{
 			name: "second run updates it", agentMode: "fixed",
