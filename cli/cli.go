@@ -8,6 +8,7 @@
 //	1  a gate failed (the report says which and why)
 //	2  bad invocation: flags, config or suite files invalid
 //	3  could not run: the agent cannot start, the judge is unreachable, the out dir is unwritable
+//	130 interrupted (Ctrl-C): the outputs hold the tasks that finished
 package cli
 
 import (
@@ -30,6 +31,9 @@ const (
 	ExitGateFail = 1
 	ExitInvalid  = 2
 	ExitRunError = 3
+	// ExitInterrupted is 128+SIGINT: the run was stopped by Ctrl-C (or
+	// SIGTERM) after writing what had finished.
+	ExitInterrupted = 130
 )
 
 // Version is the evalgate version; release builds set it with
@@ -87,6 +91,8 @@ var errGateFailed = &exitError{code: ExitGateFail}
 // the exit code. Ctrl-C cancels the run cleanly: what finished is written.
 func (c *Command) Main(args []string) int {
 	c.defaults()
+	stopProfiles := c.startProfiles()
+	defer stopProfiles()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return c.exit(c.dispatch(ctx, args[1:]))
@@ -167,6 +173,7 @@ const exitCodesHelp = `Exit codes:
   1  a gate failed (the report says which and why)
   2  bad invocation: flags, config or suite files invalid
   3  could not run: agent cannot start, judge unreachable, out dir unwritable
+  130  interrupted (Ctrl-C): the outputs hold the tasks that finished
 `
 
 // newFlags returns a flag set that writes only to the command's stderr and

@@ -42,6 +42,7 @@ type runFlags struct {
 	transcripts bool
 	noColor     bool
 	quiet       bool
+	noCache     bool
 }
 
 func (c *Command) runFlagSet(f *runFlags) *flag.FlagSet {
@@ -61,6 +62,7 @@ func (c *Command) runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.BoolVar(&f.transcripts, "transcripts", false, "write per-task transcripts (inputs, outputs, tool calls: not content-free)")
 	fs.BoolVar(&f.noColor, "no-color", false, "no colour in the terminal report (NO_COLOR is honoured too)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict")
+	fs.BoolVar(&f.noCache, "no-cache", false, "ask the rubric judge again instead of reusing cached verdicts from .evalgate/cache/judge")
 	return fs
 }
 
@@ -91,6 +93,7 @@ type job struct {
 	out      string
 	shard    *results.Shard
 	baseline string
+	judge    *rubricJudge    // set by configureRubric; nil without a judge
 	all      []*suites.Suite // every loaded suite, before the selection
 	cmp      *comparison     // the baseline; nil without one
 }
@@ -248,6 +251,9 @@ func (j *job) execute(ctx context.Context) error {
 	if runErr != nil && !errors.Is(runErr, runner.ErrInterrupted) {
 		return runError(fmt.Errorf("could not run the agent: %w", runErr))
 	}
+	if err := j.judgeUnavailable(); err != nil {
+		return err
+	}
 	run.Interrupted = errors.Is(runErr, runner.ErrInterrupted)
 	for i := range suiteResults {
 		suiteResults[i].RunID = obs.runIDs[suiteResults[i].ID]
@@ -255,6 +261,7 @@ func (j *job) execute(ctx context.Context) error {
 	}
 	run.Suites = suiteResults
 	run.Stats = gates.Combine(run.Suites)
+	run.Judge = j.judgeInfo()
 	if err := j.compare(ctx, run); err != nil {
 		return err
 	}
@@ -268,7 +275,7 @@ func (j *job) execute(ctx context.Context) error {
 	}
 	term.Finish(run)
 	if run.Interrupted {
-		return &exitError{code: ExitRunError, err: errors.New("interrupted: the results hold only the tasks that finished")}
+		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the results hold only the tasks that finished")}
 	}
 	if !run.Passed {
 		return errGateFailed
