@@ -120,13 +120,14 @@ func baselineCmd(ctx context.Context, c *Command, args []string) error {
 	}
 	fs := c.newFlags("baseline", "promote RESULTS")
 	out := fs.String("out", DefaultBaselineFile, "where to write the baseline")
-	if err := parse(fs, args[1:]); err != nil {
+	pos, err := parseInterleaved(fs, args[1:])
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		return invalid(errors.New("baseline promote: expected one results.json (or the folder holding it)"))
 	}
-	run, err := regression.Load(ctx, fs.Arg(0), "")
+	run, err := readResults(ctx, pos[0])
 	if err != nil {
 		return invalid(err)
 	}

@@ -33,6 +33,7 @@ func (j *job) writeExtraOutputs(ctx context.Context, run *results.Run) error {
 		"junit.xml":      junit,
 		"findings.sarif": sarif,
 		"badge.svg":      report.Badge(run),
+		"scorecard.md":   []byte(report.Scorecard(run, j.c.scorecardOptions(run))),
 	} {
 		if err := os.WriteFile(filepath.Join(j.out, name), data, 0o644); err != nil {
 			return fmt.Errorf("could not write %s: %w", name, err)

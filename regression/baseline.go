@@ -244,6 +244,12 @@ func contentID(data []byte) string {
 func fillStats(r *results.Run) {
 	for i := range r.Suites {
 		s := &r.Suites[i]
+		for j := range s.Tasks {
+			// A promoted baseline keeps the task's total cost only.
+			if t := &s.Tasks[j]; t.AgentCostUsd == 0 && t.JudgeCostUsd == 0 {
+				t.AgentCostUsd = t.CostUsd
+			}
+		}
 		if s.TaskCount == 0 && len(s.Tasks) > 0 {
 			s.Stats = gates.Aggregate(s.Tasks)
 		}

@@ -57,6 +57,7 @@ func TestPromoteGolden(t *testing.T) {
 	assert.Equal(t, base.RunID, "run-7")
 	assert.Equal(t, base.Suites[0].ID, "acme.evals.greeting", "suites are sorted by id")
 	assert.Equal(t, base.Suites[1].TaskCount, 3, "stats are filled in")
+	assert.Equal(t, base.Suites[1].TotalCostUsd, 0.006, "costs are filled in")
 	reg := Compare(base, headRun(), Options{})
 	assert.Equal(t, reg.NewFailures+reg.Fixed, 0)
 	assert.Equal(t, reg.ScoreDelta, 0.0)

@@ -3,6 +3,7 @@ package regression
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/evalgate/evalgate/results"
 )
@@ -160,8 +161,15 @@ func compareSuite(baseRunID string, bs, hs *results.Suite, opts Options) suiteCo
 			hs.ID, bs.Version, hs.Version))
 	}
 	if n, m := len(c.reg.Added), len(c.reg.Removed); n > 0 || m > 0 {
-		c.warnings = append(c.warnings, fmt.Sprintf("suite %s: %d %s added and %d removed since the baseline; compared task by task",
-			hs.ID, n, plural(n, "task", "tasks"), m))
+		var moved []string
+		if n > 0 {
+			moved = append(moved, fmt.Sprintf("%d %s added", n, plural(n, "task was", "tasks were")))
+		}
+		if m > 0 {
+			moved = append(moved, fmt.Sprintf("%d %s removed", m, plural(m, "task was", "tasks were")))
+		}
+		c.warnings = append(c.warnings, fmt.Sprintf("suite %s: since the baseline %s; compared task by task",
+			hs.ID, strings.Join(moved, " and ")))
 	}
 	if bs.Trials > 0 && hs.Trials > 0 && bs.Trials != hs.Trials {
 		c.warnings = append(c.warnings, fmt.Sprintf("suite %s: the baseline ran %d %s per task, this run %d; costs are totals over trials",

@@ -97,7 +97,7 @@ func TestCompare(t *testing.T) {
 				ScoreDelta:    (1 + 0 - 0.25) / 3, Fixed: 1, PValue: 1,
 				Warnings: []string{
 					"suite acme.evals.refunds: the baseline ran version 1.0.0, this run 1.1.0; compared task by task",
-					"suite acme.evals.refunds: 1 task added and 1 removed since the baseline; compared task by task",
+					"suite acme.evals.refunds: since the baseline 1 task was added and 1 task was removed; compared task by task",
 				},
 				Tasks: []results.TaskDiff{
 					{SuiteID: refunds, TaskID: "a", Change: results.ChangeFixed, ScoreDelta: 1, CostDeltaUsd: 0.01, LatencyDeltaMs: 100},

@@ -1,0 +1,254 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/evalgate/evalgate/gates"
+	"github.com/evalgate/evalgate/regression"
+	"github.com/evalgate/evalgate/report"
+	"github.com/evalgate/evalgate/results"
+)
+
+func init() {
+	register("merge", "merge shard results into one run, write its outputs and gate on it", mergeCmd)
+}
+
+// mergeCmd is `evalgate merge --out DIR RESULTS...`: the last job of a
+// sharded workflow. It merges the shards' results.json as if the suites had
+// run whole, compares with the baseline, evaluates the gates and writes
+// every output, then exits 0 or 1 like run.
+func mergeCmd(ctx context.Context, c *Command, args []string) error {
+	fs := c.newFlags("merge", "RESULTS...")
+	var f runFlags
+	fs.StringVar(&f.config, "config", "", "project file (default ./evalgate.yaml when present): gates, baseline, out")
+	fs.StringVar(&f.out, "out", "", "output folder (default evalgate-out)")
+	fs.StringVar(&f.baseline, "baseline", "", "baseline results: a results.json, a folder holding one, an EvalSummary, git:<ref>:<path> or github-artifact:<name>")
+	fs.Var(&f.gates, "gate", "gate expression that must hold (repeatable; replaces the config's gates)")
+	fs.BoolVar(&f.noColor, "no-color", false, "no colour in the terminal report (NO_COLOR is honoured too)")
+	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict")
+	paths, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return invalid(errors.New("merge: expected the results of every shard (results.json files or the folders holding them)"))
+	}
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		return invalid(err)
+	}
+	gateExprs := cfg.Gates
+	if len(f.gates) > 0 {
+		gateExprs = f.gates
+	}
+	gs := gates.Defaults()
+	if len(gateExprs) > 0 {
+		if gs, err = gates.Compile(gateExprs); err != nil {
+			return invalid(err)
+		}
+	}
+	shards := make([]*results.Run, len(paths))
+	for i, p := range paths {
+		if shards[i], err = readShard(p); err != nil {
+			return invalid(err)
+		}
+	}
+	run, err := mergeRuns(shards, paths)
+	if err != nil {
+		return invalid(err)
+	}
+	spec := firstNonEmpty(f.baseline, cfg.Baseline)
+	cmp, err := c.loadBaseline(ctx, spec, baselineDir(f.baseline, cfg.Dir), nil)
+	if err != nil {
+		return err
+	}
+	if cmp != nil {
+		regression.Compare(cmp.base, run, cmp.opts)
+	}
+	run.Gates = gates.Evaluate(gs, run)
+	run.Passed = !run.Interrupted
+	for _, g := range run.Gates {
+		run.Passed = run.Passed && g.Passed
+	}
+
+	j := &job{c: c, cfg: cfg, flags: &f, out: firstNonEmpty(f.out, cfg.Out, "evalgate-out"), cmp: cmp}
+	if err := j.writeMerged(ctx, run); err != nil {
+		return runError(err)
+	}
+	term := report.NewTerminal(report.TerminalOptions{Out: c.Stdout, Color: c.colorEnabled(f.noColor), Quiet: f.quiet})
+	for i := range run.Suites {
+		term.SuiteDone(&run.Suites[i])
+	}
+	term.Finish(run)
+	if run.Interrupted {
+		return &exitError{code: ExitRunError, err: errors.New("a shard was interrupted: the results hold only the tasks that finished")}
+	}
+	if !run.Passed {
+		return errGateFailed
+	}
+	return nil
+}
+
+// readShard reads one shard's results.json, or the folder holding it.
+func readShard(path string) (*results.Run, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, "results.json")
+	}
+	return results.Read(path)
+}
+
+// writeMerged writes the merged run's events, summaries, results.json,
+// scorecard and CI formats. The events are written anew, one run per
+// suite, as a whole run would have written them.
+func (j *job) writeMerged(ctx context.Context, run *results.Run) error {
+	if err := os.MkdirAll(j.out, 0o755); err != nil {
+		return fmt.Errorf("could not create the output folder %q: %w", j.out, err)
+	}
+	f, err := os.Create(filepath.Join(j.out, "events.ndjson"))
+	if err != nil {
+		return fmt.Errorf("could not write to the output folder %q: %w", j.out, err)
+	}
+	events := report.NewEvents(f, time.Now, newID)
+	for i := range run.Suites {
+		s := &run.Suites[i]
+		err = errors.Join(err, events.Started(s, s.Modes, len(s.Tasks), j.cmp.runID(s.ID)))
+		for k := range s.Tasks {
+			err = errors.Join(err, events.Scored(s.RunID, &s.Tasks[k]))
+		}
+		err = errors.Join(err, events.Completed(s))
+	}
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("could not write events.ndjson: %w", err)
+	}
+	return j.writeOutputs(ctx, run)
+}
+
+// mergeRuns merges shard results into one run as if it had run whole: each
+// suite's tasks from every shard in suite-file order, the figures computed
+// again over them, fresh run ids. A task in two shards, a missing shard, or
+// shards of different commits, suite versions or trial counts are errors.
+func mergeRuns(shards []*results.Run, names []string) (*results.Run, error) {
+	if err := checkShards(shards, names); err != nil {
+		return nil, err
+	}
+	run := &results.Run{
+		Schema: results.Schema,
+		RunID:  newID(),
+		Tool:   results.Tool{Name: "evalgate", Version: version()},
+	}
+	type origin struct {
+		suite int    // index in run.Suites
+		from  string // the shard that had the task
+	}
+	suiteIndex := map[string]int{}
+	seen := map[[2]string]string{}
+	for n, sh := range shards {
+		if sh.GitSHA != "" {
+			if run.GitSHA != "" && run.GitSHA != sh.GitSHA {
+				return nil, fmt.Errorf("could not merge %s: it ran commit %s, the other shards %s", names[n], sh.GitSHA, run.GitSHA)
+			}
+			run.GitSHA = sh.GitSHA
+		}
+		if run.StartedAt.IsZero() || (!sh.StartedAt.IsZero() && sh.StartedAt.Before(run.StartedAt)) {
+			run.StartedAt = sh.StartedAt
+		}
+		if sh.FinishedAt.After(run.FinishedAt) {
+			run.FinishedAt = sh.FinishedAt
+		}
+		run.Interrupted = run.Interrupted || sh.Interrupted
+		if run.Judge == nil {
+			run.Judge = sh.Judge
+		}
+		for si := range sh.Suites {
+			s := &sh.Suites[si]
+			i, ok := suiteIndex[s.ID]
+			if !ok {
+				i = len(run.Suites)
+				suiteIndex[s.ID] = i
+				merged := *s
+				merged.Tasks = nil
+				merged.Regression = nil
+				merged.RunID = newID()
+				run.Suites = append(run.Suites, merged)
+			}
+			m := &run.Suites[i]
+			switch {
+			case m.Version != s.Version:
+				return nil, fmt.Errorf("could not merge %s: it ran suite %s version %s, another shard version %s", names[n], s.ID, s.Version, m.Version)
+			case m.Trials != s.Trials:
+				return nil, fmt.Errorf("could not merge %s: it ran suite %s with %d trials, another shard with %d", names[n], s.ID, s.Trials, m.Trials)
+			}
+			for _, t := range s.Tasks {
+				key := [2]string{s.ID, t.ID}
+				if prev, dup := seen[key]; dup {
+					return nil, fmt.Errorf("could not merge: task %s of suite %s is in both %s and %s; the shards overlap", t.ID, s.ID, prev, names[n])
+				}
+				seen[key] = names[n]
+				m.Tasks = append(m.Tasks, t)
+			}
+		}
+	}
+	for i := range run.Suites {
+		s := &run.Suites[i]
+		slices.SortStableFunc(s.Tasks, func(a, b results.Task) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), strings.Compare(a.ID, b.ID))
+		})
+		if s.Tasks == nil {
+			s.Tasks = []results.Task{}
+		}
+		s.Stats = gates.Aggregate(s.Tasks)
+		s.Passed = gates.SuitePassed(s.Thresholds, s.Stats)
+	}
+	// Suites in the order a whole run loads them: by file, folder by folder.
+	slices.SortStableFunc(run.Suites, func(a, b results.Suite) int {
+		return cmp.Or(comparePaths(a.File, b.File), strings.Compare(a.ID, b.ID))
+	})
+	run.Stats = gates.Combine(run.Suites)
+	return run, nil
+}
+
+// checkShards makes sure that shards of one --shard i/n run are all there
+// once: merging three of four shards would gate on a quarter fewer tasks.
+func checkShards(shards []*results.Run, names []string) error {
+	count := 0
+	have := map[int]string{}
+	for n, sh := range shards {
+		if sh.Shard == nil {
+			continue
+		}
+		if count != 0 && sh.Shard.Count != count {
+			return fmt.Errorf("could not merge %s: it is shard %d of %d, another is of %d", names[n], sh.Shard.Index, sh.Shard.Count, count)
+		}
+		count = sh.Shard.Count
+		if prev, dup := have[sh.Shard.Index]; dup {
+			return fmt.Errorf("could not merge: %s and %s are both shard %d of %d; the shards overlap", prev, names[n], sh.Shard.Index, count)
+		}
+		have[sh.Shard.Index] = names[n]
+	}
+	var missing []string
+	for i := 1; i <= count; i++ {
+		if _, ok := have[i]; !ok {
+			missing = append(missing, fmt.Sprint(i))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("could not merge: shard %s of %d is missing", strings.Join(missing, ", "), count)
+	}
+	return nil
+}
+
+// comparePaths orders slash paths folder by folder, as a walk visits them.
+func comparePaths(a, b string) int {
+	return slices.Compare(strings.Split(filepath.ToSlash(a), "/"), strings.Split(filepath.ToSlash(b), "/"))
+}

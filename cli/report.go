@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/evalgate/evalgate/regression"
+	"github.com/evalgate/evalgate/report"
+	"github.com/evalgate/evalgate/results"
+)
+
+func init() {
+	register("report", "render a results.json again: --format md|junit|sarif|badge", reportCmd)
+}
+
+// reportCmd is `evalgate report --format md|junit|sarif|badge RESULTS`.
+func reportCmd(ctx context.Context, c *Command, args []string) error {
+	fs := c.newFlags("report", "RESULTS")
+	format := fs.String("format", "md", "output format: md (the scorecard), junit, sarif or badge")
+	out := fs.String("out", "", "write to this file instead of stdout")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return invalid(errors.New("report: expected one results.json (or the folder holding it)"))
+	}
+	switch *format {
+	case "md", "junit", "sarif", "badge":
+	case "html":
+		return invalid(errors.New("--format html is not supported in this build; use md, junit, sarif or badge"))
+	default:
+		return invalid(fmt.Errorf("--format: expected md, junit, sarif or badge, got %q", *format))
+	}
+	run, err := readResults(ctx, pos[0])
+	if err != nil {
+		return invalid(err)
+	}
+	var data []byte
+	switch *format {
+	case "md":
+		data = []byte(report.Scorecard(run, c.scorecardOptions(run)))
+	case "junit":
+		data, err = report.JUnit(run)
+	case "sarif":
+		data, err = report.SARIF(run, nil)
+	case "badge":
+		data = report.Badge(run)
+	}
+	if err != nil {
+		return runError(fmt.Errorf("could not render %s: %w", *format, err))
+	}
+	if *out == "" {
+		_, err = c.Stdout.Write(data)
+		return err
+	}
+	if err := os.WriteFile(*out, data, 0o644); err != nil {
+		return runError(fmt.Errorf("could not write %q: %w", *out, err))
+	}
+	return nil
+}
+
+// readResults reads a results.json, the folder holding one, or anything
+// else a baseline may be (git:<ref>:<path>, a promoted baseline, openwop
+// summaries).
+func readResults(ctx context.Context, spec string) (*results.Run, error) {
+	return regression.Load(ctx, spec, "")
+}
+
+// scorecardOptions links tasks to their lines on GitHub when the run is in
+// GitHub Actions: GITHUB_SERVER_URL/GITHUB_REPOSITORY/blob/<sha>/.
+func (c *Command) scorecardOptions(run *results.Run) report.ScorecardOptions {
+	server, repo := c.Getenv("GITHUB_SERVER_URL"), c.Getenv("GITHUB_REPOSITORY")
+	sha := run.GitSHA
+	if sha == "" {
+		sha = c.Getenv("GITHUB_SHA")
+	}
+	if server == "" || repo == "" || sha == "" {
+		return report.ScorecardOptions{}
+	}
+	return report.ScorecardOptions{LinkBase: strings.TrimSuffix(server, "/") + "/" + repo + "/blob/" + sha + "/"}
+}
+
+// parseInterleaved parses flags placed before, between or after the
+// positional arguments, which it returns in order.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parse(fs, args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
