@@ -48,7 +48,9 @@ source)
 	;;
 release)
 	sums="$action_path/action/checksums.txt"
-	listed() { grep -Ev '^[[:space:]]*(#|$)' "$sums" | awk '{print $2}'; }
+	[[ -f "$sums" ]] || fail "action/checksums.txt is missing from the action's checkout"
+	# Archive names listed in checksums.txt (comments and blank lines skipped).
+	listed() { awk '!/^[[:space:]]*(#|$)/ {print $2}' "$sums"; }
 	version="${INPUT_VERSION:-}"
 	if [[ -z "$version" && "${GITHUB_ACTION_REF:-}" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
 		version="$GITHUB_ACTION_REF"
@@ -62,7 +64,7 @@ release)
 	ext=tar.gz
 	[[ "$os" == windows ]] && ext=zip
 	asset="evalgate_${version#v}_${os}_${arch}.${ext}"
-	want="$(grep -Ev '^[[:space:]]*(#|$)' "$sums" | awk -v a="$asset" '$2 == a {print $1}' | head -n 1)"
+	want="$(awk -v a="$asset" '!/^[[:space:]]*(#|$)/ && $2 == a {print $1; exit}' "$sums")"
 	[[ -n "$want" ]] || fail "evalgate $version for $os/$arch ($asset) is not listed in action/checksums.txt; pick a listed version or set install-mode: source"
 	url="${GITHUB_SERVER_URL:-https://github.com}/evalgate/evalgate/releases/download/${version}/${asset}"
 	tmp="$(mktemp -d)"
