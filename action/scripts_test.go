@@ -192,4 +192,3 @@ func needTools(t *testing.T, tools ...string) string {
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
-
