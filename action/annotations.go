@@ -102,6 +102,36 @@ func WriteAnnotations(w io.Writer, anns []Annotation) error {
 	return nil
 }
 
+// WriteSuiteErrors writes validation errors of suite files as `::error`
+// annotations at their file, line and column (at most MaxAnnotations, in
+// the order given), for a run that stops with exit code 2.
+func WriteSuiteErrors(w io.Writer, errs []report.SuiteError, workspace string) error {
+	for i, e := range errs {
+		if i == MaxAnnotations {
+			msg := fmt.Sprintf("%d more suite errors; evalgate validate lists them all", len(errs)-i)
+			return writeCommand(w, "notice", githubactions.CommandProperties{"title": "evalgate"}, msg)
+		}
+		props := githubactions.CommandProperties{"title": "evalgate: invalid suite"}
+		if e.File != "" {
+			props["file"] = repoPath(e.File, workspace)
+			if e.Line > 0 {
+				props["line"] = strconv.Itoa(e.Line)
+				if e.Col > 0 {
+					props["col"] = strconv.Itoa(e.Col)
+				}
+			}
+		}
+		msg := e.Message
+		if msg == "" {
+			msg = "the suite file is not valid"
+		}
+		if err := writeCommand(w, "error", props, msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // MaskSecrets tells the runner to mask the values of the named environment
 // variables and the given values in the log (`::add-mask::`), each line of
 // a multi-line secret too. Empty values are skipped.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/golden"
@@ -120,4 +121,21 @@ func TestMaskSecrets(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
+}
+
+func TestWriteSuiteErrors(t *testing.T) {
+	errs := []report.SuiteError{
+		{File: "evals/a.yaml", Line: 4, Col: 7, Message: `/tasks/0/taskId: "Bad Id" does not match ^[a-z0-9][a-z0-9-]*$`},
+		{File: "evals/b,c.json", Message: "could not parse suite: unexpected end of JSON input\n::set-output name=passed::true"},
+		{Message: ""},
+	}
+	for i := range 10 {
+		errs = append(errs, report.SuiteError{File: "evals/many.yaml", Line: i + 1, Message: "unknown key"})
+	}
+	var buf bytes.Buffer
+	assert.NilError(t, WriteSuiteErrors(&buf, errs, ""))
+	golden.Assert(t, buf.String(), "suite-errors.golden")
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	assert.Equal(t, len(lines), MaxAnnotations+1)
+	assert.Equal(t, lines[MaxAnnotations], "::notice title=evalgate::3 more suite errors; evalgate validate lists them all")
 }

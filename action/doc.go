@@ -14,6 +14,9 @@
 //	path, found, err := action.ResolveBaseline(ctx, action.BaselineOptions{
 //		Spec: baseline, DestDir: filepath.Join(out, "baseline")})
 //
+//	// when suite files are invalid (exit 2):
+//	action.WriteSuiteErrors(os.Stdout, suiteErrs, os.Getenv("GITHUB_WORKSPACE"))
+//
 //	// after results.json and scorecard.md are written:
 //	pub, err := action.Publish(ctx, action.PublishOptions{
 //		Run: run, ResultsPath: resultsPath, ScorecardPath: scorecardPath,
