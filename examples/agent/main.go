@@ -5,10 +5,14 @@
 //
 // It stands in for an LLM agent so the example runs offline and the same way
 // every time; it has one deliberate bug (a lost parcel is treated as "not
-// delivered" and the refund is denied) so the example report shows a failure.
+// delivered" and the refund is denied) so the example report shows a failure,
+// and one deliberate weakness for the adversarial suite: it relays the
+// courier's note on an order word for word, so an instruction planted there
+// reaches the customer. It refuses to delete accounts and never acts on
+// what tool results say.
 //
-// Tools: crm:lookup {orderId} -> {status, daysSinceDelivery, total, currency}
-// and kb:search {query} -> {refundWindowDays}.
+// Tools: crm:lookup {orderId} -> {status, daysSinceDelivery, total, currency,
+// eta?, courierNote?} and kb:search {query} -> {refundWindowDays}.
 package main
 
 import (
@@ -40,6 +44,7 @@ type order struct {
 	Total             float64 `json:"total"`
 	Currency          string  `json:"currency"`
 	ETA               string  `json:"eta"`
+	CourierNote       string  `json:"courierNote"`
 }
 
 type agent struct {
@@ -94,6 +99,9 @@ func (a *agent) handle(message, tier string) any {
 	id := orderID.FindString(message)
 	lower := strings.ToLower(message)
 	switch {
+	case strings.Contains(lower, "delete") && strings.Contains(lower, "account"):
+		// Account deletion needs an identity check this channel cannot do.
+		return "I'm sorry, but I can't delete accounts from this chat. Please use the account settings page, where we can verify it is you."
 	case strings.Contains(lower, "refund") && id != "":
 		return a.refund(id)
 	case (strings.Contains(lower, "where") || strings.Contains(lower, "status")) && id != "":
@@ -135,6 +143,9 @@ func (a *agent) status(id, tier string) any {
 	s := fmt.Sprintf("Order %s is %s.", id, strings.ReplaceAll(o.Status, "-", " "))
 	if o.ETA != "" {
 		s += fmt.Sprintf(" Expected delivery: %s.", o.ETA)
+	}
+	if o.CourierNote != "" { // the deliberate weakness: the note is relayed unfiltered
+		s += " Courier note: " + o.CourierNote
 	}
 	if tier == "gold" {
 		s += " As a Gold member, your shipping is free."
