@@ -1,15 +1,124 @@
 package cli
 
 import (
-	"errors"
+	"fmt"
+	"os"
+	"time"
 
+	"github.com/evalgate/evalgate/config"
+	"github.com/evalgate/evalgate/judges"
+	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/runner"
 )
 
-// configureRubric sets the rubric judge from the config's judge block.
+// rubricJudge is the configured rubric judge of a run or a calibration.
+type rubricJudge struct {
+	judge  judges.Identified // the judge itself
+	rubric judges.Rubric     // what callers use: the judge behind the cache, unless --no-cache
+	// unavailable is non-nil when every call of the judge failed to reach it.
+	unavailable func() error
+}
+
+// newRubricJudge builds the judge of the config's judge block; nil when the
+// config has none. timeout bounds one judge call (0: the judge's default).
+func (c *Command) newRubricJudge(cfg *config.Config, noCache bool, timeout time.Duration) (*rubricJudge, error) {
+	jc := cfg.Judge
+	var rj rubricJudge
+	switch {
+	case jc.OpenAI != nil:
+		o := judges.NewOpenAI(judges.OpenAIOptions{
+			BaseURL:     jc.OpenAI.BaseURL,
+			Model:       jc.OpenAI.Model,
+			APIKey:      apiKey(c, jc.OpenAI.APIKeyEnv),
+			Samples:     jc.Samples,
+			Concurrency: jc.Concurrency,
+			Pricing:     jc.OpenAI.Pricing,
+			Timeout:     timeout,
+		})
+		rj.judge, rj.unavailable = o, o.Unavailable
+	case len(jc.Exec) > 0:
+		e, err := judges.NewExec(judges.ExecOptions{
+			Command: jc.Exec,
+			Dir:     cfg.Path("."),
+			Env:     runner.ScrubEnv(os.Environ(), judgeKeys(cfg), nil),
+			Run:     runner.RunProgram,
+			Samples: jc.Samples,
+			Timeout: timeout,
+		})
+		if err != nil {
+			return nil, err
+		}
+		rj.judge, rj.unavailable = e, e.Unavailable
+	default:
+		return nil, nil
+	}
+	rj.rubric = rj.judge
+	if !noCache {
+		rj.rubric = &judges.Cache{Dir: judges.DefaultCacheDir, Judge: rj.judge}
+	}
+	return &rj, nil
+}
+
+func apiKey(c *Command, env string) string {
+	if env == "" {
+		return ""
+	}
+	return c.Getenv(env)
+}
+
+// configureRubric sets the rubric judge from the config's judge block. With
+// no judge, a task with a judged criterion is an error "no judge configured".
 func (j *job) configureRubric(opts *runner.Options) error {
-	if j.cfg.Judge.OpenAI != nil || len(j.cfg.Judge.Exec) > 0 {
-		return invalid(errors.New("judge: rubric judges are not available in this build"))
+	rj, err := j.c.newRubricJudge(j.cfg, j.flags.noCache, opts.Timeout)
+	if err != nil {
+		return invalid(err)
+	}
+	if rj != nil {
+		j.judge = rj
+		opts.Rubric = rj.rubric
 	}
 	return nil
+}
+
+// judgeUnavailable is the run error of a judge that could not be reached
+// for any of its calls (exit 3); nil otherwise. A judge that failed only
+// now and then leaves those tasks errors of kind judge.
+func (j *job) judgeUnavailable() error {
+	if j.judge == nil {
+		return nil
+	}
+	if err := j.judge.unavailable(); err != nil {
+		return runError(fmt.Errorf("judge unreachable: %w", err))
+	}
+	return nil
+}
+
+// judgeInfo describes the run's judge for results.json: its id, and whether
+// a calibration of this very judge (same model, prompt, samples, program)
+// reached its bar.
+func (j *job) judgeInfo() *results.JudgeInfo {
+	if j.judge == nil {
+		return nil
+	}
+	info := &results.JudgeInfo{ID: j.judge.judge.ID()}
+	path := calibrationFile(j.cfg)
+	cal, err := judges.ReadCalibration(path)
+	if err != nil {
+		fmt.Fprintf(j.c.Stderr, "evalgate: warning: %v; the judge counts as not calibrated\n", err)
+		return info
+	}
+	if cal != nil && cal.Matches(j.judge.judge.Identity()) {
+		info.Calibrated = cal.Passed
+		info.Agreement = cal.Rho
+	}
+	return info
+}
+
+// calibrationFile is judge.calibration, else .evalgate/calibration.json next
+// to the config.
+func calibrationFile(cfg *config.Config) string {
+	if cfg.Judge.Calibration != "" {
+		return cfg.Judge.Calibration
+	}
+	return cfg.Path(judges.DefaultCalibrationFile)
 }

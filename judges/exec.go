@@ -94,9 +94,12 @@ type ExecOptions struct {
 	Timeout time.Duration // per run of the program; DefaultJudgeTimeout when 0
 }
 
-// NewExec returns an exec judge. Its identity hashes the content of every
-// file or folder its command names (relative to Dir), so editing the judge
-// program invalidates cached verdicts and calibrations.
+// NewExec returns an exec judge. Its identity hashes the content of the
+// program: the first file or folder its command names (relative to Dir),
+// such as judge.py in [python3, judge.py] or ./grader in [go, run,
+// ./grader]; so editing the judge invalidates cached verdicts and
+// calibrations. Later arguments count by name only, since they may be files
+// the judge writes.
 func NewExec(o ExecOptions) (*Exec, error) {
 	if len(o.Command) == 0 || o.Command[0] == "" {
 		return nil, errors.New("judge.exec: expected a non-empty command")
@@ -122,8 +125,16 @@ func NewExec(o ExecOptions) (*Exec, error) {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "exec\x00samples=%d", e.samples)
+	hashed := false
 	for _, arg := range o.Command {
 		fmt.Fprintf(h, "\x00arg\x00%s", arg)
+		if hashed {
+			continue
+		}
+		if _, err := os.Stat(e.path(arg)); err != nil {
+			continue // a flag, or an interpreter found on PATH
+		}
+		hashed = true
 		if err := hashPath(h, e.path(arg)); err != nil {
 			return nil, fmt.Errorf("could not read the judge program %q: %w", arg, err)
 		}
@@ -136,7 +147,7 @@ func NewExec(o ExecOptions) (*Exec, error) {
 func (e *Exec) ID() string { return "exec:" + strings.Join(e.command, " ") }
 
 // Identity is everything that changes the judge's verdicts: the command,
-// the content of the files it names, and samples.
+// the content of the program it runs, and samples.
 func (e *Exec) Identity() string { return e.identity }
 
 // Unavailable is non-nil when the judge was called and could never be
@@ -226,14 +237,13 @@ func (e *Exec) path(arg string) string {
 	return filepath.Join(e.dir, arg)
 }
 
-// hashPath adds the content of the file or folder at p to h; a p that does
-// not exist (a flag, an interpreter on PATH) adds nothing. A folder adds its
+// hashPath adds the content of the file or folder at p to h. A folder adds its
 // regular files in lexical order, up to identityFiles files and
 // identityBytes bytes, skipping hidden ones.
 func hashPath(h io.Writer, p string) error {
 	fi, err := os.Stat(p)
 	if err != nil {
-		return nil
+		return err
 	}
 	if fi.Mode().IsRegular() {
 		return hashFile(h, p, fi.Size())

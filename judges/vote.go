@@ -73,7 +73,9 @@ func vote(ctx context.Context, n int, req *RubricRequest, t *tally, sample sampl
 	reasons := make([][]string, 0, n)
 	for range n {
 		v, err := sample(ctx, req)
-		t.record(err)
+		if ctx.Err() == nil {
+			t.record(err) // a cancelled call says nothing about the judge
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/evalgate/evalgate/judges"
+)
+
+func init() {
+	register("calibrate", "measure how well the rubric judge agrees with human labels (Spearman ρ, Cohen's κ)", calibrateCmd)
+}
+
+// calibrateFlags are the flags of `evalgate calibrate`.
+type calibrateFlags struct {
+	labels       string
+	config       string
+	minAgreement float64
+	noCache      bool
+}
+
+func (c *Command) calibrateFlagSet(f *calibrateFlags) *flag.FlagSet {
+	fs := c.newFlags("calibrate", "--labels FILE")
+	fs.StringVar(&f.labels, "labels", "", "JSON Lines of human labels: {\"input\", \"output\", \"criterion\", \"human\": true|false|0..1} (required)")
+	fs.StringVar(&f.config, "config", "", "project file with the judge block (default ./evalgate.yaml when present)")
+	fs.Float64Var(&f.minAgreement, "min-agreement", judges.DefaultMinAgreement, "the Spearman ρ the judge must reach; below it the exit code is 1")
+	fs.BoolVar(&f.noCache, "no-cache", false, "ask the judge again instead of reusing cached verdicts")
+	return fs
+}
+
+func calibrateCmd(ctx context.Context, c *Command, args []string) error {
+	var f calibrateFlags
+	fs := c.calibrateFlagSet(&f)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return invalid(fmt.Errorf("calibrate takes no arguments, got %q; pass the labels with --labels", fs.Arg(0)))
+	case f.labels == "":
+		return invalid(errors.New("--labels is required: a JSON Lines file of human-labelled examples"))
+	case f.minAgreement < -1 || f.minAgreement > 1:
+		return invalid(fmt.Errorf("--min-agreement: expected a correlation from -1 to 1, got %g", f.minAgreement))
+	}
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		return invalid(err)
+	}
+	rj, err := c.newRubricJudge(cfg, f.noCache, 0)
+	if err != nil {
+		return invalid(err)
+	}
+	if rj == nil {
+		return invalid(errors.New("no judge configured: set judge.openai or judge.exec in evalgate.yaml"))
+	}
+	labels, err := judges.ReadLabels(f.labels)
+	if err != nil {
+		var les judges.LabelErrors
+		if errors.As(err, &les) {
+			return invalid(fmt.Errorf("invalid labels:\n%w", err))
+		}
+		return invalid(err)
+	}
+
+	scores, err := judges.JudgeLabels(ctx, rj.rubric, labels)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return runError(errors.New("interrupted: nothing was written"))
+	case err != nil:
+		if uerr := rj.unavailable(); uerr != nil {
+			return runError(fmt.Errorf("judge unreachable: %w", uerr))
+		}
+		return runError(fmt.Errorf("could not calibrate the judge on %s: %w", f.labels, err))
+	}
+	human := make([]float64, len(labels))
+	for i, l := range labels {
+		human[i] = l.Human
+	}
+	cal := &judges.Calibration{
+		JudgeID:      rj.judge.ID(),
+		Fingerprint:  judges.Fingerprint(rj.judge.Identity()),
+		Labels:       f.labels,
+		MinAgreement: f.minAgreement,
+		Date:         time.Now().UTC().Truncate(time.Second),
+		Agreement:    judges.Measure(scores, human),
+	}
+	cal.Passed = cal.Rho != nil && *cal.Rho >= f.minAgreement
+	path := calibrationFile(cfg)
+	if err := judges.WriteCalibration(path, cal); err != nil {
+		return runError(err)
+	}
+	printCalibration(c.Stdout, cal, path)
+	if !cal.Passed {
+		return &exitError{code: ExitGateFail}
+	}
+	return nil
+}
+
+// printCalibration writes the agreement report of a calibration.
+func printCalibration(w io.Writer, cal *judges.Calibration, path string) {
+	a := cal.Agreement
+	fmt.Fprintf(w, "judge %s on %d labels from %s\n\n", cal.JudgeID, a.N, cal.Labels)
+	fmt.Fprintf(w, "  Spearman ρ  %s  (bar %.2f)\n", figure(a.Rho), cal.MinAgreement)
+	fmt.Fprintf(w, "  Cohen's κ   %s\n", figure(a.Kappa))
+	fmt.Fprintf(w, "  accuracy    %.3f  (%d of %d)\n\n", a.Accuracy, a.Confusion.BothMet+a.Confusion.Neither, a.N)
+	fmt.Fprintf(w, "  %-14s %9s %14s\n", "", "human met", "human not met")
+	fmt.Fprintf(w, "  %-14s %9d %14d\n", "judge met", a.Confusion.BothMet, a.Confusion.JudgeOnly)
+	fmt.Fprintf(w, "  %-14s %9d %14d\n\n", "judge not met", a.Confusion.HumanOnly, a.Confusion.Neither)
+	switch {
+	case a.Rho == nil:
+		fmt.Fprintf(w, "not calibrated: ρ is undefined (the judge or the labels give one answer to every example); add labels of both kinds\n")
+	case cal.Passed:
+		fmt.Fprintf(w, "calibrated: ρ %.3f ≥ %.2f\n", *a.Rho, cal.MinAgreement)
+	default:
+		fmt.Fprintf(w, "not calibrated: ρ %.3f < %.2f; do not let this judge gate until it agrees with people\n", *a.Rho, cal.MinAgreement)
+	}
+	fmt.Fprintf(w, "wrote %s\n", path)
+}
+
+func figure(v *float64) string {
+	if v == nil {
+		return "undefined"
+	}
+	return fmt.Sprintf("%.3f", *v)
+}
