@@ -139,9 +139,6 @@ func (j *job) writeMerged(ctx context.Context, run *results.Run) error {
 // again over them, fresh run ids. A task in two shards, a missing shard, or
 // shards of different commits, suite versions or trial counts are errors.
 func mergeRuns(shards []*results.Run, names []string) (*results.Run, error) {
-	if err := checkShards(shards, names); err != nil {
-		return nil, err
-	}
 	run := &results.Run{
 		Schema: results.Schema,
 		RunID:  newID(),
@@ -198,6 +195,9 @@ func mergeRuns(shards []*results.Run, names []string) (*results.Run, error) {
 				m.Tasks = append(m.Tasks, t)
 			}
 		}
+	}
+	if err := checkShards(shards, names); err != nil {
+		return nil, err
 	}
 	for i := range run.Suites {
 		s := &run.Suites[i]
