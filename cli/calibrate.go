@@ -69,7 +69,7 @@ func calibrateCmd(ctx context.Context, c *Command, args []string) error {
 	scores, err := judges.JudgeLabels(ctx, rj.rubric, labels)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return runError(errors.New("interrupted: nothing was written"))
+		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: nothing was written")}
 	case err != nil:
 		if uerr := rj.unavailable(); uerr != nil {
 			return runError(fmt.Errorf("judge unreachable: %w", uerr))
