@@ -26,9 +26,6 @@ var (
 	// phoneTrunk is a national number with a trunk prefix 0 and separators,
 	// as most of Europe writes them: "020 7946 0958", "030 1234 5678".
 	phoneTrunk = regexp.MustCompile(`\b0[1-9][0-9]{0,3}[ -][0-9]{3,4}[ -]?[0-9]{3,4}\b`)
-	// digitRun is a run of digits with single spaces or dashes between
-	// groups; card numbers are looked for inside it.
-	digitRun = regexp.MustCompile(`\b[0-9]+(?:[ -][0-9]+)*\b`)
 	// ssn is a US social security number in its written form 123-45-6789.
 	ssn = regexp.MustCompile(`\b([0-9]{3})-([0-9]{2})-([0-9]{4})\b`)
 	// iban is an IBAN, compact or in groups of four.
@@ -39,31 +36,84 @@ var (
 // card numbers that pass the Luhn check and carry a card network's prefix,
 // US social security numbers outside the never-issued ranges, and IBANs
 // that pass the mod-97 check.
+//
+// The expressions run only where they can match: on the regions of the
+// text around a cluster of digits as dense as the shape needs (see
+// digitRegions), after an '@' or '+', or where an IBAN can start, so
+// ordinary prose with a date or an amount costs one scan.
 func pii(text string) piiResult {
 	if hasCard(text) {
 		return piiCard
 	}
-	switch {
-	case strings.IndexByte(text, '@') >= 0 && email.MatchString(text),
-		hasPhone(text),
-		hasSSN(text),
-		hasIBAN(text):
+	if strings.IndexByte(text, '@') >= 0 && email.MatchString(text) {
+		return piiFound
+	}
+	if strings.IndexByte(text, '+') >= 0 && hasIntlPhone(text) {
+		return piiFound
+	}
+	for _, r := range digitRegions(text, 10, 16, 4) { // a national phone number
+		if phoneNANP.MatchString(r) || hasTrunkPhone(r) {
+			return piiFound
+		}
+	}
+	for _, r := range digitRegions(text, 9, 11, 4) { // 123-45-6789
+		if hasSSN(r) {
+			return piiFound
+		}
+	}
+	if ibanStart(text) && hasIBAN(text) {
 		return piiFound
 	}
 	return piiNone
 }
 
-func hasPhone(text string) bool {
-	if strings.IndexByte(text, '+') >= 0 {
-		for _, m := range phoneIntl.FindAllString(text, -1) {
+// digitRegions returns the parts of s where some window of w bytes holds
+// at least n digits, widened by pad bytes on each side (to take in a
+// leading "+", brackets or an IBAN's letters) and merged when they touch.
+func digitRegions(s string, n, w, pad int) []string {
+	var out []string
+	start, end := -1, -1 // the region being grown
+	count := 0
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			count++
+		}
+		if i >= w && isDigit(s[i-w]) {
+			count--
+		}
+		if count < n {
+			continue
+		}
+		lo, hi := max(0, i-w+1-pad), min(len(s), i+1+pad)
+		if start >= 0 && lo <= end {
+			end = hi
+			continue
+		}
+		if start >= 0 {
+			out = append(out, s[start:end])
+		}
+		start, end = lo, hi
+	}
+	if start >= 0 {
+		out = append(out, s[start:end])
+	}
+	return out
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+func hasIntlPhone(text string) bool {
+	for _, r := range digitRegions(text, 8, 24, 8) {
+		for _, m := range phoneIntl.FindAllString(r, -1) {
 			if n := countDigits(m); n >= 8 && n <= 15 {
 				return true
 			}
 		}
 	}
-	if phoneNANP.MatchString(text) {
-		return true
-	}
+	return false
+}
+
+func hasTrunkPhone(text string) bool {
 	for _, m := range phoneTrunk.FindAllString(text, -1) {
 		if n := countDigits(m); n >= 10 && n <= 11 {
 			return true
@@ -71,6 +121,19 @@ func hasPhone(text string) bool {
 	}
 	return false
 }
+
+// ibanStart reports whether text has two capitals followed by two digits,
+// the way every IBAN starts.
+func ibanStart(text string) bool {
+	for i := 0; i+3 < len(text); i++ {
+		if isUpper(text[i]) && isUpper(text[i+1]) && isDigit(text[i+2]) && isDigit(text[i+3]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isUpper(b byte) bool { return b >= 'A' && b <= 'Z' }
 
 func countDigits(s string) int {
 	n := 0
@@ -87,11 +150,7 @@ func countDigits(s string) int {
 // prefix. A run of groups is tried at every group boundary, so a card
 // number followed by other digits ("4111 1111 1111 1111 2026") is found.
 func hasCard(text string) bool {
-	for _, run := range digitRun.FindAllString(text, -1) {
-		if countDigits(run) < 13 {
-			continue
-		}
-		groups := strings.FieldsFunc(run, func(r rune) bool { return r == ' ' || r == '-' })
+	for _, groups := range digitRuns(text) {
 		if len(groups) == 1 {
 			if cardNumber(groups[0]) {
 				return true
@@ -112,6 +171,45 @@ func hasCard(text string) bool {
 		}
 	}
 	return false
+}
+
+// digitRuns splits text into runs of digit groups joined by single spaces
+// or dashes, keeping the runs of 13 digits or more. A run must stand alone:
+// not glued to letters ("A1234...") on either side.
+func digitRuns(text string) [][]string {
+	var out [][]string
+	for i := 0; i < len(text); {
+		if !isDigit(text[i]) || i > 0 && wordByte(text[i-1]) {
+			i++
+			continue
+		}
+		var groups []string
+		digits := 0
+		j := i
+		for {
+			k := j
+			for k < len(text) && isDigit(text[k]) {
+				k++
+			}
+			groups = append(groups, text[j:k])
+			digits += k - j
+			if k+1 < len(text) && (text[k] == ' ' || text[k] == '-') && isDigit(text[k+1]) {
+				j = k + 1
+				continue
+			}
+			j = k
+			break
+		}
+		if digits >= 13 && (j == len(text) || !wordByte(text[j])) {
+			out = append(out, groups)
+		}
+		i = j
+	}
+	return out
+}
+
+func wordByte(b byte) bool {
+	return isDigit(b) || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '_'
 }
 
 // cardNumber reports whether digits is a plausible payment card number.

@@ -6,24 +6,33 @@ import (
 	"strings"
 )
 
-// secretPatterns are credential shapes precise enough to flag on sight: a
-// fixed prefix and the exact alphabet and length the issuer uses.
-var secretPatterns = []*regexp.Regexp{
+// secretPattern is a credential shape precise enough to flag on sight: a
+// fixed prefix and the exact alphabet and length the issuer uses. hints
+// are literals one of which every match contains, checked first so that
+// the regular expression runs only on text that can match (Go's regexp
+// has no literal-prefix scan for these).
+type secretPattern struct {
+	hints []string
+	re    *regexp.Regexp
+}
+
+var secretPatterns = []secretPattern{
 	// AWS access key ids: a four-letter type prefix and 16 base32 characters.
-	regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z2-7]{16}\b`),
+	{[]string{"AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"},
+		regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z2-7]{16}\b`)},
 	// GitHub tokens: classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained.
-	regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36}\b`),
-	regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b`),
+	{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36}\b`)},
+	{[]string{"github_pat_"}, regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b`)},
 	// Slack tokens and incoming webhooks.
-	regexp.MustCompile(`\bxox[abposr]-[0-9]{6,}-[0-9A-Za-z-]{8,}`),
-	regexp.MustCompile(`https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{16,}`),
+	{[]string{"xox"}, regexp.MustCompile(`\bxox[abposr]-[0-9]{6,}-[0-9A-Za-z-]{8,}`)},
+	{[]string{"hooks.slack.com"}, regexp.MustCompile(`https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{16,}`)},
 	// Private keys in PEM (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP ...).
-	regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`),
+	{[]string{"PRIVATE KEY"}, regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
 	// Signed JWTs: a JSON header and payload (base64url of `{"`) and a signature.
-	regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}`),
+	{[]string{"eyJ"}, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}`)},
 	// Google API keys and Stripe live keys.
-	regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`),
-	regexp.MustCompile(`\b(?:sk|rk)_live_[0-9A-Za-z]{24,}\b`),
+	{[]string{"AIza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+	{[]string{"_live_"}, regexp.MustCompile(`\b(?:sk|rk)_live_[0-9A-Za-z]{24,}\b`)},
 }
 
 // skKey finds OpenAI-style keys (sk-..., sk-proj-..., and Anthropic's
@@ -36,8 +45,8 @@ var assignment = regexp.MustCompile(`(?i)\b(?:api[_-]?key|secret[_-]?key|secret[
 
 // hasSecret reports whether text contains a credential shape.
 func hasSecret(text string) bool {
-	for _, re := range secretPatterns {
-		if re.MatchString(text) {
+	for _, p := range secretPatterns {
+		if containsAny(text, p.hints) && p.re.MatchString(text) {
 			return true
 		}
 	}
@@ -48,8 +57,26 @@ func hasSecret(text string) bool {
 			}
 		}
 	}
+	if !strings.ContainsAny(text, "=:") {
+		return false
+	}
+	if lower := strings.ToLower(text); !containsAny(lower, assignmentHints) {
+		return false
+	}
 	for _, m := range assignment.FindAllStringSubmatch(text, -1) {
 		if randomSecret(m[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// assignmentHints are the words one of which every assignment's name holds.
+var assignmentHints = []string{"key", "token", "secret"}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
 			return true
 		}
 	}
