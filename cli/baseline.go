@@ -37,17 +37,19 @@ type comparison struct {
 // fetched exit 3, and an artifact that does not exist yet a notice and no
 // comparison. dir is the folder a git: spec runs in. loaded lists every task
 // of the suite files, so tasks a filter or a shard left out are not taken
-// for removed ones. A nil comparison means no baseline.
-func (c *Command) loadBaseline(ctx context.Context, spec, dir string, loaded []*suites.Suite) (*comparison, error) {
+// for removed ones. A downloaded artifact goes under out. A nil comparison
+// means no baseline.
+func (c *Command) loadBaseline(ctx context.Context, spec, dir, out string, loaded []*suites.Suite) (*comparison, error) {
 	if spec == "" {
 		return nil, nil
 	}
 	path := spec
 	if name, ok := strings.CutPrefix(spec, regression.ArtifactPrefix); ok {
-		if fetchArtifact == nil {
+		fetch := c.artifactFetcher(out)
+		if fetch == nil {
 			return nil, invalid(fmt.Errorf("--baseline %q: %w", spec, regression.ErrArtifactSpec))
 		}
-		p, found, err := fetchArtifact(ctx, name)
+		p, found, err := fetch(ctx, name)
 		if err != nil {
 			return nil, runError(fmt.Errorf("could not fetch baseline %q: %w", spec, err))
 		}

@@ -66,7 +66,8 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 		return invalid(err)
 	}
 	spec := firstNonEmpty(f.baseline, cfg.Baseline)
-	cmp, err := c.loadBaseline(ctx, spec, baselineDir(f.baseline, cfg.Dir), nil)
+	out := firstNonEmpty(f.out, cfg.Out, "evalgate-out")
+	cmp, err := c.loadBaseline(ctx, spec, baselineDir(f.baseline, cfg.Dir), out, nil)
 	if err != nil {
 		return err
 	}
@@ -79,7 +80,7 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 		run.Passed = run.Passed && g.Passed
 	}
 
-	j := &job{c: c, cfg: cfg, flags: &f, out: firstNonEmpty(f.out, cfg.Out, "evalgate-out"), cmp: cmp}
+	j := &job{c: c, cfg: cfg, flags: &f, out: out, cmp: cmp}
 	if err := j.writeMerged(ctx, run); err != nil {
 		return runError(err)
 	}
@@ -88,6 +89,9 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 		term.SuiteDone(&run.Suites[i])
 	}
 	term.Finish(run)
+	if err := j.publish(ctx, run); err != nil {
+		return runError(err)
+	}
 	if run.Interrupted {
 		return &exitError{code: ExitRunError, err: errors.New("a shard was interrupted: the results hold only the tasks that finished")}
 	}

@@ -76,7 +76,7 @@ func runCmd(ctx context.Context, c *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if job.cmp, err = c.loadBaseline(ctx, job.baseline, baselineDir(f.baseline, job.cfg.Dir), job.all); err != nil {
+	if job.cmp, err = c.loadBaseline(ctx, job.baseline, baselineDir(f.baseline, job.cfg.Dir), job.out, job.all); err != nil {
 		return err
 	}
 	return job.execute(ctx)
@@ -111,8 +111,12 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 	if len(paths) == 0 {
 		return nil, invalid(errors.New("no suites to run: pass suite files or folders, or list them under \"suites\" in evalgate.yaml"))
 	}
+	if err := c.maskSecrets(cfg); err != nil {
+		return nil, runError(err)
+	}
 	all, err := suites.Load(paths...)
 	if err != nil {
+		c.annotateSuiteErrors(err)
 		return nil, invalid(fmt.Errorf("invalid suites:\n%w", err))
 	}
 	gateExprs := cfg.Gates
@@ -274,6 +278,9 @@ func (j *job) execute(ctx context.Context) error {
 		return runError(err)
 	}
 	term.Finish(run)
+	if err := j.publish(ctx, run); err != nil {
+		return runError(err)
+	}
 	if run.Interrupted {
 		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the results hold only the tasks that finished")}
 	}

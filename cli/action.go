@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/evalgate/evalgate/action"
+	"github.com/evalgate/evalgate/config"
+	"github.com/evalgate/evalgate/report"
+	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/suites"
+)
+
+// inActions reports whether evalgate runs as a GitHub Actions step.
+func (c *Command) inActions() bool { return c.Getenv("GITHUB_ACTIONS") == "true" }
+
+// secretEnv names the variables that hold credentials evalgate reads: their
+// values are masked in the log before anything else is printed.
+func secretEnv(cfg *config.Config) []string {
+	names := []string{"GITHUB_TOKEN", "INPUT_GITHUB_TOKEN", "INPUT_GITHUB-TOKEN"}
+	for _, o := range []*config.OpenAI{cfg.Agent.OpenAI, cfg.Judge.OpenAI} {
+		if o != nil && o.APIKeyEnv != "" {
+			names = append(names, o.APIKeyEnv)
+		}
+	}
+	return names
+}
+
+// maskSecrets masks credential values in the Actions log.
+func (c *Command) maskSecrets(cfg *config.Config) error {
+	if !c.inActions() {
+		return nil
+	}
+	return action.MaskSecrets(c.Stdout, c.Getenv, secretEnv(cfg))
+}
+
+// annotateSuiteErrors turns invalid suites into error annotations at their
+// line, so a pull request shows them on the diff.
+func (c *Command) annotateSuiteErrors(err error) {
+	errs, ok := err.(suites.Errors)
+	if !c.inActions() || !ok {
+		return
+	}
+	out := make([]report.SuiteError, 0, len(errs))
+	for _, e := range errs {
+		msg := e.Message
+		if e.Pointer != "" {
+			msg = e.Pointer + ": " + msg
+		}
+		out = append(out, report.SuiteError{File: e.Pos.File, Line: e.Pos.Line, Col: e.Pos.Col, Message: msg})
+	}
+	_ = action.WriteSuiteErrors(c.Stdout, out, c.Getenv("GITHUB_WORKSPACE"))
+}
+
+// artifactFetcher resolves github-artifact:<name> baselines through the
+// Actions artifacts API; nil outside GitHub Actions.
+func (c *Command) artifactFetcher(out string) func(ctx context.Context, name string) (string, bool, error) {
+	if fetchArtifact != nil || !c.inActions() {
+		return fetchArtifact
+	}
+	return func(ctx context.Context, name string) (string, bool, error) {
+		return action.ResolveBaseline(ctx, action.BaselineOptions{
+			Spec:    "github-artifact:" + name,
+			DestDir: filepath.Join(out, "baseline"),
+			Getenv:  c.Getenv,
+			Stdout:  c.Stdout,
+		})
+	}
+}
+
+// publish hands a finished run to GitHub: job summary, annotations, the
+// sticky PR comment and the step outputs. A comment that cannot be posted
+// is a warning; only unwritable Actions files fail the step (exit 3).
+func (j *job) publish(ctx context.Context, run *results.Run) error {
+	if !j.c.inActions() {
+		return nil
+	}
+	scorecardPath := filepath.Join(j.out, "scorecard.md")
+	scorecard, err := os.ReadFile(scorecardPath)
+	if err != nil {
+		return fmt.Errorf("could not read the scorecard: %w", err)
+	}
+	_, err = action.Publish(ctx, action.PublishOptions{
+		Run:           run,
+		ResultsPath:   filepath.Join(j.out, "results.json"),
+		ScorecardPath: scorecardPath,
+		Scorecard:     string(scorecard),
+		SecretEnv:     secretEnv(j.cfg),
+		Getenv:        j.c.Getenv,
+		Stdout:        j.c.Stdout,
+	})
+	if err != nil {
+		return fmt.Errorf("could not publish to GitHub: %w", err)
+	}
+	return nil
+}
