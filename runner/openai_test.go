@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/golden"
 
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/jsonvalue"
@@ -231,6 +233,13 @@ func TestOpenAIToolLoop(t *testing.T) {
 	}
 	// The tool message carries exactly the fixture's response.
 	assertJSONEqual(t, "tool message content", msgs[4]["content"].(string), `{"status":"delivered","total":49.9}`)
+
+	// The whole second request, as the wire format's specification.
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, reqs[1].Raw, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, pretty.String()+"\n", "openai-tool-loop-request.golden")
 
 	trace := sess.Trace()
 	if len(trace) != 1 || trace[0].Name != "crm:lookup" || trace[0].Fixture != 0 || trace[0].ID != "call_1" {
