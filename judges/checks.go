@@ -119,16 +119,18 @@ func limit(ok bool) string {
 	return ReasonOverLimit
 }
 
-// expr runs an expression check. The program is compiled by the suite
-// loader; the environment is built once per observation.
+// expr runs an expression check. The program is the one the suite loader
+// compiled for an expression several checks share, else compiled now and
+// dropped after the run; the environment is built once per observation.
 func (r *runner) expr(c *suites.Check) string {
-	if c.Program == nil {
-		return ReasonExprError
-	}
 	if _, bad := r.out.(notJSON); bad {
 		return ReasonInvalidJSON
 	}
-	got, err := r.vm.Run(c.Program, r.exprEnv())
+	program, err := c.ExprProgram()
+	if err != nil {
+		return ReasonExprError
+	}
+	got, err := r.vm.Run(program, r.exprEnv())
 	if err != nil {
 		// Programs compiled with expr.AsBool end in a conversion to bool,
 		// which fails with this message, and only it, on any other value.

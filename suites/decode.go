@@ -16,6 +16,12 @@ import (
 type decoder struct {
 	file string
 	errs Errors
+
+	// exprUses counts the expression checks by source (saturating), so
+	// that shareExprs compiles once the ones several checks share; badExprs
+	// holds the message of each source that does not compile.
+	exprUses map[string]uint8
+	badExprs map[string]string
 }
 
 func (d *decoder) pos(v *value) Pos { return Pos{File: d.file, Line: v.line, Col: v.col} }
@@ -95,6 +101,49 @@ func objects(v *value) []*value {
 		return nil
 	}
 	return v.items
+}
+
+// exprError type-checks an expression, once per source, and counts its
+// uses; it returns the message of a source that does not compile.
+func (d *decoder) exprError(src string) (string, bool) {
+	if d.exprUses == nil {
+		d.exprUses, d.badExprs = map[string]uint8{}, map[string]string{}
+	}
+	n := d.exprUses[src]
+	if n < 2 {
+		d.exprUses[src] = n + 1
+	}
+	if n == 0 {
+		if err := checkExpr(src); err != nil {
+			d.badExprs[src] = exprMessage(err)
+		}
+	}
+	msg, bad := d.badExprs[src]
+	return msg, bad
+}
+
+// shareExprs compiles, once, every expression that several checks of the
+// suite use, and gives all of them the program. Expressions used once are
+// compiled when their trial runs (Check.ExprProgram) and dropped after it,
+// so memory does not grow with a program per task.
+func (d *decoder) shareExprs(s *Suite) {
+	share := func(c *Check) {
+		if c == nil || c.Kind != CheckExpr || d.exprUses[c.Expr] < 2 {
+			return
+		}
+		if p, err := CompileExpr(c.Expr); err == nil { // type-checked already
+			c.Program = p
+		}
+	}
+	for _, t := range s.Tasks {
+		for _, c := range t.Expected.Assert {
+			share(c)
+		}
+		for i := range t.Expected.Rubric {
+			share(t.Expected.Rubric[i].Assert)
+		}
+	}
+	d.exprUses, d.badExprs = nil, nil
 }
 
 // suite decodes the root object.
@@ -440,12 +489,9 @@ func (d *decoder) check(v *value, ptr, defaultID string, ids map[string]*value) 
 		if kv.kind != kindString || c.Expr == "" {
 			break
 		}
-		p, err := CompileExpr(c.Expr)
-		if err != nil {
-			d.errorf(kv, ptr+"/expr", "expression does not compile: %s", exprMessage(err))
-			break
+		if msg, bad := d.exprError(c.Expr); bad {
+			d.errorf(kv, ptr+"/expr", "expression does not compile: %s", msg)
 		}
-		c.Program = p
 	case CheckToolCalled:
 		c.Tool = str(kv)
 		c.Args = raw(v.get("args"))

@@ -1,11 +1,17 @@
 package suites
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/checker"
+	"github.com/expr-lang/expr/compiler"
+	"github.com/expr-lang/expr/conf"
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/optimizer"
 	"github.com/expr-lang/expr/types"
 	"github.com/expr-lang/expr/vm"
 )
@@ -31,6 +37,18 @@ var exprEnv = types.Map{
 	ExprToolCalls: types.Any,
 }
 
+// exprConfigs recycles compiler configurations. expr.Compile builds a new
+// one per call (the builtin table, the environment's types), which costs
+// more than compiling a short assertion; a configuration caches the types
+// it has seen and so is used by one goroutine at a time.
+var exprConfigs = sync.Pool{New: func() any {
+	c := conf.CreateNew()
+	expr.Env(exprEnv)(c)
+	expr.AsBool()(c)
+	c.Check()
+	return c
+}}
+
 // exprCache holds the programs compiled so far by source. Programs are
 // immutable and safe to share; a suite often repeats the same check across
 // many tasks.
@@ -44,8 +62,9 @@ var exprCache struct {
 const maxExprCache = 4096
 
 // CompileExpr compiles an assert expression (expr-lang) that must yield a
-// boolean. The judges package runs the program with expr.Run and an
-// environment of type map[string]any holding exactly these variables:
+// boolean, and caches the program by source. The judges package runs the
+// program with expr.Run and an environment of type map[string]any holding
+// exactly these variables:
 //
 //   - output: the agent's output as a JSON value: a string when it is a
 //     JSON string, else map[string]any, []any, float64, bool or nil.
@@ -67,7 +86,7 @@ func CompileExpr(src string) (*vm.Program, error) {
 	if ok {
 		return p, nil
 	}
-	p, err := expr.Compile(src, expr.Env(exprEnv), expr.AsBool())
+	p, err := compileExpr(src)
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +99,49 @@ func CompileExpr(src string) (*vm.Program, error) {
 	}
 	exprCache.Unlock()
 	return p, nil
+}
+
+// compileExpr is expr.Compile with a recycled configuration, uncached.
+func compileExpr(src string) (*vm.Program, error) {
+	cfg := exprConfigs.Get().(*conf.Config)
+	defer exprConfigs.Put(cfg)
+	tree, err := checker.ParseCheck(src, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := optimizer.Optimize(&tree.Node, cfg); err != nil {
+		var fe *file.Error
+		if errors.As(err, &fe) {
+			return nil, fe.Bind(tree.Source)
+		}
+		return nil, err
+	}
+	return compiler.Compile(tree, cfg)
+}
+
+// checkExpr parses and type-checks an expression without building its
+// program: the loader's check of an expression only one task uses.
+func checkExpr(src string) error {
+	cfg := exprConfigs.Get().(*conf.Config)
+	defer exprConfigs.Put(cfg)
+	_, err := checker.ParseCheck(src, cfg)
+	return err
+}
+
+// ExprProgram returns the check's compiled expression. The loader compiles
+// once, into Program, every expression that several checks share; an
+// expression used by one check only is validated at load and compiled here,
+// when its trial runs, so that a suite of many tasks with distinct
+// expressions does not hold a compiled program per task for the whole run.
+// The caller runs the program and drops it.
+func (c *Check) ExprProgram() (*vm.Program, error) {
+	if c.Program != nil {
+		return c.Program, nil
+	}
+	if c.Kind != CheckExpr || c.Expr == "" {
+		return nil, errors.New("not an expression check")
+	}
+	return compileExpr(c.Expr)
 }
 
 // exprMessage keeps the first line of a compile error (expr adds the

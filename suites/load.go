@@ -34,6 +34,7 @@ func parse(path string, data []byte) (*Suite, Errors) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	d.shareExprs(s)
 	_, s.Extensions, _ = openwopWalk(root, false)
 	return s, nil
 }

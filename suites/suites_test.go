@@ -57,7 +57,9 @@ func checkCompiled(t *testing.T, s *Suite) {
 			return
 		}
 		if c.Kind == CheckExpr {
-			assert.Assert(t, c.Program != nil, "check %s of %s has no program", c.ID, c.Pos)
+			p, err := c.ExprProgram()
+			assert.NilError(t, err, "check %s of %s does not compile", c.ID, c.Pos)
+			assert.Assert(t, p != nil, "check %s of %s has no program", c.ID, c.Pos)
 		}
 		c.Program = nil
 	}
