@@ -27,7 +27,7 @@ const minOpenAIConns = 64
 // newOpenAIAgent builds the driver of agent.openai: one HTTP client with
 // keep-alive for the whole run, the API key read from apiKeyEnv, the system
 // prompt read from systemPromptFile.
-func newOpenAIAgent(cfg *config.Config) (runner.Agent, error) {
+func (c *Command) newOpenAIAgent(cfg *config.Config, concurrency int) (runner.Agent, error) {
 	o := cfg.Agent.OpenAI
 	a := &runner.OpenAI{
 		BaseURL:      o.BaseURL,
@@ -36,7 +36,7 @@ func newOpenAIAgent(cfg *config.Config) (runner.Agent, error) {
 		MaxTurns:     o.MaxTurns,
 		Temperature:  o.Temperature,
 		Pricing:      runner.Pricing{InputPerMTok: o.Pricing.InputPerMTok, OutputPerMTok: o.Pricing.OutputPerMTok},
-		Client:       runner.NewHTTPClient(max(cfg.Concurrency, minOpenAIConns)),
+		Client:       runner.NewHTTPClient(max(concurrency, minOpenAIConns)),
 	}
 	if !strings.HasPrefix(o.BaseURL, "http://") && !strings.HasPrefix(o.BaseURL, "https://") {
 		return nil, fmt.Errorf("agent.openai.baseURL: expected an http:// or https:// URL such as http://127.0.0.1:8000/v1, got %q", o.BaseURL)
@@ -49,7 +49,7 @@ func newOpenAIAgent(cfg *config.Config) (runner.Agent, error) {
 		a.SystemPrompt = string(b)
 	}
 	if o.APIKeyEnv != "" {
-		a.APIKey = os.Getenv(o.APIKeyEnv)
+		a.APIKey = c.Getenv(o.APIKeyEnv)
 		if a.APIKey == "" {
 			return nil, fmt.Errorf("agent.openai.apiKeyEnv: the environment variable %s is not set", o.APIKeyEnv)
 		}

@@ -176,7 +176,7 @@ func (c *Command) newAgent(cfg *config.Config, f *runFlags) (runner.Agent, error
 	case len(a.Plain) > 0:
 		return &runner.Plain{Command: a.Plain, Dir: a.Dir, Env: env}, nil
 	case a.OpenAI != nil:
-		return newOpenAIAgent(cfg)
+		return c.newOpenAIAgent(cfg, firstPositive(f.concurrency, cfg.Concurrency))
 	}
 	return nil, errors.New("no agent to run: pass --agent-cmd, or set agent.exec, agent.plain or agent.openai in evalgate.yaml")
 }
