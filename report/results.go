@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/evalgate/evalgate/results"
 )
@@ -26,15 +27,18 @@ func ResultsSchemaJSON() []byte {
 // beside path and renamed into place. An empty $schema is filled in with
 // results.Schema, and missing lists are written as [] rather than null.
 // r itself is not changed.
+//
+// The file is streamed task by task, so writing it takes memory for one
+// task's JSON at a time, not for the whole document (#6: a 100,000-task
+// run writes a results.json of some 170 MB).
 func WriteResults(path string, r *results.Run) error {
 	if r == nil {
 		return errors.New("could not write results: no run")
 	}
-	data, err := encodeResults(r)
+	err := streamFileAtomic(path, 0o644, 0o755, func(w io.Writer) error {
+		return streamResults(w, normalizeRun(r))
+	})
 	if err != nil {
-		return fmt.Errorf("could not write results %q: %w", path, err)
-	}
-	if err := writeFileAtomic(path, data, 0o644, 0o755); err != nil {
 		return fmt.Errorf("could not write results %q: %w", path, err)
 	}
 	return nil
@@ -42,7 +46,109 @@ func WriteResults(path string, r *results.Run) error {
 
 // encodeResults renders r as results.json.
 func encodeResults(r *results.Run) ([]byte, error) {
-	return encodeIndented(normalizeRun(r))
+	var b bytes.Buffer
+	if err := streamResults(&b, normalizeRun(r)); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// streamResults writes r to w exactly as encodeIndented would, one task at
+// a time. It relies on "suites" being the last member of a run and "tasks"
+// the last member of a suite: each is encoded empty, and the list is then
+// written item by item in its place.
+func streamResults(w io.Writer, r *results.Run) error {
+	var e indentEncoder
+	head := *r
+	head.Suites = []results.Suite{}
+	if err := e.writeOpenList(w, &head, "", "suites"); err != nil {
+		return err
+	}
+	for i := range r.Suites {
+		s := r.Suites[i]
+		s.Tasks = []results.Task{}
+		if err := openItem(w, i, "    "); err != nil {
+			return err
+		}
+		if err := e.writeOpenList(w, &s, "    ", "tasks"); err != nil {
+			return err
+		}
+		for j := range r.Suites[i].Tasks {
+			if err := openItem(w, j, "        "); err != nil {
+				return err
+			}
+			data, err := e.encode(&r.Suites[i].Tasks[j], "        ")
+			if err != nil {
+				return err
+			}
+			if _, err := w.Write(data); err != nil {
+				return err
+			}
+		}
+		if err := closeList(w, len(r.Suites[i].Tasks), "      ", "\n    }"); err != nil {
+			return err
+		}
+	}
+	return closeList(w, len(r.Suites), "  ", "\n}\n")
+}
+
+// writeOpenList writes v, whose last member is the empty list key, up to
+// and without that list's closing bracket.
+func (e *indentEncoder) writeOpenList(w io.Writer, v any, prefix, key string) error {
+	data, err := e.encode(v, prefix)
+	if err != nil {
+		return err
+	}
+	tail := "\"" + key + "\": []"
+	i := bytes.LastIndex(data, []byte(tail))
+	if i < 0 {
+		return fmt.Errorf("could not find %q in the encoded results", key) // cannot happen: the field is in the type
+	}
+	_, err = w.Write(data[:i+len(tail)-1])
+	return err
+}
+
+// openItem starts item i of a list whose items are at indent.
+func openItem(w io.Writer, i int, indent string) error {
+	sep := ",\n"
+	if i == 0 {
+		sep = "\n"
+	}
+	_, err := io.WriteString(w, sep+indent)
+	return err
+}
+
+// closeList ends a list of n items whose bracket is at indent, then writes
+// rest (what closes the enclosing object).
+func closeList(w io.Writer, n int, indent, rest string) error {
+	end := "]"
+	if n > 0 {
+		end = "\n" + indent + "]"
+	}
+	_, err := io.WriteString(w, end+rest)
+	return err
+}
+
+// indentEncoder encodes values as encodeIndented does, reusing one buffer.
+type indentEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// encode returns v encoded with every line after the first starting with
+// prefix, without the final newline; the bytes are valid until the next
+// call.
+func (e *indentEncoder) encode(v any, prefix string) ([]byte, error) {
+	if e.enc == nil {
+		e.enc = json.NewEncoder(&e.buf)
+		e.enc.SetEscapeHTML(false)
+	}
+	e.buf.Reset()
+	e.enc.SetIndent(prefix, "  ")
+	if err := e.enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), nil
 }
 
 // encodeIndented renders v as JSON indented by two spaces with a final
