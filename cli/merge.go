@@ -45,15 +45,9 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	if err != nil {
 		return invalid(err)
 	}
-	gateExprs := cfg.Gates
-	if len(f.gates) > 0 {
-		gateExprs = f.gates
-	}
-	gs := gates.Defaults()
-	if len(gateExprs) > 0 {
-		if gs, err = gates.Compile(gateExprs); err != nil {
-			return invalid(err)
-		}
+	gs, err := compileGates(cfg, f.gates)
+	if err != nil {
+		return err
 	}
 	shards := make([]*results.Run, len(paths))
 	for i, p := range paths {
@@ -74,11 +68,7 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	if cmp != nil {
 		regression.Compare(cmp.base, run, cmp.opts)
 	}
-	run.Gates = gates.Evaluate(gs, run)
-	run.Passed = !run.Interrupted
-	for _, g := range run.Gates {
-		run.Passed = run.Passed && g.Passed
-	}
+	evaluate(gs, run)
 
 	j := &job{c: c, cfg: cfg, flags: &f, out: out, cmp: cmp}
 	if err := j.writeMerged(ctx, run); err != nil {
@@ -88,17 +78,7 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	for i := range run.Suites {
 		term.SuiteDone(&run.Suites[i])
 	}
-	term.Finish(run)
-	if err := j.publish(ctx, run); err != nil {
-		return runError(err)
-	}
-	if run.Interrupted {
-		return &exitError{code: ExitRunError, err: errors.New("a shard was interrupted: the results hold only the tasks that finished")}
-	}
-	if !run.Passed {
-		return errGateFailed
-	}
-	return nil
+	return j.conclude(ctx, run, term, &exitError{code: ExitRunError, err: errors.New("a shard was interrupted: the results hold only the tasks that finished")})
 }
 
 // readShard reads one shard's results.json, or the folder holding it.

@@ -119,15 +119,9 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 		c.annotateSuiteErrors(err)
 		return nil, invalid(fmt.Errorf("invalid suites:\n%w", err))
 	}
-	gateExprs := cfg.Gates
-	if len(f.gates) > 0 {
-		gateExprs = f.gates
-	}
-	gs := gates.Defaults()
-	if len(gateExprs) > 0 {
-		if gs, err = gates.Compile(gateExprs); err != nil {
-			return nil, invalid(err)
-		}
+	gs, err := compileGates(cfg, f.gates)
+	if err != nil {
+		return nil, err
 	}
 	j := &job{c: c, cfg: cfg, flags: f, gates: gs, all: all}
 	sel := runner.Selection{Tasks: f.tasks, Tags: f.tags, Mode: f.mode}
@@ -269,20 +263,51 @@ func (j *job) execute(ctx context.Context) error {
 	if err := j.compare(ctx, run); err != nil {
 		return err
 	}
-	run.Gates = gates.Evaluate(j.gates, run)
+	evaluate(j.gates, run)
+	if err := j.writeOutputs(ctx, run); err != nil {
+		return runError(err)
+	}
+	interrupted := &exitError{code: ExitInterrupted, err: errors.New("interrupted: the results hold only the tasks that finished")}
+	return j.conclude(ctx, run, term, interrupted)
+}
+
+// compileGates returns the gates a run must pass: --gate, else the config's
+// gates, else the defaults. A gate that does not compile is exit 2.
+func compileGates(cfg *config.Config, flagGates []string) ([]*gates.Gate, error) {
+	exprs := cfg.Gates
+	if len(flagGates) > 0 {
+		exprs = flagGates
+	}
+	if len(exprs) == 0 {
+		return gates.Defaults(), nil
+	}
+	gs, err := gates.Compile(exprs)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	return gs, nil
+}
+
+// evaluate runs the gates over a finished run: it passes when every gate
+// holds and nothing was cut short.
+func evaluate(gs []*gates.Gate, run *results.Run) {
+	run.Gates = gates.Evaluate(gs, run)
 	run.Passed = !run.Interrupted
 	for _, g := range run.Gates {
 		run.Passed = run.Passed && g.Passed
 	}
-	if err := j.writeOutputs(ctx, run); err != nil {
-		return runError(err)
-	}
+}
+
+// conclude ends a run whose outputs are written: the end of the terminal
+// report, the GitHub publication, and the exit (interrupted when the run was
+// cut short, 1 when a gate failed).
+func (j *job) conclude(ctx context.Context, run *results.Run, term *report.Terminal, interrupted error) error {
 	term.Finish(run)
 	if err := j.publish(ctx, run); err != nil {
 		return runError(err)
 	}
 	if run.Interrupted {
-		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the results hold only the tasks that finished")}
+		return interrupted
 	}
 	if !run.Passed {
 		return errGateFailed
