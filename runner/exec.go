@@ -97,28 +97,19 @@ type agentLine struct {
 
 // Run runs one trial. See Exec.
 func (e *Exec) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
-	if len(e.Command) == 0 || e.Command[0] == "" {
-		return &Outcome{Fatal: errors.New("could not start agent: no command given")}
-	}
 	task, err := encodeTask(req)
 	if err != nil {
 		return &Outcome{Fatal: fmt.Errorf("could not encode task %q for the agent: %w", req.TaskID, err)}
 	}
-	if ctx.Err() != nil {
-		return &Outcome{Err: contextError(ctx, req)}
-	}
-	p, err := startProc(ctx, procSpec{
+	p, failed := launch(ctx, req, procSpec{
 		command:     e.Command,
 		dir:         e.Dir,
 		env:         trialEnv(e.Env, req),
 		interactive: true,
 		maxStderr:   orDefault(e.MaxStderrBytes, DefaultMaxStderrBytes),
 	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return &Outcome{Err: contextError(ctx, req)}
-		}
-		return &Outcome{Fatal: fmt.Errorf("could not start agent %q: %w", e.Command[0], err)}
+	if failed != nil {
+		return failed
 	}
 	c := &conversation{
 		ctx:      ctx,

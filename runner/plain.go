@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -48,28 +47,19 @@ const maxPooled = 1 << 20
 
 // Run runs one trial. tools is not used: a plain program cannot call tools.
 func (pl *Plain) Run(ctx context.Context, req *Request, _ Tools) *Outcome {
-	if len(pl.Command) == 0 || pl.Command[0] == "" {
-		return &Outcome{Fatal: errors.New("could not start agent: no command given")}
-	}
 	input, err := plainInput(req.Input)
 	if err != nil {
 		return &Outcome{Fatal: fmt.Errorf("could not encode task %q for the agent: %w", req.TaskID, err)}
 	}
-	if ctx.Err() != nil {
-		return &Outcome{Err: contextError(ctx, req)}
-	}
-	p, err := startProc(ctx, procSpec{
+	p, failed := launch(ctx, req, procSpec{
 		command:   pl.Command,
 		dir:       pl.Dir,
 		env:       trialEnv(pl.Env, req),
 		input:     input,
 		maxStderr: orDefault(pl.MaxStderrBytes, DefaultMaxStderrBytes),
 	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return &Outcome{Err: contextError(ctx, req)}
-		}
-		return &Outcome{Fatal: fmt.Errorf("could not start agent %q: %w", pl.Command[0], err)}
+	if failed != nil {
+		return failed
 	}
 
 	buf := outputBuffers.Get().(*bytes.Buffer)

@@ -3,6 +3,8 @@ package runner
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -230,4 +232,24 @@ func (b *boundedBuffer) bytes() []byte {
 		return nil
 	}
 	return bytes.Clone(b.buf)
+}
+
+// launch starts an agent process for a trial. When it cannot, the Outcome
+// says why: the trial's context already ended (that trial's error), or the
+// command cannot be started at all (fatal: no trial could run).
+func launch(ctx context.Context, req *Request, spec procSpec) (*proc, *Outcome) {
+	if len(spec.command) == 0 || spec.command[0] == "" {
+		return nil, &Outcome{Fatal: errors.New("could not start agent: no command given")}
+	}
+	if ctx.Err() != nil {
+		return nil, &Outcome{Err: contextError(ctx, req)}
+	}
+	p, err := startProc(ctx, spec)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &Outcome{Err: contextError(ctx, req)}
+		}
+		return nil, &Outcome{Fatal: fmt.Errorf("could not start agent %q: %w", spec.command[0], err)}
+	}
+	return p, nil
 }
