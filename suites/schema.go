@@ -75,7 +75,45 @@ func newCompiler() *jsonschema.Compiler {
 
 // validate checks the tree against the schema and returns one Error per
 // leaf failure, at the position of the value (or key) concerned.
+//
+// A suite with many tasks is validated one task at a time: the validator
+// works on a copy of the document as generic maps and slices, and a copy of
+// a 100,000-task suite would be several times the size of the file (#6).
+// Each pass sees the suite with a single task in its list; errors outside
+// the task are kept from the first pass only, and the task's pointers are
+// moved to its real index.
 func (s *schemaSet) validate(file string, root *value) Errors {
+	tf := root.getField("tasks")
+	if root.kind != kindObject || tf == nil || tf.val.kind != kindArray || len(tf.val.items) < 2 {
+		return s.validateWhole(file, root)
+	}
+	one := *root
+	one.fields = append([]field(nil), root.fields...)
+	list := *tf.val
+	list.items = make([]*value, 1)
+	for i := range one.fields {
+		if one.fields[i].key == "tasks" {
+			one.fields[i].val = &list
+		}
+	}
+	var errs Errors
+	for i, task := range tf.val.items {
+		list.items[0] = task
+		for _, e := range s.validateWhole(file, &one) {
+			rest, inTask := strings.CutPrefix(e.Pointer, "/tasks/0")
+			if inTask && (rest == "" || rest[0] == '/') {
+				e.Pointer = pointerIndex("/tasks", i) + rest
+			} else if i > 0 {
+				continue
+			}
+			errs = append(errs, e)
+		}
+	}
+	return errs
+}
+
+// validateWhole checks the whole tree in one pass.
+func (s *schemaSet) validateWhole(file string, root *value) Errors {
 	sch, doc, err := s.compiled()
 	if err != nil {
 		// The embedded schemas are tested; this cannot happen in a release.
