@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Decode parses one JSON value, keeping numbers as json.Number.
@@ -186,8 +187,63 @@ func writeCanonical(b *bytes.Buffer, v any) {
 }
 
 func writeString(b *bytes.Buffer, s string) {
-	enc, _ := json.Marshal(s) // a string always encodes
-	b.Write(enc)
+	b.Write(AppendString(b.AvailableBuffer(), s))
+}
+
+const hexDigit = "0123456789abcdef"
+
+// AppendString appends s to b as a JSON string, escaping what JSON
+// requires and nothing more (no HTML escaping, unlike encoding/json), so
+// text checks see "<" as "<". Invalid UTF-8 becomes U+FFFD,
+// as encoding/json does.
+func AppendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		// U+2028 and U+2029 end lines in JavaScript; escape them as
+		// encoding/json does.
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigit[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // formatRat prints an exact decimal: integers without a fraction, others in

@@ -1,6 +1,8 @@
 package jsonvalue
 
 import (
+	"encoding/json"
+	"strconv"
 	"testing"
 )
 
@@ -74,7 +76,7 @@ func TestCanonical(t *testing.T) {
 		`{"b": 1.0, "a": [true, null, "x"]}`: `{"a":[true,null,"x"],"b":1}`,
 		`4.2e1`:                              `42`,
 		`0.5`:                                `0.5`,
-		`"a<b"`:                              `"a\u003cb"`,
+		`"a<b"`:                              `"a<b"`,
 		`12345678901234567890`:               `12345678901234567890`,
 	} {
 		if got := string(Canonical(mustDecode(t, in))); got != want {
@@ -108,5 +110,27 @@ func TestDecodeRejectsTrailingData(t *testing.T) {
 		if _, err := Decode([]byte(in)); err == nil {
 			t.Errorf("Decode(%q) succeeded, want error", in)
 		}
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	inputs := []string{
+		"", "plain", `quote " and \ backslash`, "tab\tnew\nline\rcr", "\x00\x01\x1f\x7f",
+		"é ü 日本", "bad \xff utf8 \xc3", "line\u2028sep\u2029par", "<html> & 'q'",
+	}
+	for _, in := range inputs {
+		t.Run(strconv.Quote(in), func(t *testing.T) {
+			got := AppendString(nil, in)
+			var back string
+			if err := json.Unmarshal(got, &back); err != nil {
+				t.Fatalf("%s is not a JSON string: %v", got, err)
+			}
+			want, _ := json.Marshal(in)
+			var wantBack string
+			_ = json.Unmarshal(want, &wantBack)
+			if back != wantBack {
+				t.Errorf("AppendString(%q) decodes to %q, want %q", in, back, wantBack)
+			}
+		})
 	}
 }

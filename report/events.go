@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
+	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -85,9 +85,9 @@ func (e *Events) Started(s *results.Suite, modes []string, taskCount int, baseli
 
 	b := e.open(s.RunID, EventStarted)
 	b = append(b, `"suiteId":`...)
-	b = appendString(b, s.ID)
+	b = jsonvalue.AppendString(b, s.ID)
 	b = append(b, `,"suiteVersion":`...)
-	b = appendString(b, s.Version)
+	b = jsonvalue.AppendString(b, s.Version)
 	b = append(b, `,"taskCount":`...)
 	b = strconv.AppendInt(b, int64(max(taskCount, 0)), 10)
 	b = append(b, `,"modes":[`...)
@@ -95,12 +95,12 @@ func (e *Events) Started(s *results.Suite, modes []string, taskCount int, baseli
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, m)
+		b = jsonvalue.AppendString(b, m)
 	}
 	b = append(b, ']')
 	if baselineRunID != "" {
 		b = append(b, `,"baselineRunId":`...)
-		b = appendString(b, baselineRunID)
+		b = jsonvalue.AppendString(b, baselineRunID)
 	}
 	return e.close(b, s.RunID, EventStarted)
 }
@@ -121,7 +121,7 @@ func (e *Events) Scored(runID string, t *results.Task) error {
 
 	b := e.open(runID, EventScored)
 	b = append(b, `"taskId":`...)
-	b = appendString(b, t.ID)
+	b = jsonvalue.AppendString(b, t.ID)
 	b = append(b, `,"score":`...)
 	b = appendFloat(b, clamp(t.Score, 0, 1))
 	b = append(b, `,"passed":`...)
@@ -182,11 +182,11 @@ func (e *Events) Completed(s *results.Suite) error {
 func (e *Events) open(runID, typ string) []byte {
 	b := e.buf[:0]
 	b = append(b, `{"eventId":`...)
-	b = appendString(b, e.newID())
+	b = jsonvalue.AppendString(b, e.newID())
 	b = append(b, `,"runId":`...)
-	b = appendString(b, runID)
+	b = jsonvalue.AppendString(b, runID)
 	b = append(b, `,"type":`...)
-	b = appendString(b, typ)
+	b = jsonvalue.AppendString(b, typ)
 	b = append(b, `,"payload":{`...)
 	return b
 }
@@ -213,60 +213,6 @@ func randomID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	return hex.EncodeToString(b[:])
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
-// as encoding/json does.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		// U+2028 and U+2029 end lines in JavaScript; escape them as
-		// encoding/json does.
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // appendFloat appends f as a JSON number, formatted as encoding/json does.

@@ -375,25 +375,6 @@ type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
-func TestAppendString(t *testing.T) {
-	inputs := []string{
-		"", "plain", `quote " and \ backslash`, "tab\tnew\nline\rcr", "\x00\x01\x1f\x7f",
-		"é ü 日本", "bad \xff utf8 \xc3", "line\u2028sep\u2029par", "<html> & 'q'",
-	}
-	for _, in := range inputs {
-		t.Run(strconv.Quote(in), func(t *testing.T) {
-			got := appendString(nil, in)
-			var back string
-			assert.NilError(t, json.Unmarshal(got, &back), "%s is not a JSON string", got)
-			want, err := json.Marshal(in)
-			assert.NilError(t, err)
-			var wantBack string
-			assert.NilError(t, json.Unmarshal(want, &wantBack))
-			assert.Equal(t, back, wantBack)
-		})
-	}
-}
-
 func TestAppendFloat(t *testing.T) {
 	inputs := []float64{0, 1, -1, 0.5, 0.1 + 0.2, 1.0 / 3, 1e-7, 1.5e-7, 123456.789, 1e21, 1e20, -2.5e-9, math.MaxFloat64}
 	for _, in := range inputs {

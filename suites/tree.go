@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/evalgate/evalgate/jsonvalue"
 )
 
 // valueKind is the JSON type of a value in the position-keeping tree that
@@ -144,7 +145,7 @@ func (v *value) write(b *bytes.Buffer, prefix, indent string) {
 	case kindBool, kindNumber:
 		b.WriteString(v.lit)
 	case kindString:
-		writeString(b, v.lit)
+		writeJSONString(b, v.lit)
 	case kindArray:
 		if len(v.items) == 0 {
 			b.WriteString("[]")
@@ -173,7 +174,7 @@ func (v *value) write(b *bytes.Buffer, prefix, indent string) {
 				b.WriteByte(',')
 			}
 			newline(b, inner, indent)
-			writeString(b, f.key)
+			writeJSONString(b, f.key)
 			b.WriteByte(':')
 			if indent != "" {
 				b.WriteByte(' ')
@@ -191,61 +192,6 @@ func newline(b *bytes.Buffer, prefix, indent string) {
 	}
 	b.WriteByte('\n')
 	b.WriteString(prefix)
-}
-
-// writeString writes s as a JSON string. Unlike encoding/json it does not
-// escape <, > and &, so exported suites read as their authors wrote them.
-func writeString(b *bytes.Buffer, s string) {
-	const hex = "0123456789abcdef"
-	b.WriteByte('"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b.WriteString(s[start:i])
-			switch c {
-			case '"', '\\':
-				b.WriteByte('\\')
-				b.WriteByte(c)
-			case '\n':
-				b.WriteString(`\n`)
-			case '\r':
-				b.WriteString(`\r`)
-			case '\t':
-				b.WriteString(`\t`)
-			default:
-				b.WriteString(`\u00`)
-				b.WriteByte(hex[c>>4])
-				b.WriteByte(hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b.WriteString(s[start:i])
-			b.WriteString(`\ufffd`)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b.WriteString(s[start:i])
-			b.WriteString(`\u202`)
-			b.WriteByte(hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b.WriteString(s[start:])
-	b.WriteByte('"')
 }
 
 // pointer builds JSON pointers (RFC 6901) while the decoder walks the tree.
@@ -331,4 +277,9 @@ func isJSONNumber(s string) bool {
 		}
 	}
 	return i == len(s)
+}
+
+// writeJSONString writes s as a JSON string.
+func writeJSONString(b *bytes.Buffer, s string) {
+	b.Write(jsonvalue.AppendString(b.AvailableBuffer(), s))
 }
