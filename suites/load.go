@@ -27,9 +27,14 @@ func parse(path string, data []byte) (*Suite, Errors) {
 	if errs != nil {
 		return nil, errs
 	}
-	errs = suiteSchema.validate(path, root)
+	// Schema validation and decoding both only read the tree and report
+	// independently (the decoder tolerates what the schema rejects), so
+	// they run side by side: the time to the first agent is mostly theirs.
+	validated := make(chan Errors, 1)
+	go func() { validated <- suiteSchema.validate(path, root) }()
 	d := &decoder{file: path}
 	s := d.suite(root)
+	errs = <-validated
 	errs = append(errs, d.errs...)
 	if len(errs) > 0 {
 		return nil, errs
