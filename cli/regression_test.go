@@ -447,8 +447,8 @@ func TestReportCommand(t *testing.T) {
 		{name: "junit", args: []string{out, "--format", "junit"}, wantOut: regrReadFile(t, filepath.Join(out, "junit.xml"))},
 		{name: "sarif", args: []string{"--format", "sarif", filepath.Join(out, "results.json")}, wantOut: `"version": "2.1.0"`},
 		{name: "badge", args: []string{"--format", "badge", out}, wantOut: "<svg"},
-		{name: "html", args: []string{"--format", "html", out}, wantCode: 2, wantErr: "not supported"},
-		{name: "unknown format", args: []string{"--format", "pdf", out}, wantCode: 2, wantErr: "expected md, junit, sarif or badge"},
+		{name: "html", args: []string{"--format", "html", out}, wantOut: "<!DOCTYPE html>"},
+		{name: "unknown format", args: []string{"--format", "pdf", out}, wantCode: 2, wantErr: "expected md, junit, sarif, badge or html"},
 		{name: "no results", args: []string{"--format", "md"}, wantCode: 2, wantErr: "expected one results.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })

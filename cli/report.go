@@ -20,7 +20,7 @@ func init() {
 // reportCmd is `evalgate report --format md|junit|sarif|badge RESULTS`.
 func reportCmd(ctx context.Context, c *Command, args []string) error {
 	fs := c.newFlags("report", "RESULTS")
-	format := fs.String("format", "md", "output format: md (the scorecard), junit, sarif or badge")
+	format := fs.String("format", "md", "output format: md (the scorecard), junit, sarif, badge or html (a self-contained page)")
 	out := fs.String("out", "", "write to this file instead of stdout")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -30,11 +30,9 @@ func reportCmd(ctx context.Context, c *Command, args []string) error {
 		return invalid(errors.New("report: expected one results.json (or the folder holding it)"))
 	}
 	switch *format {
-	case "md", "junit", "sarif", "badge":
-	case "html":
-		return invalid(errors.New("--format html is not supported in this build; use md, junit, sarif or badge"))
+	case "md", "junit", "sarif", "badge", "html":
 	default:
-		return invalid(fmt.Errorf("--format: expected md, junit, sarif or badge, got %q", *format))
+		return invalid(fmt.Errorf("--format: expected md, junit, sarif, badge or html, got %q", *format))
 	}
 	run, err := readResults(ctx, pos[0])
 	if err != nil {
@@ -50,6 +48,8 @@ func reportCmd(ctx context.Context, c *Command, args []string) error {
 		data, err = report.SARIF(run, nil)
 	case "badge":
 		data = report.Badge(run)
+	case "html":
+		data, err = report.HTML(run)
 	}
 	if err != nil {
 		return runError(fmt.Errorf("could not render %s: %w", *format, err))

@@ -1,0 +1,60 @@
+package report
+
+import (
+	"encoding/xml"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	"gotest.tools/v3/golden"
+
+	"github.com/evalgate/evalgate/results"
+)
+
+func TestHTML(t *testing.T) {
+	type testCase struct {
+		name string
+		run  *results.Run
+	}
+	run := func(t *testing.T, tc testCase) {
+		out, err := HTML(tc.run)
+		assert.NilError(t, err)
+		golden.Assert(t, string(out), "html-"+tc.name+".golden.html")
+		// Well-formed enough to parse as XML once the doctype is dropped:
+		// every tag the template opens, it closes.
+		body := strings.TrimPrefix(string(out), "<!DOCTYPE html>\n")
+		dec := xml.NewDecoder(strings.NewReader(body))
+		dec.Strict = false
+		dec.AutoClose = []string{"meta"}
+		for {
+			_, err := dec.Token()
+			if err != nil {
+				assert.Equal(t, err.Error(), "EOF")
+				break
+			}
+		}
+	}
+	regressed := ciRun()
+	regressed.Regression = &results.Regression{
+		BaselineRunID: "run-0000", ScoreDelta: -0.2, NewFailures: 2, PValue: 0.5, CILow: -0.4, CIHigh: 0,
+		Tasks: []results.TaskDiff{{SuiteID: "acme.support.evals.refunds", TaskID: "partial-refund", Change: results.ChangeNewFailure, ScoreDelta: -0.5}},
+	}
+	regressed.Gates = []results.Gate{
+		{Expr: "regression.newFailures == 0", Values: map[string]any{"regression.newFailures": 2}},
+		{Expr: "findings.critical + findings.high == 0", Default: true, Passed: false, Values: map[string]any{"findings.critical": 1, "findings.high": 1}},
+	}
+	for _, tc := range []testCase{
+		{name: "ci", run: ciRun()},
+		{name: "regressed", run: regressed},
+		{name: "crafted", run: ciCraftedRun()},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestHTMLEscapesIDs(t *testing.T) {
+	out, err := HTML(ciCraftedRun())
+	assert.NilError(t, err)
+	assert.Assert(t, !strings.Contains(string(out), "<c>"), "an id reached the page as markup")
+	assert.Assert(t, strings.Contains(string(out), "a&#34;b&lt;c&gt;&amp;d&lt;/testsuite&gt;"))
+}
