@@ -1,7 +1,17 @@
 // Package judges decides how well an agent's output meets a task's
-// expectation. This file set holds the golden judge: the deterministic
-// `match` strategies, the `assert` checks and the `outputSchema` check of
-// DESIGN §2. They need no network and give the same verdict every time.
+// expectation, in three parts:
+//
+//   - the golden judge: the deterministic `match` strategies, the `assert`
+//     checks and the `outputSchema` check of DESIGN §2, with no network and
+//     the same verdict every time (this page);
+//   - rubric judges, implementations of Rubric that decide the criteria
+//     without a deterministic assert: OpenAI (an OpenAI-compatible chat
+//     model, majority of Samples votes) and Exec (any program speaking the
+//     DESIGN §5 protocol), with verdicts cached by content hash (Cache) and
+//     measured against human labels (Measure, Calibration);
+//   - the adversarial detectors (Detectors), which add content-free
+//     {kind, severity} findings: canary and secret leaks, unsafe tool calls,
+//     jailbreaks, followed prompt injections, personal data.
 //
 // Golden returns one results.Check per check and Score turns them into the
 // task score (the weighted mean). A typical trial:
