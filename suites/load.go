@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 )
 
@@ -75,6 +76,7 @@ func isJSON(path string, data []byte) bool {
 // an Errors with every problem of every file, including a suiteId that two
 // files define.
 func Load(paths ...string) ([]*Suite, error) {
+	defer tightGC()()
 	files, errs := suiteFiles(paths)
 	var suites []*Suite
 	defined := map[string]*Suite{}
@@ -97,6 +99,24 @@ func Load(paths ...string) ([]*Suite, error) {
 		suites = append(suites, s)
 	}
 	return suites, errs.orNil()
+}
+
+// loadGCPercent is the garbage collector's target while suites load.
+// Loading makes much short-lived garbage (syntax trees, the validator's
+// copies, expression checks) around a tree that is dropped at the end, and
+// with Go's default target of 100% the heap doubles it: for a large suite
+// that is the peak memory of the whole run (#6).
+const loadGCPercent = 40
+
+// tightGC lowers the collector's target for the load, unless the process
+// runs with a lower one already, and returns what restores it.
+func tightGC() (restore func()) {
+	prev := debug.SetGCPercent(loadGCPercent)
+	if prev >= 0 && prev > loadGCPercent {
+		return func() { debug.SetGCPercent(prev) }
+	}
+	debug.SetGCPercent(prev)
+	return func() {}
 }
 
 // suiteIDClash reports a suite whose id another file defined first, at
