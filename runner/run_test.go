@@ -1,0 +1,318 @@
+//go:build unix
+
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/suites"
+)
+
+// loadSuite parses a suite written in YAML for a test.
+func loadSuite(t *testing.T, src string) *suites.Suite {
+	t.Helper()
+	s, err := suites.Parse("evals/s.yaml", []byte(src))
+	if err != nil {
+		t.Fatalf("suite: %v", err)
+	}
+	return s
+}
+
+// recorder is an Observer that keeps the order of what it is told.
+type recorder struct {
+	mu       sync.Mutex
+	events   []string
+	trials   int
+	lastDone int
+}
+
+func (r *recorder) Trial(s *suites.Suite, t *suites.Task, tr *TrialRecord) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.trials++
+}
+
+func (r *recorder) Progress(done, total, passed, failed, errored int) {
+	if done != r.lastDone+1 || done > total || passed+failed+errored != done {
+		r.events = append(r.events, fmt.Sprintf("bad progress %d/%d %d+%d+%d", done, total, passed, failed, errored))
+	}
+	r.lastDone = done
+}
+
+func (r *recorder) SuiteStarted(s *results.Suite, n int) {
+	r.events = append(r.events, fmt.Sprintf("started %s %d", s.ID, n))
+}
+
+func (r *recorder) TaskScored(s *results.Suite, t *results.Task) {
+	r.events = append(r.events, "scored "+t.ID)
+}
+
+func (r *recorder) SuiteCompleted(s *results.Suite) {
+	r.events = append(r.events, fmt.Sprintf("completed %s %d/%d", s.ID, s.PassedCount, s.TaskCount))
+}
+
+// TestRunKeepsSuiteOrder runs tasks that finish in scrambled order (each
+// sleeps a different time) with 8 agents at once: results and the streamed
+// events still come in suite order.
+func TestRunKeepsSuiteOrder(t *testing.T) {
+	var a, b strings.Builder
+	a.WriteString("suiteId: acme.t.evals.a\nversion: 1.0.0\nmodes: [golden]\ntasks:\n")
+	b.WriteString("suiteId: acme.t.evals.b\nversion: 1.0.0\nmodes: [golden]\ntasks:\n")
+	var want []string
+	want = append(want, "started acme.t.evals.a 12")
+	for i := range 12 {
+		// Early tasks sleep longest, so they finish last.
+		fmt.Fprintf(&a, "  - {taskId: a%d, input: \"%d\", expected: {kind: golden, match: {strategy: exact, value: \"%d\"}}}\n", i, (12-i)*15, (12-i)*15)
+		want = append(want, fmt.Sprintf("scored a%d", i))
+	}
+	want = append(want, "completed acme.t.evals.a 12/12", "started acme.t.evals.b 6")
+	for i := range 6 {
+		fmt.Fprintf(&b, "  - {taskId: b%d, input: \"%d\", expected: {kind: golden, match: {strategy: exact, value: \"wrong\"}}}\n", i, (6-i)*10)
+		want = append(want, fmt.Sprintf("scored b%d", i))
+	}
+	want = append(want, "completed acme.t.evals.b 0/6")
+
+	plan := Plan([]*suites.Suite{loadSuite(t, a.String()), loadSuite(t, b.String())}, Selection{})
+	rec := &recorder{}
+	// The agent sleeps its input in milliseconds, then echoes it.
+	agent := &Plain{Command: []string{"/bin/sh", "-c", `read ms; sleep "$(echo "$ms" | awk '{print $1/1000}')"; printf '%s' "$ms"`}}
+	got, err := Run(context.Background(), plan, Options{Agent: agent, Concurrency: 8, Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, rec.events); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if rec.trials != 18 {
+		t.Errorf("Trial called %d times, want 18", rec.trials)
+	}
+	var ids []string
+	for _, s := range got {
+		for _, task := range s.Tasks {
+			ids = append(ids, task.ID)
+		}
+	}
+	if diff := cmp.Diff([]string{"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10", "a11", "b0", "b1", "b2", "b3", "b4", "b5"}, ids); diff != "" {
+		t.Errorf("result order (-want +got):\n%s", diff)
+	}
+	if got[0].AggregateScore != 1 || !got[0].Passed || got[1].AggregateScore != 0 || got[1].Passed {
+		t.Errorf("suite verdicts: a %.2f %v, b %.2f %v", got[0].AggregateScore, got[0].Passed, got[1].AggregateScore, got[1].Passed)
+	}
+}
+
+func TestPlan(t *testing.T) {
+	s := loadSuite(t, `suiteId: acme.t.evals.plan
+version: 1.0.0
+modes: [golden, adversarial]
+tags: [suite-tag]
+tasks:
+  - {taskId: one, tags: [smoke], input: 1, expected: {kind: golden, match: {strategy: exact, value: 1}}}
+  - {taskId: two, tags: [slow], input: 2, expected: {kind: golden, match: {strategy: exact, value: 2}}}
+  - {taskId: three, input: 3, expected: {kind: golden, match: {strategy: exact, value: 3}}}
+`)
+	other := loadSuite(t, `suiteId: acme.t.evals.other
+version: 1.0.0
+modes: [rubric]
+tasks:
+  - {taskId: one, input: 1, expected: {kind: rubric, rubric: [{criterion: c, weight: 1}]}}
+`)
+	type testCase struct {
+		name string
+		sel  Selection
+		want []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		var got []string
+		for _, p := range Plan([]*suites.Suite{s, other}, tc.sel) {
+			for _, task := range p.Tasks {
+				got = append(got, p.Suite.ID[len("acme.t.evals."):]+"/"+task.ID)
+			}
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("plan (-want +got):\n%s", diff)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "everything", want: []string{"plan/one", "plan/two", "plan/three", "other/one"}},
+		{name: "task ids in any suite", sel: Selection{Tasks: []string{"one"}}, want: []string{"plan/one", "other/one"}},
+		{name: "task tag", sel: Selection{Tags: []string{"slow"}}, want: []string{"plan/two"}},
+		{name: "suite tag selects its tasks", sel: Selection{Tags: []string{"suite-tag"}}, want: []string{"plan/one", "plan/two", "plan/three"}},
+		{name: "mode selects suites", sel: Selection{Mode: "rubric"}, want: []string{"other/one"}},
+		{name: "shard", sel: Selection{Shard: func(suite, task string) bool { return task != "two" }}, want: []string{"plan/one", "plan/three", "other/one"}},
+		{name: "nothing", sel: Selection{Tasks: []string{"nope"}}, want: nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestAggregateTrials(t *testing.T) {
+	s := loadSuite(t, `suiteId: acme.t.evals.agg
+version: 1.0.0
+modes: [golden]
+thresholds: {passScore: 0.5}
+tasks:
+  - {taskId: t, input: 1, expected: {kind: golden, match: {strategy: exact, value: 1}}}
+`)
+	valid, invalid := true, false
+	pass := results.Trial{Status: results.StatusPassed, Passed: true, Score: 1, LatencyMs: 100, AgentCostUsd: 0.01, Tokens: results.Tokens{Input: 10, Output: 5}, ToolCalls: 2, SchemaValid: &valid,
+		Checks: []results.Check{{ID: "match", Passed: true}}}
+	fail := results.Trial{Status: results.StatusFailed, Score: 0, LatencyMs: 200, AgentCostUsd: 0.01, SchemaValid: &invalid,
+		Checks:   []results.Check{{ID: "match", Passed: false}, {ID: "b", Passed: false}},
+		Findings: []results.Finding{{Kind: "unfixtured-tool-call", Severity: "low"}}}
+	errored := results.Trial{Status: results.StatusError, ErrorKind: results.ErrTimeout, LatencyMs: 300}
+
+	type testCase struct {
+		name   string
+		trials []results.Trial
+		check  func(t *testing.T, got results.Task)
+	}
+	run := func(t *testing.T, tc testCase) { tc.check(t, aggregate(s, s.Tasks[0], tc.trials)) }
+	for _, tc := range []testCase{
+		{name: "all pass: pass^k and pass@k", trials: []results.Trial{pass, pass, pass}, check: func(t *testing.T, got results.Task) {
+			if !got.Passed || !got.PassAtK || got.TrialsPassed != 3 || got.Status != results.StatusPassed || got.Score != 1 {
+				t.Errorf("got %+v", got)
+			}
+			if got.CostUsd != 0.03 || got.Tokens.Input != 30 || got.ToolCalls != 6 || got.LatencyMs != 100 || !*got.SchemaValid {
+				t.Errorf("sums: cost %v tokens %v calls %d latency %d", got.CostUsd, got.Tokens, got.ToolCalls, got.LatencyMs)
+			}
+		}},
+		{name: "flaky: mean score, no pass^k, pass@k", trials: []results.Trial{pass, fail, pass, fail, pass}, check: func(t *testing.T, got results.Task) {
+			if got.Passed || !got.PassAtK || got.TrialsPassed != 3 || got.Status != results.StatusFailed || got.Score != 0.6 {
+				t.Errorf("got passed=%v passAtK=%v trialsPassed=%d status=%s score=%v", got.Passed, got.PassAtK, got.TrialsPassed, got.Status, got.Score)
+			}
+			if diff := cmp.Diff([]string{"b", "match"}, got.FailedChecks); diff != "" {
+				t.Errorf("failed checks (-want +got):\n%s", diff)
+			}
+			if *got.SchemaValid || len(got.Findings) != 1 || got.LatencyMs != 140 {
+				t.Errorf("schemaValid %v findings %v latency %d", *got.SchemaValid, got.Findings, got.LatencyMs)
+			}
+		}},
+		{name: "an errored trial makes the task an error", trials: []results.Trial{pass, errored}, check: func(t *testing.T, got results.Task) {
+			if got.Status != results.StatusError || got.ErrorKind != results.ErrTimeout || got.Passed || got.Score != 0.5 {
+				t.Errorf("got status=%s kind=%s passed=%v score=%v", got.Status, got.ErrorKind, got.Passed, got.Score)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestRunStopsOnFatal: an agent that cannot start stops the run with an
+// error instead of failing every task one by one.
+func TestRunStopsOnFatal(t *testing.T) {
+	s := loadSuite(t, `suiteId: acme.t.evals.fatal
+version: 1.0.0
+modes: [golden]
+tasks:
+  - {taskId: a, input: 1, expected: {kind: golden, match: {strategy: exact, value: 1}}}
+  - {taskId: b, input: 1, expected: {kind: golden, match: {strategy: exact, value: 1}}}
+`)
+	_, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{
+		Agent: &Plain{Command: []string{filepath.Join(t.TempDir(), "missing")}},
+	})
+	if err == nil || !strings.Contains(err.Error(), "could not start agent") {
+		t.Fatalf("err = %v, want could not start agent", err)
+	}
+}
+
+// TestRunRubricWithoutJudge: a judged criterion with no judge is an error
+// "no judge configured", never a pass; an assert criterion still counts.
+func TestRunRubricWithoutJudge(t *testing.T) {
+	s := loadSuite(t, `suiteId: acme.t.evals.rubric
+version: 1.0.0
+modes: [rubric]
+tasks:
+  - taskId: judged
+    input: hi
+    expected:
+      kind: rubric
+      rubric:
+        - {criterion: polite, weight: 0.5}
+        - {criterion: echoes, weight: 0.5, assert: {expr: 'output == "hi"'}}
+  - taskId: asserts-only
+    input: hi
+    expected:
+      kind: rubric
+      rubric:
+        - {criterion: echoes, weight: 1, assert: {expr: 'output == "hi"'}}
+`)
+	got, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{
+		Agent: &Plain{Command: []string{"/bin/cat"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged, asserts := got[0].Tasks[0], got[0].Tasks[1]
+	if judged.Status != results.StatusError || judged.ErrorKind != results.ErrJudge || judged.Passed {
+		t.Errorf("judged: status %s kind %s passed %v", judged.Status, judged.ErrorKind, judged.Passed)
+	}
+	if asserts.Status != results.StatusPassed || asserts.Score != 1 {
+		t.Errorf("asserts only: status %s score %v", asserts.Status, asserts.Score)
+	}
+}
+
+// TestRunTimeoutFromTask: a task's timeoutMs wins over the run's timeout.
+func TestRunTimeoutFromTask(t *testing.T) {
+	s := loadSuite(t, `suiteId: acme.t.evals.timeout
+version: 1.0.0
+modes: [golden]
+tasks:
+  - {taskId: slow, timeoutMs: 200, input: x, expected: {kind: golden, match: {strategy: exact, value: x}}}
+`)
+	start := time.Now()
+	got, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{
+		Agent:   &Plain{Command: []string{"/bin/sh", "-c", "sleep 30"}},
+		Timeout: time.Minute,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task := got[0].Tasks[0]; task.ErrorKind != results.ErrTimeout {
+		t.Errorf("error kind %q, want timeout", task.ErrorKind)
+	}
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("the task's 200ms timeout did not apply")
+	}
+}
+
+// TestRunLiveShadowInjectsNothing: in live-shadow mode the agent gets no
+// memory and every tool call an error.
+func TestRunLiveShadowInjectsNothing(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed")
+	}
+	s := loadSuite(t, `suiteId: acme.t.evals.live
+version: 1.0.0
+modes: [golden, live-shadow]
+tasks:
+  - taskId: t
+    input: {call: [{name: "crm:lookup"}], behaviour: results}
+    expected: {kind: golden, match: {strategy: json-subset, value: [{isError: false}]}}
+    fixtures:
+      toolResponses: [{tool: "crm:lookup", response: {ok: true}}]
+      memorySeed: [{k: v}]
+`)
+	agent := &Exec{Command: []string{python, filepath.Join("testdata", "agent.py")}}
+	for mode, wantPass := range map[string]bool{"": true, "live-shadow": false} {
+		got, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{Agent: agent, Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task := got[0].Tasks[0]; task.Passed != wantPass {
+			b, _ := json.Marshal(task)
+			t.Errorf("mode %q: passed %v, want %v: %s", mode, task.Passed, wantPass, b)
+		}
+	}
+}
