@@ -34,7 +34,12 @@
 //	regression.scoreDelta, regression.newFailures, regression.fixed, regression.pValue
 //	                 the comparison with the baseline; without a baseline
 //	                 0, 0, 0 and 1
-//	suites["<suiteId>"].<any of the above>
+//	judge.configured, judge.calibrated, judge.agreement
+//	                 whether a rubric judge is configured, whether its last
+//	                 calibration (evalgate calibrate) matches this judge and
+//	                 reached its bar, and that calibration's Spearman rho (0
+//	                 when none): judge.calibrated && judge.agreement >= 0.8
+//	suites["<suiteId>"].<any of the above but judge>
 //	                 the same figures for one suite; passed is its openwop
 //	                 passed (thresholds met)
 //	suiteList        the suites as a list, for all(suiteList, .passed)

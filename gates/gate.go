@@ -53,8 +53,17 @@ type regressionVars struct {
 // top level, and each suite's by id and as a list.
 type env struct {
 	scope
+	Judge     judgeVars         `expr:"judge"`
 	Suites    map[string]*scope `expr:"suites"`
 	SuiteList []*scope          `expr:"suiteList"`
+}
+
+// judgeVars let a gate require a calibrated judge before rubric scores
+// count (DESIGN §5): judge.calibrated && judge.agreement >= 0.8.
+type judgeVars struct {
+	Configured bool    `expr:"configured"`
+	Calibrated bool    `expr:"calibrated"`
+	Agreement  float64 `expr:"agreement"` // Spearman rho of the last calibration; 0 when none
 }
 
 // Names of the variables that hold suites.
@@ -311,6 +320,12 @@ func newEnv(run *results.Run) *env {
 		reg = regressionVars{ScoreDelta: r.ScoreDelta, NewFailures: r.NewFailures, Fixed: r.Fixed, PValue: r.PValue}
 	}
 	e.scope = newScope(run.Stats, reg)
+	if j := run.Judge; j != nil {
+		e.Judge = judgeVars{Configured: true, Calibrated: j.Calibrated}
+		if j.Agreement != nil {
+			e.Judge.Agreement = *j.Agreement
+		}
+	}
 	e.Passed = true
 	for i := range run.Suites {
 		s := &run.Suites[i]

@@ -96,6 +96,17 @@ func TestEvaluate(t *testing.T) {
 		{name: "suiteList with a run variable", expr: `any(suiteList, .p95LatencyMs > p95LatencyMs / 2)`, want: true,
 			values: map[string]any{"p95LatencyMs": 1800, `suites["acme.evals.refunds"].p95LatencyMs`: 1800, `suites["acme.evals.search"].p95LatencyMs`: 900}},
 		{name: "constant", expr: "true", want: true},
+		{name: "no judge", expr: "!judge.configured && !judge.calibrated && judge.agreement == 0", want: true,
+			values: map[string]any{"judge.configured": false, "judge.calibrated": false, "judge.agreement": 0.0}},
+		{name: "calibrated judge", expr: "judge.calibrated && judge.agreement >= 0.8",
+			run: func(r *results.Run) {
+				rho := 0.86
+				r.Judge = &results.JudgeInfo{ID: "openai:m", Calibrated: true, Agreement: &rho}
+			}, want: true,
+			values: map[string]any{"judge.calibrated": true, "judge.agreement": 0.86}},
+		{name: "uncalibrated judge", expr: "!judge.configured || judge.calibrated",
+			run: func(r *results.Run) { r.Judge = &results.JudgeInfo{ID: "exec:abc"} }, want: false,
+			values: map[string]any{"judge.configured": true, "judge.calibrated": false}},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -122,7 +133,7 @@ func TestCompileErrors(t *testing.T) {
 			}
 		}
 	}
-	vars := "agentCostUsd, aggregateScore, erroredCount, findings, judgeCostUsd, p95LatencyMs, passRate, passed, passedCount, regression, suiteList, suites, taskCount, totalCostUsd"
+	vars := "agentCostUsd, aggregateScore, erroredCount, findings, judge, judgeCostUsd, p95LatencyMs, passRate, passed, passedCount, regression, suiteList, suites, taskCount, totalCostUsd"
 	testCases := []testCase{
 		{name: "unknown variable", exprs: []string{"aggregateScor >= 0.9"},
 			want: `could not compile gate "aggregateScor >= 0.9": unknown variable aggregateScor (1:1); the variables are ` + vars},
