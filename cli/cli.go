@@ -91,6 +91,7 @@ var errGateFailed = &exitError{code: ExitGateFail}
 // the exit code. Ctrl-C cancels the run cleanly: what finished is written.
 func (c *Command) Main(args []string) int {
 	c.defaults()
+	c.tuneGC()
 	stopProfiles := c.startProfiles()
 	defer stopProfiles()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
