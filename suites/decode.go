@@ -22,6 +22,8 @@ type decoder struct {
 	// holds the message of each source that does not compile.
 	exprUses map[string]uint8
 	badExprs map[string]string
+	// taskLines is the line of each task id seen so far.
+	taskLines map[string]int
 }
 
 func (d *decoder) pos(v *value) Pos { return Pos{File: d.file, Line: v.line, Col: v.col} }
@@ -171,22 +173,28 @@ func (d *decoder) suite(root *value) *Suite {
 	s.Tags = stringList(root.get("tags"))
 	s.Tools = d.tools(root.get("tools"))
 
-	firstTask := map[string]*value{}
-	for i, tv := range objects(root.get("tasks")) {
-		ptr := pointerIndex("/tasks", i)
-		t := d.task(tv, ptr, i)
-		s.Tasks = append(s.Tasks, t)
-		idv := tv.get("taskId")
-		if idv == nil || idv.kind != kindString {
-			continue
-		}
-		if prev, ok := firstTask[t.ID]; ok {
-			d.errorf(idv, ptr+"/taskId", "duplicate task id %q; first defined at line %d", t.ID, prev.line)
-			continue
-		}
-		firstTask[t.ID] = idv
-	}
 	return s
+}
+
+// addTask decodes the task at index i of the suite's task list and checks
+// that its id is new. Tasks come one at a time, so a large suite never has
+// more than one task's tree in memory.
+func (d *decoder) addTask(s *Suite, tv *value, i int) {
+	ptr := pointerIndex("/tasks", i)
+	t := d.task(tv, ptr, i)
+	s.Tasks = append(s.Tasks, t)
+	idv := tv.get("taskId")
+	if idv == nil || idv.kind != kindString {
+		return
+	}
+	if d.taskLines == nil {
+		d.taskLines = map[string]int{}
+	}
+	if line, ok := d.taskLines[t.ID]; ok {
+		d.errorf(idv, ptr+"/taskId", "duplicate task id %q; first defined at line %d", t.ID, line)
+		return
+	}
+	d.taskLines[t.ID] = idv.line
 }
 
 func (d *decoder) tools(v *value) []Tool {

@@ -23,6 +23,11 @@ type jsonReader struct {
 
 	// The incremental position: offset off is at line:col.
 	off, line, col int
+
+	// onTask, when set, receives each item of the top-level "tasks" list as
+	// soon as it is read, and the list keeps none of them.
+	onTask  func(i int, v *value)
+	inTasks bool // reading the value of the top-level "tasks" member
 }
 
 // jsonSyntaxError stops the reader at the first syntax error.
@@ -36,7 +41,13 @@ func (e *jsonSyntaxError) Error() string { return e.msg }
 // parseJSON reads one JSON value. Duplicate keys are errors, as is anything
 // after the value.
 func parseJSON(file string, data []byte) (*value, Errors) {
-	r := &jsonReader{data: data, file: file, line: 1, col: 1}
+	return parseJSONStream(file, data, nil)
+}
+
+// parseJSONStream is parseJSON handing each item of the top-level "tasks"
+// list to onTask as it is read; the tree's list then holds no items.
+func parseJSONStream(file string, data []byte, onTask func(i int, v *value)) (*value, Errors) {
+	r := &jsonReader{data: data, file: file, line: 1, col: 1, onTask: onTask}
 	root, err := r.value(0)
 	if err == nil {
 		r.space()
@@ -135,12 +146,18 @@ func (r *jsonReader) items(v *value, depth int) error {
 		r.i++
 		return nil
 	}
-	for {
+	stream := r.inTasks && depth == 1 && r.onTask != nil
+	r.inTasks = false
+	for i := 0; ; i++ {
 		it, err := r.value(depth + 1)
 		if err != nil {
 			return err
 		}
-		v.items = append(v.items, it)
+		if stream {
+			r.onTask(i, it)
+		} else {
+			v.items = append(v.items, it)
+		}
 		r.space()
 		if r.i < len(r.data) {
 			switch r.data[r.i] {
@@ -179,7 +196,9 @@ func (r *jsonReader) members(v *value, depth int) error {
 			return r.unexpected(`":" after a key`)
 		}
 		r.i++
+		r.inTasks = depth == 0 && key == "tasks"
 		val, err := r.value(depth + 1)
+		r.inTasks = false
 		if err != nil {
 			return err
 		}

@@ -24,25 +24,133 @@ func Parse(path string, data []byte) (*Suite, error) {
 }
 
 func parse(path string, data []byte) (*Suite, Errors) {
-	root, errs := parseTree(path, data)
+	data = bytes.TrimPrefix(data, utf8BOM)
+	b := newBuilder(path)
+	var root *value
+	var errs Errors
+	if isJSON(path, data) {
+		// JSON tasks are validated and decoded as the reader meets them, and
+		// their trees dropped: a 100,000-task suite never has more than a
+		// few tasks' trees in memory (#6).
+		root, errs = parseJSONStream(path, data, b.task)
+	} else {
+		root, errs = parseYAML(path, data)
+		if errs == nil {
+			for i, tv := range objects(root.get("tasks")) {
+				b.task(i, tv)
+			}
+		}
+	}
+	return b.finish(root, errs)
+}
+
+// builder validates and decodes a suite one task at a time. Schema
+// validation runs on its own goroutine, beside decoding: the time to the
+// first agent is mostly theirs.
+type builder struct {
+	file  string
+	d     *decoder
+	s     *Suite
+	first *value // the first task's tree, validated with the suite itself
+	exts  []string
+
+	validate chan taskTree
+	invalid  chan Errors
+}
+
+type taskTree struct {
+	index int
+	tree  *value
+}
+
+func newBuilder(file string) *builder {
+	b := &builder{
+		file:     file,
+		d:        &decoder{file: file},
+		s:        &Suite{Path: file},
+		validate: make(chan taskTree, 64),
+		invalid:  make(chan Errors, 1),
+	}
+	go func() {
+		var errs Errors
+		for t := range b.validate {
+			errs = append(errs, suiteSchema.validateTask(file, t.tree, t.index)...)
+		}
+		b.invalid <- errs
+	}()
+	return b
+}
+
+// task takes the task at index i of the suite's task list.
+func (b *builder) task(i int, tv *value) {
+	if i == 0 {
+		b.first = tv // validated with the rest of the suite in finish
+	} else {
+		b.validate <- taskTree{i, tv}
+	}
+	b.d.addTask(b.s, tv, i)
+	w := &owWalker{}
+	w.walk(tv, taskShape, pointerIndex("/tasks", i))
+	b.exts = append(b.exts, w.exts...)
+}
+
+// finish validates and decodes the suite-level fields once the whole file
+// is read; errs are the reader's.
+func (b *builder) finish(root *value, errs Errors) (*Suite, Errors) {
+	close(b.validate)
+	taskErrs := <-b.invalid
 	if errs != nil {
 		return nil, errs
 	}
-	// Schema validation and decoding both only read the tree and report
-	// independently (the decoder tolerates what the schema rejects), so
-	// they run side by side: the time to the first agent is mostly theirs.
-	validated := make(chan Errors, 1)
-	go func() { validated <- suiteSchema.validate(path, root) }()
-	d := &decoder{file: path}
-	s := d.suite(root)
-	errs = <-validated
-	errs = append(errs, d.errs...)
+	// The suite is validated with its first task in its task list: the
+	// others were validated on their own.
+	tasks := root.getField("tasks")
+	if tasks != nil && tasks.val.kind == kindArray {
+		list := *tasks.val
+		list.items = nil
+		if b.first != nil {
+			list.items = []*value{b.first}
+		}
+		tasks.val = &list
+	}
+	errs = append(suiteSchema.validateWhole(b.file, root), taskErrs...)
+	s := b.d.suite(root)
+	s.Tasks = b.s.Tasks
+	errs = append(errs, b.d.errs...)
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	d.shareExprs(s)
-	_, s.Extensions, _ = openwopWalk(root, false)
+	b.d.shareExprs(s)
+	s.Extensions = b.extensions(root, tasks)
 	return s, nil
+}
+
+// extensions lists the extension fields of the suite in document order:
+// the suite's own, with the tasks' in the place of the task list.
+func (b *builder) extensions(root *value, tasks *field) []string {
+	if tasks != nil {
+		tasks.val = &value{kind: kindArray, line: tasks.val.line, col: tasks.val.col}
+	}
+	_, rootExts, _ := openwopWalk(root, false)
+	var out []string
+	placed := false
+	for _, f := range root.fields {
+		if f.key == "tasks" {
+			out = append(out, b.exts...)
+			placed = true
+			continue
+		}
+		prefix := pointer("", f.key)
+		for _, e := range rootExts {
+			if e == prefix || strings.HasPrefix(e, prefix+"/") {
+				out = append(out, e)
+			}
+		}
+	}
+	if !placed {
+		out = append(out, b.exts...)
+	}
+	return out
 }
 
 // utf8BOM is skipped at the start of a file; some editors write it.

@@ -73,15 +73,8 @@ func newCompiler() *jsonschema.Compiler {
 	return c
 }
 
-// validate checks the tree against the schema and returns one Error per
-// leaf failure, at the position of the value (or key) concerned.
-//
-// A suite with many tasks is validated one task at a time: the validator
-// works on a copy of the document as generic maps and slices, and a copy of
-// a 100,000-task suite would be several times the size of the file (#6).
-// Each pass sees the suite with a single task in its list; errors outside
-// the task are kept from the first pass only, and the task's pointers are
-// moved to its real index.
+// validate checks a whole tree: the suite with its first task in its task
+// list, then every other task on its own (see validateTask).
 func (s *schemaSet) validate(file string, root *value) Errors {
 	tf := root.getField("tasks")
 	if root.kind != kindObject || tf == nil || tf.val.kind != kindArray || len(tf.val.items) < 2 {
@@ -90,24 +83,37 @@ func (s *schemaSet) validate(file string, root *value) Errors {
 	one := *root
 	one.fields = append([]field(nil), root.fields...)
 	list := *tf.val
-	list.items = make([]*value, 1)
+	list.items = tf.val.items[:1]
 	for i := range one.fields {
 		if one.fields[i].key == "tasks" {
 			one.fields[i].val = &list
 		}
 	}
+	errs := s.validateWhole(file, &one)
+	for i, task := range tf.val.items[1:] {
+		errs = append(errs, s.validateTask(file, task, i+1)...)
+	}
+	return errs
+}
+
+// validateTask checks one task, the one at index i of the task list,
+// against the schema and returns its errors at their real pointers.
+//
+// A suite is validated one task at a time: the validator works on a copy
+// of the document as generic maps and slices, and a copy of a 100,000-task
+// suite would be several times the size of the file (#6). The task is
+// validated inside a suite that holds only it; what that suite lacks is not
+// the task's problem and is dropped.
+func (s *schemaSet) validateTask(file string, task *value, i int) Errors {
+	one := &value{kind: kindObject, fields: []field{{key: "tasks", val: &value{kind: kindArray, items: []*value{task}}}}}
 	var errs Errors
-	for i, task := range tf.val.items {
-		list.items[0] = task
-		for _, e := range s.validateWhole(file, &one) {
-			rest, inTask := strings.CutPrefix(e.Pointer, "/tasks/0")
-			if inTask && (rest == "" || rest[0] == '/') {
-				e.Pointer = pointerIndex("/tasks", i) + rest
-			} else if i > 0 {
-				continue
-			}
-			errs = append(errs, e)
+	for _, e := range s.validateWhole(file, one) {
+		rest, inTask := strings.CutPrefix(e.Pointer, "/tasks/0")
+		if !inTask || (rest != "" && rest[0] != '/') {
+			continue
 		}
+		e.Pointer = pointerIndex("/tasks", i) + rest
+		errs = append(errs, e)
 	}
 	return errs
 }
