@@ -3,10 +3,13 @@ package suites
 import (
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/expr-lang/expr/vm"
 )
 
 // decoder fills the model from a tree that the schema has checked, and runs
@@ -17,13 +20,20 @@ type decoder struct {
 	file string
 	errs Errors
 
-	// exprUses counts the expression checks by source (saturating), so
-	// that shareExprs compiles once the ones several checks share; badExprs
-	// holds the message of each source that does not compile.
-	exprUses map[string]uint8
-	badExprs map[string]string
+	// exprUses and sharedExprs find the expressions several checks share,
+	// which shareExprs compiles once; each source is type-checked once
+	// (twice when shared). badExprs holds the message of each source that
+	// does not compile.
+	exprUses    map[uint64]bool // hashes of the sources seen
+	sharedExprs map[string]bool // sources seen more than once
+	badExprs    map[string]string
 	// taskLines is the line of each task id seen so far.
 	taskLines map[string]int
+	// compact is set once the suite is large enough for compact tasks.
+	compact bool
+	// again is set when a compact task is decoded again: it was checked
+	// when the suite loaded, so expressions are not type-checked twice.
+	again bool
 }
 
 func (d *decoder) pos(v *value) Pos { return Pos{File: d.file, Line: v.line, Col: v.col} }
@@ -109,13 +119,22 @@ func objects(v *value) []*value {
 // uses; it returns the message of a source that does not compile.
 func (d *decoder) exprError(src string) (string, bool) {
 	if d.exprUses == nil {
-		d.exprUses, d.badExprs = map[string]uint8{}, map[string]string{}
+		d.exprUses, d.badExprs, d.sharedExprs = map[uint64]bool{}, map[string]string{}, map[string]bool{}
 	}
-	n := d.exprUses[src]
-	if n < 2 {
-		d.exprUses[src] = n + 1
-	}
-	if n == 0 {
+	// Sources are counted by hash: a suite of 100,000 tasks with their own
+	// expressions must not keep a copy of every source while it loads (#6).
+	// A collision only makes a single-use expression count as shared.
+	h := maphash.String(exprSeed, src)
+	switch {
+	case !d.exprUses[h]:
+		d.exprUses[h] = true
+		if err := checkExpr(src); err != nil {
+			d.badExprs[src] = exprMessage(err)
+		}
+	case !d.sharedExprs[src]:
+		// A second use, or another source with the same hash: a source is
+		// never taken for checked on its hash alone.
+		d.sharedExprs[src] = true
 		if err := checkExpr(src); err != nil {
 			d.badExprs[src] = exprMessage(err)
 		}
@@ -124,13 +143,16 @@ func (d *decoder) exprError(src string) (string, bool) {
 	return msg, bad
 }
 
+// exprSeed seeds the hashes of expression sources.
+var exprSeed = maphash.MakeSeed()
+
 // shareExprs compiles, once, every expression that several checks of the
 // suite use, and gives all of them the program. Expressions used once are
 // compiled when their trial runs (Check.ExprProgram) and dropped after it,
 // so memory does not grow with a program per task.
 func (d *decoder) shareExprs(s *Suite) {
 	share := func(c *Check) {
-		if c == nil || c.Kind != CheckExpr || d.exprUses[c.Expr] < 2 {
+		if c == nil || c.Kind != CheckExpr || !d.sharedExprs[c.Expr] {
 			return
 		}
 		if p, err := CompileExpr(c.Expr); err == nil { // type-checked already
@@ -145,7 +167,19 @@ func (d *decoder) shareExprs(s *Suite) {
 			share(t.Expected.Rubric[i].Assert)
 		}
 	}
-	d.exprUses, d.badExprs = nil, nil
+	if d.compact {
+		// The checks of compact tasks are decoded for each trial: they take
+		// their shared program from the suite.
+		for src := range d.sharedExprs {
+			if p, err := CompileExpr(src); err == nil {
+				if s.programs == nil {
+					s.programs = map[string]*vm.Program{}
+				}
+				s.programs[src] = p
+			}
+		}
+	}
+	d.exprUses, d.badExprs, d.sharedExprs = nil, nil, nil
 }
 
 // suite decodes the root object.
@@ -495,6 +529,9 @@ func (d *decoder) check(v *value, ptr, defaultID string, ids map[string]*value) 
 	case CheckExpr:
 		c.Expr = str(kv)
 		if kv.kind != kindString || c.Expr == "" {
+			break
+		}
+		if d.again {
 			break
 		}
 		if msg, bad := d.exprError(c.Expr); bad {

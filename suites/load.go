@@ -48,11 +48,12 @@ func parse(path string, data []byte) (*Suite, Errors) {
 // validation runs on its own goroutine, beside decoding: the time to the
 // first agent is mostly theirs.
 type builder struct {
-	file  string
-	d     *decoder
-	s     *Suite
-	first *value // the first task's tree, validated with the suite itself
-	exts  []string
+	file    string
+	d       *decoder
+	s       *Suite
+	first   *value // the first task's tree, validated with the suite itself
+	exts    []string
+	pending [][]byte // the JSON of each task, until the suite is known to be large
 
 	validate chan taskTree
 	invalid  chan Errors
@@ -89,9 +90,35 @@ func (b *builder) task(i int, tv *value) {
 		b.validate <- taskTree{i, tv}
 	}
 	b.d.addTask(b.s, tv, i)
+	b.compact(tv)
 	w := &owWalker{}
 	w.walk(tv, taskShape, pointerIndex("/tasks", i))
 	b.exts = append(b.exts, w.exts...)
+}
+
+// compactAbove is the number of tasks past which a suite keeps its tasks
+// compact: the JSON of each and what selection, modes and reports need,
+// decoded again for each trial by Suite.Full. A decoded task is several
+// times its JSON, and a 100,000-task suite must run in bounded memory (#6).
+var compactAbove = 2000
+
+// compact keeps the task just decoded compact once the suite is large, and
+// the ones before it when it becomes large.
+func (b *builder) compact(tv *value) {
+	body := tv.compact()
+	t := b.s.Tasks[len(b.s.Tasks)-1]
+	if b.d.compact {
+		t.makeCompact(body)
+		return
+	}
+	b.pending = append(b.pending, body)
+	if len(b.s.Tasks) > compactAbove {
+		b.d.compact = true
+		for k, t := range b.s.Tasks {
+			t.makeCompact(b.pending[k])
+		}
+		b.pending = nil
+	}
 }
 
 // finish validates and decodes the suite-level fields once the whole file
@@ -116,6 +143,7 @@ func (b *builder) finish(root *value, errs Errors) (*Suite, Errors) {
 	errs = append(suiteSchema.validateWhole(b.file, root), taskErrs...)
 	s := b.d.suite(root)
 	s.Tasks = b.s.Tasks
+	b.pending = nil
 	errs = append(errs, b.d.errs...)
 	if len(errs) > 0 {
 		return nil, errs

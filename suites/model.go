@@ -49,6 +49,10 @@ type Suite struct {
 	// Extensions lists the JSON pointers of every evalgate extension used by
 	// the file, in document order; empty for a strictly portable suite.
 	Extensions []string
+
+	// programs are the expressions several checks share, compiled once;
+	// Full gives them to the checks of compact tasks.
+	programs map[string]*vm.Program
 }
 
 // Thresholds is the suite's openwop pass bar. Nil fields are unset.
@@ -82,6 +86,12 @@ type Task struct {
 	TimeoutMs   int64 // 0 when unset
 	Metadata    *Metadata
 	Adversarial *Adversarial
+
+	// body is the task's JSON when the task is compact: tasks of large
+	// suites keep only what selection, modes and reports need, and Full
+	// decodes the rest again for each trial, so a suite's memory does not
+	// grow by a decoded task per task (#6).
+	body []byte
 }
 
 // Kinds of expectation.
@@ -207,6 +217,60 @@ type Adversarial struct {
 	ExpectRefusal  bool
 	Detectors      []string          // pii, secrets, canary, injection; empty = all that apply
 	Severities     map[string]string // finding kind -> severity override
+}
+
+// makeCompact keeps only what is needed without a trial: the id, the
+// position, the tags, the bar, the timeout, the kind and the adversarial
+// block (they choose which tasks run, in which mode); body is the task's
+// JSON for Suite.Full.
+func (t *Task) makeCompact(body []byte) {
+	*t = Task{
+		ID:          t.ID,
+		Index:       t.Index,
+		Pos:         t.Pos,
+		Tags:        t.Tags,
+		PassScore:   t.PassScore,
+		TimeoutMs:   t.TimeoutMs,
+		Adversarial: t.Adversarial,
+		Expected:    Expected{Kind: t.Expected.Kind},
+		body:        body,
+	}
+}
+
+// Compact reports whether the task holds only its summary fields; Full
+// returns it whole.
+func (t *Task) Compact() bool { return t.body != nil }
+
+// Full returns the task with every field decoded, for one trial: t itself,
+// or for a compact task a fresh decode of its JSON, which the caller drops
+// after the trial. In a fresh decode only the task's own position is the
+// file's; its checks and fixtures carry positions within the task.
+func (s *Suite) Full(t *Task) (*Task, error) {
+	if t.body == nil {
+		return t, nil
+	}
+	root, errs := parseJSON(s.Path, t.body)
+	if errs != nil {
+		return nil, fmt.Errorf("could not decode task %q again: %w", t.ID, errs)
+	}
+	d := &decoder{file: s.Path, again: true}
+	full := d.task(root, pointerIndex("/tasks", t.Index), t.Index)
+	if len(d.errs) > 0 {
+		return nil, fmt.Errorf("could not decode task %q again: %w", t.ID, d.errs)
+	}
+	full.Pos = t.Pos
+	share := func(c *Check) {
+		if c != nil && c.Kind == CheckExpr {
+			c.Program = s.programs[c.Expr]
+		}
+	}
+	for _, c := range full.Expected.Assert {
+		share(c)
+	}
+	for i := range full.Expected.Rubric {
+		share(full.Expected.Rubric[i].Assert)
+	}
+	return full, nil
 }
 
 // PassBar returns the score a task must reach to pass: its own passScore,

@@ -1,0 +1,118 @@
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// compactSuite has tasks with every kind of field a trial uses: inputs,
+// matches that compile (regex, json-schema), shared and single expressions,
+// fixtures, memory, rubric criteria with asserts, an adversarial block.
+func compactSuite(tasks int) string {
+	var b strings.Builder
+	b.WriteString(`{"suiteId": "acme.t.evals.compact", "version": "1.0.0", "modes": ["golden", "rubric", "adversarial"], "tasks": [`)
+	for i := range tasks {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		switch i % 3 {
+		case 0:
+			fmt.Fprintf(&b, `{"taskId": "g%d", "tags": ["t%d"], "passScore": 0.5, "timeoutMs": 900, "input": {"n": %d},
+  "expected": {"kind": "golden", "match": {"strategy": "regex", "value": "^a+$", "ignoreCase": true},
+    "assert": [{"expr": "len(trace) < 3"}, {"id": "own", "expr": "output != \"%d\"", "weight": 2}, {"toolCalled": "crm:lookup", "args": {"id": %d}}],
+    "outputSchema": {"type": "string"}},
+  "fixtures": {"toolResponses": [{"tool": "crm:lookup", "args": {"id": %d}, "response": {"ok": true}, "times": 1}], "memorySeed": [{"k": %d}], "onUnmatched": "fail"}}`, i, i, i, i, i, i, i)
+		case 1:
+			fmt.Fprintf(&b, `{"taskId": "r%d", "input": "hi", "expected": {"kind": "rubric", "rubric": [
+  {"criterion": "polite", "weight": 0.5}, {"criterion": "short", "weight": 0.5, "assert": {"expr": "len(trace) < 3"}}]}}`, i)
+		default:
+			fmt.Fprintf(&b, `{"taskId": "a%d", "input": null, "expected": {"kind": "golden", "match": {"strategy": "json-schema", "value": {"type": "object"}}},
+  "fixtures": {"canaries": ["SECRET-%d"]}, "adversarial": {"forbiddenTools": ["crm:delete"], "expectRefusal": true, "detectors": ["canary"]}}`, i, i)
+		}
+	}
+	b.WriteString("]}\n")
+	return b.String()
+}
+
+// TestCompactTasksDecodeTheSame loads a suite past the compact threshold:
+// its tasks keep only their summary, and Full gives back what a suite that
+// is not compact decodes (bar positions inside the task), with the shared
+// expression's program.
+func TestCompactTasksDecodeTheSame(t *testing.T) {
+	src := []byte(compactSuite(7))
+	whole, err := Parse("evals/c.json", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { compactAbove = n }(compactAbove)
+	compactAbove = 4
+	compact, err := Parse("evals/c.json", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ignorePos := cmp.Options{
+		cmpopts.IgnoreFields(Check{}, "Pos", "Program"),
+		cmpopts.IgnoreFields(Match{}, "Pos", "Regexp", "Schema"),
+		cmpopts.IgnoreFields(Criterion{}, "Pos"),
+		cmpopts.IgnoreFields(ToolResponse{}, "Pos"),
+		cmpopts.IgnoreFields(Expected{}, "OutputSchema"),
+		cmp.AllowUnexported(Task{}),
+		cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) }),
+	}
+	for i, ct := range compact.Tasks {
+		wt := whole.Tasks[i]
+		if !ct.Compact() || wt.Compact() {
+			t.Fatalf("task %s: compact %v, whole %v", ct.ID, ct.Compact(), wt.Compact())
+		}
+		if ct.ID != wt.ID || ct.Pos != wt.Pos || ct.Expected.Kind != wt.Expected.Kind || ct.TimeoutMs != wt.TimeoutMs ||
+			!cmp.Equal(ct.Tags, wt.Tags) || !cmp.Equal(ct.PassScore, wt.PassScore) || !cmp.Equal(ct.Adversarial, wt.Adversarial) {
+			t.Errorf("task %s: the summary fields differ", ct.ID)
+		}
+		full, err := compact.Full(ct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(wt, full, ignorePos); diff != "" {
+			t.Errorf("task %s: Full differs from the whole decode (-whole +full):\n%s", ct.ID, diff)
+		}
+		if m := full.Expected.Match; m != nil && m.Strategy == StrategyRegex && m.Regexp == nil {
+			t.Errorf("task %s: the regex is not compiled", ct.ID)
+		}
+		if m := full.Expected.Match; m != nil && m.Strategy == StrategyJSONSchema && m.Schema == nil {
+			t.Errorf("task %s: the schema is not compiled", ct.ID)
+		}
+		for _, c := range full.Expected.Assert {
+			shared := c.Expr == "len(trace) < 3"
+			if c.Kind == CheckExpr && shared != (c.Program != nil) {
+				t.Errorf("task %s: check %s has program %v, want a program only for the shared expression", ct.ID, c.ID, c.Program != nil)
+			}
+		}
+	}
+	if same, err := whole.Full(whole.Tasks[0]); err != nil || same != whole.Tasks[0] {
+		t.Errorf("Full of a whole task must be the task itself")
+	}
+}
+
+// TestCompactSuiteStillReportsErrors: compacting never hides a problem of
+// a task past the threshold.
+func TestCompactSuiteStillReportsErrors(t *testing.T) {
+	defer func(n int) { compactAbove = n }(compactAbove)
+	compactAbove = 2
+	src := strings.Replace(compactSuite(6), `"output != \"3\""`, `"output !="`, 1)
+	src = strings.Replace(src, `"taskId": "a5"`, `"taskId": "a2"`, 1)
+	_, err := Parse("evals/c.json", []byte(src))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	for _, want := range []string{"/tasks/5/taskId: duplicate task id \"a2\"", "/tasks/3/expected/assert/1/expr: expression does not compile"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("missing %q in:\n%s", want, msg)
+		}
+	}
+}
