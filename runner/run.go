@@ -146,9 +146,10 @@ func Run(ctx context.Context, plan []Planned, opts Options) ([]results.Suite, er
 type taskSlot struct {
 	suite   int
 	task    *suites.Task
+	n       int // trials to run
 	trials  []results.Trial
 	left    atomic.Int32
-	result  results.Task
+	result  *results.Task // set when done; dropped once the suite holds it
 	done    bool
 	dropped bool // a trial was cancelled: the task is not reported
 }
@@ -179,9 +180,11 @@ func newRun(plan []Planned, opts Options) *run {
 	r.suites = make([]results.Suite, len(plan))
 	for i, p := range plan {
 		r.suites[i] = suiteHeader(p.Suite, r.trials(p.Suite))
+		r.suites[i].Tasks = make([]results.Task, 0, len(p.Tasks))
 		for _, t := range p.Tasks {
-			s := &taskSlot{suite: i, task: t, trials: make([]results.Trial, r.trials(p.Suite))}
-			s.left.Store(int32(len(s.trials)))
+			n := r.trials(p.Suite)
+			s := &taskSlot{suite: i, task: t, n: n, trials: make([]results.Trial, n)}
+			s.left.Store(int32(n))
 			r.slots = append(r.slots, s)
 		}
 	}
@@ -221,7 +224,7 @@ func (r *run) execute(ctx context.Context) error {
 	var fatalOnce sync.Once
 dispatch:
 	for _, slot := range r.slots {
-		for trial := 1; trial <= len(slot.trials); trial++ {
+		for trial := 1; trial <= slot.n; trial++ {
 			if gctx.Err() != nil {
 				break dispatch
 			}
@@ -263,7 +266,8 @@ func (r *run) taskDone(slot *taskSlot) {
 	}
 	p := r.plan[slot.suite]
 	if !slot.dropped {
-		slot.result = aggregate(p.Suite, slot.task, slot.trials)
+		res := aggregate(p.Suite, slot.task, slot.trials)
+		slot.result = &res
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -303,11 +307,14 @@ func (r *run) flush(final bool) {
 			}
 		}
 		if slot.done && !slot.dropped {
-			sr.Tasks = append(sr.Tasks, slot.result)
+			sr.Tasks = append(sr.Tasks, *slot.result)
 			if r.opts.Observer != nil {
 				r.opts.Observer.TaskScored(sr, &sr.Tasks[len(sr.Tasks)-1])
 			}
 		}
+		// The suite's list holds the result now: the slot keeps nothing,
+		// so memory holds one row per task, not two (#6).
+		slot.result, slot.trials = nil, nil
 		r.cursor++
 		if r.cursor == len(r.slots) || r.slots[r.cursor].suite != si {
 			r.completeSuite(si)
@@ -342,6 +349,12 @@ func (r *run) mode(s *suites.Suite, t *suites.Task) string {
 // trial runs one task trial. The error is non-nil only when the agent could
 // not be started at all.
 func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int) (results.Trial, error) {
+	// Tasks of large suites are kept compact; this trial decodes its own
+	// copy and drops it when done.
+	t, err := s.Full(t)
+	if err != nil {
+		return results.Trial{}, err
+	}
 	timeout := r.opts.Timeout
 	if t.TimeoutMs > 0 {
 		timeout = time.Duration(t.TimeoutMs) * time.Millisecond
