@@ -191,6 +191,9 @@ func TestRunPlainAgent(t *testing.T) {
 	}
 	_, err = os.Stat(filepath.Join(dir, "evalgate-out", "transcripts"))
 	assert.Assert(t, os.IsNotExist(err), "transcripts are written only with --transcripts")
+	scratch, err := filepath.Glob(filepath.Join(dir, "evalgate-out", ".trials-*"))
+	assert.NilError(t, err)
+	assert.Equal(t, len(scratch), 0, "the scratch file of spilled trials is left behind")
 
 	// A stricter gate fails the same run: exit 1, and the report says which.
 	r = runCLI(t, dir, nil, "run", "--gate", "passRate == 1", "--transcripts", "--out", "out2")

@@ -19,6 +19,7 @@ type observer struct {
 	transcripts bool
 	out         string
 	cmp         *comparison // the baseline; nil without one
+	spill       *trialSpill // the trials of passed tasks, until results.json
 
 	mu     sync.Mutex // guards err (Trial runs on worker goroutines)
 	err    error      // the first write error; the run is then exit 3
@@ -93,6 +94,9 @@ func (o *observer) SuiteStarted(s *results.Suite, taskCount int) {
 
 func (o *observer) TaskScored(s *results.Suite, t *results.Task) {
 	o.fail(o.events.Scored(s.RunID, t))
+	if o.spill != nil {
+		o.fail(o.spill.Add(t))
+	}
 }
 
 func (o *observer) SuiteCompleted(s *results.Suite) {

@@ -96,6 +96,7 @@ type job struct {
 	judge    *rubricJudge    // set by configureRubric; nil without a judge
 	all      []*suites.Suite // every loaded suite, before the selection
 	cmp      *comparison     // the baseline; nil without one
+	spill    *trialSpill     // the trials of passed tasks during a run; nil in merge
 }
 
 // prepare validates flags, config, suites and gates: every problem here is
@@ -212,12 +213,17 @@ func (j *job) execute(ctx context.Context) error {
 		Live:  c.isTerminal() && c.Getenv("CI") == "",
 		Quiet: j.flags.quiet,
 	})
+	if j.spill, err = newTrialSpill(j.out); err != nil {
+		return runError(err)
+	}
+	defer j.spill.Close()
 	obs := &observer{
 		term:        term,
 		events:      report.NewEvents(events, time.Now, newID),
 		transcripts: j.flags.transcripts,
 		out:         j.out,
 		cmp:         j.cmp,
+		spill:       j.spill,
 	}
 	canary := "EVALGATE-CANARY-" + newID()
 	opts := runner.Options{
@@ -322,7 +328,11 @@ func (j *job) writeOutputs(ctx context.Context, run *results.Run) error {
 			return fmt.Errorf("could not write the summary of %s: %w", run.Suites[i].ID, err)
 		}
 	}
-	if err := report.WriteResults(filepath.Join(j.out, "results.json"), run); err != nil {
+	var restore func(*results.Task) error
+	if j.spill != nil {
+		restore = j.spill.Restore
+	}
+	if err := report.WriteResultsRestoring(filepath.Join(j.out, "results.json"), run, restore); err != nil {
 		return err
 	}
 	return j.writeExtraOutputs(ctx, run)

@@ -32,11 +32,19 @@ func ResultsSchemaJSON() []byte {
 // task's JSON at a time, not for the whole document (#6: a 100,000-task
 // run writes a results.json of some 170 MB).
 func WriteResults(path string, r *results.Run) error {
+	return WriteResultsRestoring(path, r, nil)
+}
+
+// WriteResultsRestoring is WriteResults for a run whose tasks do not all
+// hold their trials in memory: restore is called with a copy of every task,
+// in file order, just before it is written, and may fill in its Trials
+// (from a file the runner spilled them to, say).
+func WriteResultsRestoring(path string, r *results.Run, restore func(t *results.Task) error) error {
 	if r == nil {
 		return errors.New("could not write results: no run")
 	}
 	err := streamFileAtomic(path, 0o644, 0o755, func(w io.Writer) error {
-		return streamResults(w, normalizeRun(r))
+		return streamResults(w, normalizeRun(r), restore)
 	})
 	if err != nil {
 		return fmt.Errorf("could not write results %q: %w", path, err)
@@ -47,7 +55,7 @@ func WriteResults(path string, r *results.Run) error {
 // encodeResults renders r as results.json.
 func encodeResults(r *results.Run) ([]byte, error) {
 	var b bytes.Buffer
-	if err := streamResults(&b, normalizeRun(r)); err != nil {
+	if err := streamResults(&b, normalizeRun(r), nil); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -57,7 +65,7 @@ func encodeResults(r *results.Run) ([]byte, error) {
 // a time. It relies on "suites" being the last member of a run and "tasks"
 // the last member of a suite: each is encoded empty, and the list is then
 // written item by item in its place.
-func streamResults(w io.Writer, r *results.Run) error {
+func streamResults(w io.Writer, r *results.Run, restore func(t *results.Task) error) error {
 	var e indentEncoder
 	head := *r
 	head.Suites = []results.Suite{}
@@ -77,7 +85,14 @@ func streamResults(w io.Writer, r *results.Run) error {
 			if err := openItem(w, j, "        "); err != nil {
 				return err
 			}
-			data, err := e.encode(&r.Suites[i].Tasks[j], "        ")
+			task := r.Suites[i].Tasks[j]
+			if restore != nil {
+				if err := restore(&task); err != nil {
+					return err
+				}
+			}
+			fixTask(&task)
+			data, err := e.encode(&task, "        ")
 			if err != nil {
 				return err
 			}
@@ -204,58 +219,37 @@ func normalizeRun(r *results.Run) *results.Run {
 }
 
 func suiteNeedsFix(s *results.Suite) bool {
-	if s.Modes == nil || s.Tasks == nil {
-		return true
-	}
-	for i := range s.Tasks {
-		if taskNeedsFix(&s.Tasks[i]) {
-			return true
-		}
-	}
-	return false
+	return s.Modes == nil || s.Tasks == nil
 }
 
-func taskNeedsFix(t *results.Task) bool {
-	if t.Trials == nil {
-		return true
-	}
-	for i := range t.Trials {
-		if t.Trials[i].Checks == nil {
-			return true
-		}
-	}
-	return false
-}
-
-// fixSuite fills in the null lists of s, which is already a copy; the tasks
-// and trials it changes are copied first.
+// fixSuite fills in the null lists of s, which is already a copy. Tasks
+// are fixed one at a time as they are written (fixTask), so a large run is
+// never copied whole.
 func fixSuite(s *results.Suite) {
 	if s.Modes == nil {
 		s.Modes = []string{}
 	}
 	if s.Tasks == nil {
 		s.Tasks = []results.Task{}
+	}
+}
+
+// fixTask fills in the null lists of t, a copy: no trials, or a trial
+// without checks, is written as [] rather than null.
+func fixTask(t *results.Task) {
+	if t.Trials == nil {
+		t.Trials = []results.Trial{}
 		return
 	}
 	copied := false
-	for i := range s.Tasks {
-		if !taskNeedsFix(&s.Tasks[i]) {
+	for j := range t.Trials {
+		if t.Trials[j].Checks != nil {
 			continue
 		}
 		if !copied {
-			s.Tasks = append([]results.Task(nil), s.Tasks...)
+			t.Trials = append([]results.Trial(nil), t.Trials...)
 			copied = true
 		}
-		t := &s.Tasks[i]
-		if t.Trials == nil {
-			t.Trials = []results.Trial{}
-			continue
-		}
-		t.Trials = append([]results.Trial(nil), t.Trials...)
-		for j := range t.Trials {
-			if t.Trials[j].Checks == nil {
-				t.Trials[j].Checks = []results.Check{}
-			}
-		}
+		t.Trials[j].Checks = []results.Check{}
 	}
 }
