@@ -54,6 +54,8 @@ type builder struct {
 	first   *value // the first task's tree, validated with the suite itself
 	exts    []string
 	pending [][]byte // the JSON of each task, until the suite is known to be large
+	scratch bytes.Buffer
+	arena   []byte // where the JSON of compact tasks is kept, a chunk at a time
 
 	validate chan taskTree
 	invalid  chan Errors
@@ -105,7 +107,9 @@ var compactAbove = 2000
 // compact keeps the task just decoded compact once the suite is large, and
 // the ones before it when it becomes large.
 func (b *builder) compact(tv *value) {
-	body := tv.compact()
+	b.scratch.Reset()
+	tv.write(&b.scratch, "", "")
+	body := b.keep(b.scratch.Bytes())
 	t := b.s.Tasks[len(b.s.Tasks)-1]
 	if b.d.compact {
 		t.makeCompact(body)
@@ -119,6 +123,18 @@ func (b *builder) compact(tv *value) {
 		}
 		b.pending = nil
 	}
+}
+
+// keep copies p into the builder's arena: the JSON of 100,000 tasks in a
+// few large chunks rather than as many small allocations, each rounded up.
+func (b *builder) keep(p []byte) []byte {
+	const chunk = 1 << 20
+	if cap(b.arena)-len(b.arena) < len(p) {
+		b.arena = make([]byte, 0, max(chunk, len(p)))
+	}
+	start := len(b.arena)
+	b.arena = append(b.arena, p...)
+	return b.arena[start:len(b.arena):len(b.arena)]
 }
 
 // finish validates and decodes the suite-level fields once the whole file

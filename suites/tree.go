@@ -133,7 +133,9 @@ func (v *value) toAny() any {
 func (v *value) compact() json.RawMessage {
 	var b bytes.Buffer
 	v.write(&b, "", "")
-	return b.Bytes()
+	// A copy of the exact size: the buffer's spare capacity would stay
+	// allocated as long as the value is kept.
+	return bytes.Clone(b.Bytes())
 }
 
 // write renders the value as JSON. With a non-empty indent each member and
