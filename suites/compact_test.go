@@ -3,6 +3,8 @@ package suites
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,24 +46,49 @@ func compactSuite(tasks int) string {
 // is not compact decodes (bar positions inside the task), with the shared
 // expression's program.
 func TestCompactTasksDecodeTheSame(t *testing.T) {
-	src := []byte(compactSuite(7))
-	whole, err := Parse("evals/c.json", src)
+	// A byte order mark and a first line of its own shift every offset: a
+	// task read back from the file must still be found.
+	src := []byte("\ufeff\n" + compactSuite(7))
+	path := filepath.Join(t.TempDir(), "c.json")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := Parse(path, src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func(n int) { compactAbove = n }(compactAbove)
 	compactAbove = 4
-	compact, err := Parse("evals/c.json", src)
+	parsed, err := Parse(path, src) // compact tasks keep their JSON
 	if err != nil {
 		t.Fatal(err)
 	}
+	loaded, err := Load(path) // compact tasks are read from the file again
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, compact := range []*Suite{parsed, loaded[0]} {
+		checkCompact(t, whole, compact)
+	}
+
+	// A file changed under a run is an error, not another task.
+	if err := os.WriteFile(path, []byte(strings.Replace(string(src), `"g3"`, `"x3"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loaded[0].Full(loaded[0].Tasks[3]); err == nil || !strings.Contains(err.Error(), "changed during the run") {
+		t.Errorf("Full of a changed file: %v", err)
+	}
+}
+
+func checkCompact(t *testing.T, whole, compact *Suite) {
+	t.Helper()
 	ignorePos := cmp.Options{
 		cmpopts.IgnoreFields(Check{}, "Pos", "Program"),
 		cmpopts.IgnoreFields(Match{}, "Pos", "Regexp", "Schema"),
 		cmpopts.IgnoreFields(Criterion{}, "Pos"),
 		cmpopts.IgnoreFields(ToolResponse{}, "Pos"),
 		cmpopts.IgnoreFields(Expected{}, "OutputSchema"),
-		cmp.AllowUnexported(Task{}),
+		cmp.AllowUnexported(Task{}, compactForm{}),
 		cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) }),
 	}
 	for i, ct := range compact.Tasks {
@@ -92,6 +119,13 @@ func TestCompactTasksDecodeTheSame(t *testing.T) {
 				t.Errorf("task %s: check %s has program %v, want a program only for the shared expression", ct.ID, c.ID, c.Program != nil)
 			}
 		}
+	}
+}
+
+func TestFullOfAWholeTaskIsTheTask(t *testing.T) {
+	whole, err := Parse("evals/c.json", []byte(compactSuite(3)))
+	if err != nil {
+		t.Fatal(err)
 	}
 	if same, err := whole.Full(whole.Tasks[0]); err != nil || same != whole.Tasks[0] {
 		t.Errorf("Full of a whole task must be the task itself")

@@ -26,7 +26,7 @@ type jsonReader struct {
 
 	// onTask, when set, receives each item of the top-level "tasks" list as
 	// soon as it is read, and the list keeps none of them.
-	onTask  func(i int, v *value)
+	onTask  func(i int, v *value, start, end int)
 	inTasks bool // reading the value of the top-level "tasks" member
 }
 
@@ -46,8 +46,14 @@ func parseJSON(file string, data []byte) (*value, Errors) {
 
 // parseJSONStream is parseJSON handing each item of the top-level "tasks"
 // list to onTask as it is read; the tree's list then holds no items.
-func parseJSONStream(file string, data []byte, onTask func(i int, v *value)) (*value, Errors) {
-	r := &jsonReader{data: data, file: file, line: 1, col: 1, onTask: onTask}
+func parseJSONStream(file string, data []byte, onTask func(i int, v *value, start, end int)) (*value, Errors) {
+	return parseJSONFrom(file, data, 1, 1, onTask)
+}
+
+// parseJSONFrom is parseJSONStream for data that starts at line:col of the
+// file (a task read back from it).
+func parseJSONFrom(file string, data []byte, line, col int, onTask func(i int, v *value, start, end int)) (*value, Errors) {
+	r := &jsonReader{data: data, file: file, line: line, col: col, onTask: onTask}
 	root, err := r.value(0)
 	if err == nil {
 		r.space()
@@ -149,12 +155,14 @@ func (r *jsonReader) items(v *value, depth int) error {
 	stream := r.inTasks && depth == 1 && r.onTask != nil
 	r.inTasks = false
 	for i := 0; ; i++ {
+		r.space()
+		start := r.i
 		it, err := r.value(depth + 1)
 		if err != nil {
 			return err
 		}
 		if stream {
-			r.onTask(i, it)
+			r.onTask(i, it, start, r.i)
 		} else {
 			v.items = append(v.items, it)
 		}

@@ -24,8 +24,18 @@ func Parse(path string, data []byte) (*Suite, error) {
 }
 
 func parse(path string, data []byte) (*Suite, Errors) {
-	data = bytes.TrimPrefix(data, utf8BOM)
+	return parseData(path, data, false)
+}
+
+// parseData parses a suite; inFile says data is what the file at path holds,
+// so compact tasks may be kept as their place in it.
+func parseData(path string, data []byte, inFile bool) (*Suite, Errors) {
+	trimmed := bytes.TrimPrefix(data, utf8BOM)
 	b := newBuilder(path)
+	if inFile {
+		b.fileOffset = len(data) - len(trimmed)
+	}
+	data = trimmed
 	var root *value
 	var errs Errors
 	if isJSON(path, data) {
@@ -37,7 +47,7 @@ func parse(path string, data []byte) (*Suite, Errors) {
 		root, errs = parseYAML(path, data)
 		if errs == nil {
 			for i, tv := range objects(root.get("tasks")) {
-				b.task(i, tv)
+				b.task(i, tv, -1, -1)
 			}
 		}
 	}
@@ -53,9 +63,12 @@ type builder struct {
 	s       *Suite
 	first   *value // the first task's tree, validated with the suite itself
 	exts    []string
-	pending [][]byte // the JSON of each task, until the suite is known to be large
+	pending []compactForm // each task's, until the suite is known to be large
 	scratch bytes.Buffer
-	arena   []byte // where the JSON of compact tasks is kept, a chunk at a time
+	// fileOffset is where the data parsed starts in the suite file, or -1
+	// when the data is not known to be the file's.
+	fileOffset int
+	arena      []byte // where the JSON of compact tasks is kept, a chunk at a time
 
 	validate chan taskTree
 	invalid  chan Errors
@@ -68,11 +81,12 @@ type taskTree struct {
 
 func newBuilder(file string) *builder {
 	b := &builder{
-		file:     file,
-		d:        &decoder{file: file},
-		s:        &Suite{Path: file},
-		validate: make(chan taskTree, 64),
-		invalid:  make(chan Errors, 1),
+		file:       file,
+		fileOffset: -1,
+		d:          &decoder{file: file},
+		s:          &Suite{Path: file},
+		validate:   make(chan taskTree, 64),
+		invalid:    make(chan Errors, 1),
 	}
 	go func() {
 		var errs Errors
@@ -85,14 +99,14 @@ func newBuilder(file string) *builder {
 }
 
 // task takes the task at index i of the suite's task list.
-func (b *builder) task(i int, tv *value) {
+func (b *builder) task(i int, tv *value, start, end int) {
 	if i == 0 {
 		b.first = tv // validated with the rest of the suite in finish
 	} else {
 		b.validate <- taskTree{i, tv}
 	}
 	b.d.addTask(b.s, tv, i)
-	b.compact(tv)
+	b.compact(tv, start, end)
 	w := &owWalker{}
 	w.walk(tv, taskShape, pointerIndex("/tasks", i))
 	b.exts = append(b.exts, w.exts...)
@@ -105,17 +119,23 @@ func (b *builder) task(i int, tv *value) {
 var compactAbove = 2000
 
 // compact keeps the task just decoded compact once the suite is large, and
-// the ones before it when it becomes large.
-func (b *builder) compact(tv *value) {
-	b.scratch.Reset()
-	tv.write(&b.scratch, "", "")
-	body := b.keep(b.scratch.Bytes())
+// the ones before it when it becomes large. A task read from a JSON file
+// (start >= 0) is kept as where it is in the file; others as their JSON.
+func (b *builder) compact(tv *value, start, end int) {
+	var form compactForm
+	if start >= 0 && b.fileOffset >= 0 {
+		form.span = [2]int64{int64(b.fileOffset + start), int64(b.fileOffset + end)}
+	} else {
+		b.scratch.Reset()
+		tv.write(&b.scratch, "", "")
+		form.body = b.keep(b.scratch.Bytes())
+	}
 	t := b.s.Tasks[len(b.s.Tasks)-1]
 	if b.d.compact {
-		t.makeCompact(body)
+		t.makeCompact(form)
 		return
 	}
-	b.pending = append(b.pending, body)
+	b.pending = append(b.pending, form)
 	if len(b.s.Tasks) > compactAbove {
 		b.d.compact = true
 		for k, t := range b.s.Tasks {
@@ -238,7 +258,7 @@ func Load(paths ...string) ([]*Suite, error) {
 			errs = append(errs, ioError(f, "could not read suite", err))
 			continue
 		}
-		s, ferrs := parse(f, data)
+		s, ferrs := parseData(f, data, true)
 		if len(ferrs) > 0 {
 			errs = append(errs, ferrs...)
 			continue

@@ -3,6 +3,7 @@ package suites
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 
 	"github.com/expr-lang/expr/vm"
@@ -87,10 +88,17 @@ type Task struct {
 	Metadata    *Metadata
 	Adversarial *Adversarial
 
-	// body is the task's JSON when the task is compact: tasks of large
-	// suites keep only what selection, modes and reports need, and Full
-	// decodes the rest again for each trial, so a suite's memory does not
-	// grow by a decoded task per task (#6).
+	// compact is set when the task is compact: tasks of large suites keep
+	// only what selection, modes and reports need, and Full decodes the rest
+	// again for each trial, so a suite's memory does not grow by a decoded
+	// task per task (#6).
+	compact compactForm
+}
+
+// compactForm is where a compact task's JSON is: where it is in the suite
+// file (span, byte offsets; JSON files), or the JSON itself (body).
+type compactForm struct {
+	span [2]int64
 	body []byte
 }
 
@@ -221,9 +229,9 @@ type Adversarial struct {
 
 // makeCompact keeps only what is needed without a trial: the id, the
 // position, the tags, the bar, the timeout, the kind and the adversarial
-// block (they choose which tasks run, in which mode); body is the task's
-// JSON for Suite.Full.
-func (t *Task) makeCompact(body []byte) {
+// block (they choose which tasks run, in which mode); form says where the
+// rest is, for Suite.Full.
+func (t *Task) makeCompact(form compactForm) {
 	*t = Task{
 		ID:          t.ID,
 		Index:       t.Index,
@@ -233,30 +241,39 @@ func (t *Task) makeCompact(body []byte) {
 		TimeoutMs:   t.TimeoutMs,
 		Adversarial: t.Adversarial,
 		Expected:    Expected{Kind: t.Expected.Kind},
-		body:        body,
+		compact:     form,
 	}
 }
 
 // Compact reports whether the task holds only its summary fields; Full
 // returns it whole.
-func (t *Task) Compact() bool { return t.body != nil }
+func (t *Task) Compact() bool { return t.compact.body != nil || t.compact.span[1] > 0 }
 
 // Full returns the task with every field decoded, for one trial: t itself,
 // or for a compact task a fresh decode of its JSON, which the caller drops
-// after the trial. In a fresh decode only the task's own position is the
-// file's; its checks and fixtures carry positions within the task.
+// after the trial. A task kept as its place in a JSON file is read from the
+// file again (suite files must not change during a run: where the task no
+// longer parses or has another id, Full says so).
 func (s *Suite) Full(t *Task) (*Task, error) {
-	if t.body == nil {
+	if !t.Compact() {
 		return t, nil
 	}
-	root, errs := parseJSON(s.Path, t.body)
+	body, line, col := t.compact.body, 1, 1
+	if body == nil {
+		var err error
+		if body, err = readSpan(s.Path, t.compact.span); err != nil {
+			return nil, fmt.Errorf("could not read task %q again: %w", t.ID, err)
+		}
+		line, col = t.Pos.Line, t.Pos.Col
+	}
+	root, errs := parseJSONFrom(s.Path, body, line, col, nil)
 	if errs != nil {
-		return nil, fmt.Errorf("could not decode task %q again: %w", t.ID, errs)
+		return nil, fmt.Errorf("could not decode task %q again (did %s change during the run?): %w", t.ID, s.Path, errs)
 	}
 	d := &decoder{file: s.Path, again: true}
 	full := d.task(root, pointerIndex("/tasks", t.Index), t.Index)
-	if len(d.errs) > 0 {
-		return nil, fmt.Errorf("could not decode task %q again: %w", t.ID, d.errs)
+	if len(d.errs) > 0 || full.ID != t.ID {
+		return nil, fmt.Errorf("could not decode task %q again: %s changed during the run", t.ID, s.Path)
 	}
 	full.Pos = t.Pos
 	share := func(c *Check) {
@@ -271,6 +288,20 @@ func (s *Suite) Full(t *Task) (*Task, error) {
 		share(full.Expected.Rubric[i].Assert)
 	}
 	return full, nil
+}
+
+// readSpan reads the bytes [span[0], span[1]) of a file.
+func readSpan(path string, span [2]int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, span[1]-span[0])
+	if _, err := f.ReadAt(buf, span[0]); err != nil {
+		return nil, err
+	}
+	return buf, nil
 }
 
 // PassBar returns the score a task must reach to pass: its own passScore,
