@@ -183,7 +183,7 @@ func newRun(plan []Planned, opts Options) *run {
 		r.suites[i].Tasks = make([]results.Task, 0, len(p.Tasks))
 		for _, t := range p.Tasks {
 			n := r.trials(p.Suite)
-			s := &taskSlot{suite: i, task: t, n: n, trials: make([]results.Trial, n)}
+			s := &taskSlot{suite: i, task: t, n: n}
 			s.left.Store(int32(n))
 			r.slots = append(r.slots, s)
 		}
@@ -224,6 +224,9 @@ func (r *run) execute(ctx context.Context) error {
 	var fatalOnce sync.Once
 dispatch:
 	for _, slot := range r.slots {
+		// A slot's trials are allocated as it is dispatched, so only the
+		// tasks in flight hold them (#6).
+		slot.trials = make([]results.Trial, slot.n)
 		for trial := 1; trial <= slot.n; trial++ {
 			if gctx.Err() != nil {
 				break dispatch
@@ -312,9 +315,11 @@ func (r *run) flush(final bool) {
 				r.opts.Observer.TaskScored(sr, &sr.Tasks[len(sr.Tasks)-1])
 			}
 		}
-		// The suite's list holds the result now: the slot keeps nothing,
-		// so memory holds one row per task, not two (#6).
+		// The suite's list holds the result now: the slot goes, so memory
+		// holds one row per task, not two (#6). The dispatch loop read this
+		// slot before it started the trials that led here.
 		slot.result, slot.trials = nil, nil
+		r.slots[r.cursor] = nil
 		r.cursor++
 		if r.cursor == len(r.slots) || r.slots[r.cursor].suite != si {
 			r.completeSuite(si)
