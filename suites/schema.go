@@ -37,7 +37,8 @@ type schemaSet struct {
 	url  string
 	once sync.Once
 	sch  *jsonschema.Schema
-	doc  *value // the schema itself, to list the keys an object allows
+	task *jsonschema.Schema // its $defs/task: one task on its own
+	doc  *value             // the schema itself, to list the keys an object allows
 	err  error
 }
 
@@ -58,7 +59,10 @@ func (s *schemaSet) compiled() (*jsonschema.Schema, *value, error) {
 			s.err = err
 			return
 		}
-		s.sch, s.err = c.Compile(s.url)
+		if s.sch, s.err = c.Compile(s.url); s.err != nil {
+			return
+		}
+		s.task, s.err = c.Compile(s.url + "#/$defs/task")
 		s.doc = doc
 	})
 	return s.sch, s.doc, s.err
@@ -102,20 +106,24 @@ func (s *schemaSet) validate(file string, root *value) Errors {
 // A suite is validated one task at a time: the validator works on a copy
 // of the document as generic maps and slices, and a copy of a 100,000-task
 // suite would be several times the size of the file (#6). The task is
-// validated inside a suite that holds only it; what that suite lacks is not
-// the task's problem and is dropped.
+// validated against the schema's own definition of a task.
 func (s *schemaSet) validateTask(file string, task *value, i int) Errors {
-	one := &value{kind: kindObject, fields: []field{{key: "tasks", val: &value{kind: kindArray, items: []*value{task}}}}}
-	var errs Errors
-	for _, e := range s.validateWhole(file, one) {
-		rest, inTask := strings.CutPrefix(e.Pointer, "/tasks/0")
-		if !inTask || (rest != "" && rest[0] != '/') {
-			continue
-		}
-		e.Pointer = pointerIndex("/tasks", i) + rest
-		errs = append(errs, e)
+	_, doc, err := s.compiled()
+	if err != nil {
+		// The embedded schemas are tested; this cannot happen in a release.
+		return Errors{{Pos: Pos{File: file}, Message: "could not compile the suite schema: " + err.Error(), Kind: ErrSchema}}
 	}
-	return errs
+	err = s.task.Validate(task.toAny())
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return Errors{{Pos: Pos{File: file, Line: task.line, Col: task.col}, Pointer: pointerIndex("/tasks", i), Message: err.Error(), Kind: ErrSchema}}
+	}
+	r := &schemaReporter{file: file, root: task, base: pointerIndex("/tasks", i), schema: doc, kind: ErrSchema}
+	r.walk(ve, nil)
+	return r.errs
 }
 
 // validateWhole checks the whole tree in one pass.
