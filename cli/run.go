@@ -243,12 +243,16 @@ func (j *job) execute(ctx context.Context) error {
 		Schema:    results.Schema,
 		RunID:     newID(),
 		Tool:      results.Tool{Name: "evalgate", Version: version()},
-		GitSHA:    gitSHA(c.Getenv),
 		StartedAt: time.Now().UTC(),
 		Shard:     j.shard,
 	}
+	// Asking git for the commit starts a process: it runs beside the agents
+	// rather than before the first one.
+	sha := make(chan string, 1)
+	go func() { sha <- gitSHA(c.Getenv) }()
 	suiteResults, runErr := runner.Run(ctx, j.plan, opts)
 	run.FinishedAt = time.Now().UTC()
+	run.GitSHA = <-sha
 	if obs.err != nil {
 		return runError(obs.err)
 	}
