@@ -13,35 +13,11 @@ import (
 // writeFileAtomic writes data to path through a temporary file in the same
 // folder and a rename, so a reader never sees half a file and an interrupted
 // run never leaves a truncated one. Missing folders are created with dirPerm.
-func writeFileAtomic(path string, data []byte, perm, dirPerm os.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, dirPerm); err != nil {
+func writeFileAtomic(path string, data []byte, perm, dirPerm os.FileMode) error {
+	return streamFileAtomic(path, perm, dirPerm, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Chmod(perm); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	})
 }
 
 // streamFileAtomic is writeFileAtomic for content written by write through
