@@ -538,23 +538,16 @@ func mdDelta(v float64) string {
 	if v < 0 && v > -0.0005 {
 		v = 0
 	}
-	return strings.Replace(formatDelta(v), "-", "−", 1)
+	return mdMinus(formatDelta(v))
 }
 
-func mdUsdDelta(v float64) string {
-	s := strconv.FormatFloat(v, 'f', 4, 64)
-	if v >= 0 {
-		return "+$" + s
-	}
-	return "−$" + strings.TrimPrefix(s, "-")
-}
+func mdUsdDelta(v float64) string { return mdMinus(usdDelta(v)) }
 
-func mdMsDelta(ms int64) string {
-	if ms >= 0 {
-		return "+" + formatMs(ms)
-	}
-	return "−" + formatMs(-ms)
-}
+func mdMsDelta(ms int64) string { return mdMinus(msDelta(ms)) }
+
+// mdMinus writes a delta's sign as a true minus, which Markdown renders
+// without taking it for a list marker or a hyphen.
+func mdMinus(s string) string { return strings.Replace(s, "-", "−", 1) }
 
 // formatP writes a p-value with three decimals, or "< 0.001".
 func formatP(p float64) string {
