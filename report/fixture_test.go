@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -156,4 +157,34 @@ func validate(t testing.TB, sch *jsonschema.Schema, data []byte) error {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	assert.NilError(t, err)
 	return sch.Validate(doc)
+}
+
+// schemaEdit changes a valid document; wantErr is what validation must then
+// report ("" when the document stays valid).
+type schemaEdit struct {
+	name    string
+	edit    func(doc map[string]any)
+	wantErr string
+}
+
+// checkSchemaEdits applies each edit to a fresh copy of the valid document
+// doc and validates the result against sch.
+func checkSchemaEdits(t *testing.T, sch *jsonschema.Schema, doc []byte, edits []schemaEdit) {
+	t.Helper()
+	run := func(t *testing.T, tc schemaEdit) {
+		var d map[string]any
+		assert.NilError(t, json.Unmarshal(doc, &d))
+		tc.edit(d)
+		edited, err := json.Marshal(d)
+		assert.NilError(t, err)
+		err = validate(t, sch, edited)
+		if tc.wantErr == "" {
+			assert.NilError(t, err)
+			return
+		}
+		assert.ErrorContains(t, err, tc.wantErr)
+	}
+	for _, tc := range edits {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
 }

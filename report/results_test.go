@@ -249,30 +249,12 @@ func TestWriteResultsErrors(t *testing.T) {
 
 // TestResultsSchema checks that the schema is closed where the model is.
 func TestResultsSchema(t *testing.T) {
-	type testCase struct {
-		name    string
-		edit    func(doc map[string]any)
-		wantErr string
-	}
 	sch := compileTestSchema(t, ResultsSchemaJSON())
 	data, err := encodeResults(fullRun())
 	assert.NilError(t, err)
 	obj := func(v any) map[string]any { return v.(map[string]any) }
 	idx := func(v any, i int) map[string]any { return v.([]any)[i].(map[string]any) }
-	run := func(t *testing.T, tc testCase) {
-		var doc map[string]any
-		assert.NilError(t, json.Unmarshal(data, &doc))
-		tc.edit(doc)
-		edited, err := json.Marshal(doc)
-		assert.NilError(t, err)
-		err = validate(t, sch, edited)
-		if tc.wantErr == "" {
-			assert.NilError(t, err)
-			return
-		}
-		assert.ErrorContains(t, err, tc.wantErr)
-	}
-	testCases := []testCase{
+	testCases := []schemaEdit{
 		{name: "as written", edit: func(map[string]any) {}},
 		{name: "unknown top-level key", edit: func(d map[string]any) { d["output"] = "x" }, wantErr: "at '/output'"},
 		{name: "unknown suite key", edit: func(d map[string]any) { idx(d["suites"], 0)["prompt"] = "x" }, wantErr: "at '/suites/0/prompt'"},
@@ -291,7 +273,5 @@ func TestResultsSchema(t *testing.T) {
 		{name: "wrong format id", edit: func(d map[string]any) { d["$schema"] = "https://example.com/other" }, wantErr: "/$schema"},
 		{name: "fractional count", edit: func(d map[string]any) { d["taskCount"] = 1.5 }, wantErr: "/taskCount"},
 	}
-	for _, tc := range testCases {
-		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
-	}
+	checkSchemaEdits(t, sch, data, testCases)
 }

@@ -222,31 +222,13 @@ func TestSummaryNoSuite(t *testing.T) {
 // TestSummarySchema checks that the schema itself is closed and strict, on
 // documents Summary would never write.
 func TestSummarySchema(t *testing.T) {
-	type testCase struct {
-		name    string
-		edit    func(doc map[string]any)
-		wantErr string // empty: valid
-	}
 	sch := compileTestSchema(t, SummarySchemaJSON())
 	s := refundsSuite()
 	base, err := Summary(&s, "")
 	assert.NilError(t, err)
 
 	task := func(doc map[string]any, i int) map[string]any { return doc["tasks"].([]any)[i].(map[string]any) }
-	run := func(t *testing.T, tc testCase) {
-		var doc map[string]any
-		assert.NilError(t, json.Unmarshal(base, &doc))
-		tc.edit(doc)
-		data, err := json.Marshal(doc)
-		assert.NilError(t, err)
-		err = validate(t, sch, data)
-		if tc.wantErr == "" {
-			assert.NilError(t, err)
-			return
-		}
-		assert.ErrorContains(t, err, tc.wantErr)
-	}
-	testCases := []testCase{
+	testCases := []schemaEdit{
 		{name: "as written", edit: func(map[string]any) {}},
 		{name: "extra top-level key", edit: func(d map[string]any) { d["file"] = "x" }, wantErr: "additional properties 'file'"},
 		{name: "extra task key", edit: func(d map[string]any) { task(d, 0)["output"] = "x" }, wantErr: "additional properties 'output'"},
@@ -268,9 +250,7 @@ func TestSummarySchema(t *testing.T) {
 		}, wantErr: "/tasks/1/safetyFindings/0/kind"},
 		{name: "negative cost", edit: func(d map[string]any) { d["totalCostUsd"] = -1 }, wantErr: "/totalCostUsd"},
 	}
-	for _, tc := range testCases {
-		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
-	}
+	checkSchemaEdits(t, sch, base, testCases)
 }
 
 func TestWriteSummary(t *testing.T) {
