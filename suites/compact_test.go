@@ -139,14 +139,26 @@ func TestCompactSuiteStillReportsErrors(t *testing.T) {
 	compactAbove = 2
 	src := strings.Replace(compactSuite(6), `"output != \"3\""`, `"output !="`, 1)
 	src = strings.Replace(src, `"taskId": "a5"`, `"taskId": "a2"`, 1)
-	_, err := Parse("evals/c.json", []byte(src))
-	if err == nil {
-		t.Fatal("no error")
+	src = strings.Replace(src, `"taskId": "r4", "input": "hi"`, `"taskId": "r4", "input": "hi", "timeoutMs": 0`, 1)
+	path := filepath.Join(t.TempDir(), "c.json")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	msg := err.Error()
-	for _, want := range []string{"/tasks/5/taskId: duplicate task id \"a2\"", "/tasks/3/expected/assert/1/expr: expression does not compile"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("missing %q in:\n%s", want, msg)
+	_, parseErr := Parse("evals/c.json", []byte(src))
+	_, loadErr := Load(path)
+	for _, err := range []error{parseErr, loadErr} {
+		if err == nil {
+			t.Fatal("no error")
+		}
+		msg := err.Error()
+		for _, want := range []string{
+			"/tasks/5/taskId: duplicate task id \"a2\"",
+			"/tasks/3/expected/assert/1/expr: expression does not compile",
+			"/tasks/4/timeoutMs: ",
+		} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("missing %q in:\n%s", want, msg)
+			}
 		}
 	}
 }

@@ -34,6 +34,9 @@ type decoder struct {
 	// again is set when a compact task is decoded again: it was checked
 	// when the suite loaded, so expressions are not type-checked twice.
 	again bool
+	// checkExpr, when set, type-checks an expression elsewhere, and
+	// exprError leaves reporting a bad one to whoever set it.
+	checkExpr func(src string)
 }
 
 func (d *decoder) pos(v *value) Pos { return Pos{File: d.file, Line: v.line, Col: v.col} }
@@ -128,19 +131,25 @@ func (d *decoder) exprError(src string) (string, bool) {
 	switch {
 	case !d.exprUses[h]:
 		d.exprUses[h] = true
-		if err := checkExpr(src); err != nil {
-			d.badExprs[src] = exprMessage(err)
-		}
+		d.typeCheck(src)
 	case !d.sharedExprs[src]:
 		// A second use, or another source with the same hash: a source is
 		// never taken for checked on its hash alone.
 		d.sharedExprs[src] = true
-		if err := checkExpr(src); err != nil {
-			d.badExprs[src] = exprMessage(err)
-		}
+		d.typeCheck(src)
 	}
 	msg, bad := d.badExprs[src]
 	return msg, bad
+}
+
+// typeCheck type-checks an expression, with d.checkExpr when set, else in
+// place, keeping the message when it does not compile.
+func (d *decoder) typeCheck(src string) {
+	if d.checkExpr != nil {
+		d.checkExpr(src)
+	} else if err := checkExpr(src); err != nil {
+		d.badExprs[src] = exprMessage(err)
+	}
 }
 
 // exprSeed seeds the hashes of expression sources.

@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 )
 
 // Parse reads one suite file: it parses the JSON or YAML (by the file's
@@ -31,20 +33,34 @@ func parse(path string, data []byte) (*Suite, Errors) {
 // so compact tasks may be kept as their place in it.
 func parseData(path string, data []byte, inFile bool) (*Suite, Errors) {
 	trimmed := bytes.TrimPrefix(data, utf8BOM)
-	b := newBuilder(path)
+	b := newBuilder(path, false)
 	if inFile {
 		b.fileOffset = len(data) - len(trimmed)
 	}
 	data = trimmed
+	s, errs := b.build(data)
+	if b.badExpr.Load() {
+		// An expression does not compile. The checks beside decoding only
+		// say so; decoding again with the checks in place reports it at
+		// each of its uses, in the same words as every other problem.
+		again := newBuilder(path, true)
+		again.fileOffset = b.fileOffset
+		s, errs = again.build(data)
+	}
+	return s, errs
+}
+
+// build reads data, a suite file without its byte order mark.
+func (b *builder) build(data []byte) (*Suite, Errors) {
 	var root *value
 	var errs Errors
-	if isJSON(path, data) {
+	if isJSON(b.file, data) {
 		// JSON tasks are validated and decoded as the reader meets them, and
 		// their trees dropped: a 100,000-task suite never has more than a
 		// few tasks' trees in memory (#6).
-		root, errs = parseJSONStream(path, data, b.task)
+		root, errs = parseJSONStream(b.file, data, b.task)
 	} else {
-		root, errs = parseYAML(path, data)
+		root, errs = parseYAML(b.file, data)
 		if errs == nil {
 			for i, tv := range objects(root.get("tasks")) {
 				b.task(i, tv, -1, -1)
@@ -54,9 +70,10 @@ func parseData(path string, data []byte, inFile bool) (*Suite, Errors) {
 	return b.finish(root, errs)
 }
 
-// builder validates and decodes a suite one task at a time. Schema
-// validation runs on its own goroutine, beside decoding: the time to the
-// first agent is mostly theirs.
+// builder validates and decodes a suite one task at a time. The checks
+// that need no more than the task in hand, schema validation of each task
+// and type-checking each expression, run on other goroutines, beside
+// decoding: the time to the first agent is mostly theirs (#6).
 type builder struct {
 	file    string
 	d       *decoder
@@ -70,32 +87,53 @@ type builder struct {
 	fileOffset int
 	arena      []byte // where the JSON of compact tasks is kept, a chunk at a time
 
-	validate chan taskTree
-	invalid  chan Errors
+	checks  chan check  // to the checkers
+	found   chan Errors // from each checker when checks is closed
+	workers int
+	// badExpr is set by a checker when an expression does not compile.
+	badExpr atomic.Bool
 }
 
-type taskTree struct {
+// check is one check run beside decoding: the schema validation of the
+// task at index, or the type-check of the expression expr.
+type check struct {
 	index int
 	tree  *value
+	expr  string
 }
 
-func newBuilder(file string) *builder {
+// newBuilder starts a builder for file. Unless inPlace, expressions are
+// type-checked beside decoding, and a bad one only sets badExpr.
+func newBuilder(file string, inPlace bool) *builder {
 	b := &builder{
 		file:       file,
 		fileOffset: -1,
 		d:          &decoder{file: file},
 		s:          &Suite{Path: file},
-		validate:   make(chan taskTree, 64),
-		invalid:    make(chan Errors, 1),
+		checks:     make(chan check, 256),
+		workers:    max(1, runtime.GOMAXPROCS(0)),
 	}
-	go func() {
-		var errs Errors
-		for t := range b.validate {
-			errs = append(errs, suiteSchema.validateTask(file, t.tree, t.index)...)
-		}
-		b.invalid <- errs
-	}()
+	b.found = make(chan Errors, b.workers)
+	if !inPlace {
+		b.d.checkExpr = func(src string) { b.checks <- check{expr: src} }
+	}
+	for range b.workers {
+		go b.checker()
+	}
 	return b
+}
+
+// checker runs checks until there are no more, then sends what it found.
+func (b *builder) checker() {
+	var errs Errors
+	for c := range b.checks {
+		if c.tree != nil {
+			errs = append(errs, suiteSchema.validateTask(b.file, c.tree, c.index)...)
+		} else if checkExpr(c.expr) != nil {
+			b.badExpr.Store(true)
+		}
+	}
+	b.found <- errs
 }
 
 // task takes the task at index i of the suite's task list.
@@ -103,7 +141,7 @@ func (b *builder) task(i int, tv *value, start, end int) {
 	if i == 0 {
 		b.first = tv // validated with the rest of the suite in finish
 	} else {
-		b.validate <- taskTree{i, tv}
+		b.checks <- check{index: i, tree: tv}
 	}
 	b.d.addTask(b.s, tv, i)
 	b.compact(tv, start, end)
@@ -160,8 +198,11 @@ func (b *builder) keep(p []byte) []byte {
 // finish validates and decodes the suite-level fields once the whole file
 // is read; errs are the reader's.
 func (b *builder) finish(root *value, errs Errors) (*Suite, Errors) {
-	close(b.validate)
-	taskErrs := <-b.invalid
+	close(b.checks)
+	var taskErrs Errors
+	for range b.workers {
+		taskErrs = append(taskErrs, <-b.found...)
+	}
 	if errs != nil {
 		return nil, errs
 	}
