@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/checker"
+	"github.com/expr-lang/expr/conf"
 	"gotest.tools/v3/assert"
 )
 
@@ -97,4 +99,56 @@ func BenchmarkCompileExpr(b *testing.B) {
 		}
 		i++
 	}
+}
+
+// exprCheckCases are expressions whose check must end as expr's own does:
+// literal patterns valid and not, with and without other problems before
+// or after them, and patterns that are not literals.
+var exprCheckCases = []string{
+	`output matches "^a+$"`,
+	`output matches "[" `,
+	`output matches "(?P<x>a)" && output matches "a{2,1}"`,
+	`outputs matches "["`,
+	`output matches "[" && outputs == 1`,
+	`outputs == 1 || output matches "["`,
+	`1 matches "^a$"`,
+	`1 matches "["`,
+	`output matches input`,
+	`output matches ("a" + "[")`,
+	`not (output matches "\\d+")`,
+	`all(trace, {.name matches "^crm:"})`,
+	`all(trace, {.name matches "(crm"})`,
+	`any(trace, {# matches "x"}) matches "y"`,
+	`output matches "` + strings.Repeat("a{1000}", 10) + `"`,
+	`len(output matches "a")`,
+	`output contains "x"`,
+}
+
+// TestCheckExprAsExpr: checkExpr accepts exactly what expr's checker
+// accepts, and rejects the rest with its message.
+func TestCheckExprAsExpr(t *testing.T) {
+	for _, src := range exprCheckCases {
+		assertCheckAsExpr(t, src)
+	}
+}
+
+func assertCheckAsExpr(t *testing.T, src string) {
+	t.Helper()
+	cfg := exprConfigs.Get().(*conf.Config)
+	_, want := checker.ParseCheck(src, cfg)
+	exprConfigs.Put(cfg)
+	got := checkExpr(src)
+	if (got == nil) != (want == nil) || got != nil && got.Error() != want.Error() {
+		t.Errorf("checkExpr(%q) = %v, expr's checker says %v", src, got, want)
+	}
+}
+
+// FuzzCheckExpr compares checkExpr with expr's own check.
+func FuzzCheckExpr(f *testing.F) {
+	for _, src := range exprCheckCases {
+		f.Add(src)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		assertCheckAsExpr(t, src)
+	})
 }
