@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -78,6 +79,32 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("message leaks %q: %v", h, e)
 				}
 			}
+		}
+	})
+}
+
+// FuzzJSONString compares the reader's strings with encoding/json's: the
+// same text for every string both accept, and no string accepted by one
+// only.
+func FuzzJSONString(f *testing.F) {
+	for _, s := range []string{`plain`, `a\"b\\c\/d\b\f\n\r\t`, `\u00e9\u20AC`, `\ud83d\ude00`, `\ud83d`, `\ud83dx`, `\ud83d\u0041`,
+		`\udc00\ud800`, "caf\xc3\xa9", "bad \xff\xfe utf8", "\xed\xa0\x80", `\u12`, `\uzzzz`, `\x`, "tab\there"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		tok := `"` + body + `"`
+		var want string
+		wantErr := json.Unmarshal([]byte(tok), &want)
+		r := &jsonReader{data: []byte(tok), line: 1, col: 1}
+		got, err := r.string()
+		if err == nil && r.i != len(tok) {
+			return // the string ended at a quote inside body: not one token
+		}
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("%q: reader says %v, encoding/json says %v", tok, err, wantErr)
+		}
+		if err == nil && got != want {
+			t.Fatalf("%q: reader reads %q, encoding/json %q", tok, got, want)
 		}
 	})
 }

@@ -1,9 +1,9 @@
 package suites
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -244,19 +244,24 @@ func (r *jsonReader) string() (string, error) {
 		switch {
 		case c == '"':
 			r.i++
-			tok := r.data[start:r.i]
+			body := r.data[start+1 : r.i-1]
 			if plain {
-				return string(tok[1 : len(tok)-1]), nil
+				return string(body), nil
 			}
-			var s string
-			if err := json.Unmarshal(tok, &s); err != nil {
-				return "", &jsonSyntaxError{start, "invalid string: " + strings.TrimPrefix(err.Error(), "json: ")}
-			}
-			return s, nil
+			return unescape(body), nil
 		case c == '\\':
 			plain = false
 			if r.i+1 < len(r.data) && strings.IndexByte(`"\/bfnrtu`, r.data[r.i+1]) < 0 {
 				return "", &jsonSyntaxError{r.i, fmt.Sprintf(`invalid escape \%c in a string`, r.data[r.i+1])}
+			}
+			if r.i+1 < len(r.data) && r.data[r.i+1] == 'u' {
+				if _, ok := hex4(r.data[r.i+2:]); !ok {
+					end := r.i + 2
+					for end < len(r.data) && end < r.i+6 && isHex(r.data[end]) {
+						end++
+					}
+					return "", &jsonSyntaxError{r.i, fmt.Sprintf(`invalid escape %s in a string; \u takes four hexadecimal digits`, r.data[r.i:end])}
+				}
 			}
 			r.i += 2
 		case c < 0x20:
@@ -272,6 +277,81 @@ func (r *jsonReader) string() (string, error) {
 		}
 	}
 	return "", &jsonSyntaxError{len(r.data), "unexpected end of JSON input in a string"}
+}
+
+// unescape decodes the body of a string token that the reader has checked,
+// as encoding/json does: escapes, UTF-16 surrogate pairs, and U+FFFD for
+// a lone surrogate and for each byte that is not UTF-8.
+func unescape(body []byte) string {
+	out := make([]byte, 0, len(body))
+	for i := 0; i < len(body); {
+		c := body[i]
+		switch {
+		case c == '\\':
+			e := body[i+1]
+			i += 2
+			if e != 'u' {
+				out = append(out, escapeByte[e])
+				continue
+			}
+			r, _ := hex4(body[i:])
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if len(body) >= i+6 && body[i] == '\\' && body[i+1] == 'u' {
+					r2, _ := hex4(body[i+2:])
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						out = utf8.AppendRune(out, d)
+						i += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			out = utf8.AppendRune(out, r)
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(body[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = utf8.AppendRune(out, utf8.RuneError)
+			} else {
+				out = append(out, body[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return string(out)
+}
+
+// escapeByte is what each one-letter escape stands for.
+var escapeByte = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// hex4 reads the four hexadecimal digits of a \u escape.
+func hex4(p []byte) (rune, bool) {
+	if len(p) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p[:4] {
+		if !isHex(c) {
+			return 0, false
+		}
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c >= 'a':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // findKey returns the member with key in fields, switching to a map once the

@@ -513,7 +513,7 @@ func TestJSONSyntax(t *testing.T) {
 		"bad number":         {data: `[01]`, want: `f.json:1:2: 01 is not a valid number [syntax]`},
 		"bad fraction":       {data: `[1.]`, want: `f.json:1:2: 1. is not a valid number [syntax]`},
 		"bad escape":         {data: `["a\x"]`, want: `f.json:1:4: invalid escape \x in a string [syntax]`},
-		"bad unicode escape": {data: `["\u12"]`, want: `f.json:1:2: invalid string: invalid character '"' in \u hexadecimal character escape [syntax]`},
+		"bad unicode escape": {data: `["\u12"]`, want: `f.json:1:3: invalid escape \u12 in a string; \u takes four hexadecimal digits [syntax]`},
 		"control character":  {data: "[\"a\tb\"]", want: `f.json:1:4: control character in a string; write it as an escape such as \n [syntax]`},
 		"unterminated":       {data: `{"a": "b`, want: `f.json:1:9: unexpected end of JSON input in a string [syntax]`},
 		"empty":              {data: ``, want: `f.json:1:1: unexpected end of JSON input; expected a value [syntax]`},
