@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"sync/atomic"
 )
@@ -289,7 +290,6 @@ func isJSON(path string, data []byte) bool {
 // an Errors with every problem of every file, including a suiteId that two
 // files define.
 func Load(paths ...string) ([]*Suite, error) {
-	defer tightGC()()
 	files, errs := suiteFiles(paths)
 	var suites []*Suite
 	defined := map[string]*Suite{}
@@ -299,7 +299,9 @@ func Load(paths ...string) ([]*Suite, error) {
 			errs = append(errs, ioError(f, "could not read suite", err))
 			continue
 		}
+		restore := loadGC(len(data), isJSON(f, data))
 		s, ferrs := parseData(f, data, true)
+		restore()
 		if len(ferrs) > 0 {
 			errs = append(errs, ferrs...)
 			continue
@@ -314,22 +316,51 @@ func Load(paths ...string) ([]*Suite, error) {
 	return suites, errs.orNil()
 }
 
-// loadGCPercent is the garbage collector's target while suites load.
-// Loading makes much short-lived garbage (syntax trees, the validator's
-// copies, expression checks) around a tree that is dropped at the end, and
-// with Go's default target of 100% the heap doubles it: for a large suite
-// that is the peak memory of the whole run (#6).
+// loadGCPercent is the garbage collector's target while a large suite
+// loads. Loading makes much short-lived garbage (syntax trees, the
+// validator's copies, expression checks) around a tree that is dropped at
+// the end, and with Go's default target of 100% the heap doubles it: for a
+// large suite that is the peak memory of the whole run (#6).
 const loadGCPercent = 40
 
-// tightGC lowers the collector's target for the load, unless the process
-// runs with a lower one already, and returns what restores it.
-func tightGC() (restore func()) {
-	prev := debug.SetGCPercent(loadGCPercent)
-	if prev >= 0 && prev > loadGCPercent {
-		return func() { debug.SetGCPercent(prev) }
+// A JSON suite file of at most smallSuite bytes loads with the collector
+// held off until the memory in use has grown by loadHeadroom plus
+// loadGrowth times the file's size (what its decoded tasks may keep). At
+// Go's minimum heap size a tight target collects over and over while the
+// heap is small: 25 times over a 1,000-task suite, which then took half as
+// long again to load, all of it before the first agent starts (#6). The
+// headroom is small so that the peak memory of a small run stays small.
+const (
+	smallSuite   = 1 << 20
+	loadHeadroom = 8 << 20
+	loadGrowth   = 2
+)
+
+// loadGC sets the collector for loading a suite file of size bytes and
+// returns what restores it. A process running with the collector off
+// (GOGC=off) is left as it is.
+func loadGC(size int, json bool) (restore func()) {
+	prev := debug.SetGCPercent(-1)
+	if prev < 0 {
+		return func() {}
 	}
-	debug.SetGCPercent(prev)
-	return func() {}
+	if json && size <= smallSuite {
+		limit := debug.SetMemoryLimit(-1) // reads it
+		debug.SetMemoryLimit(min(limit, memoryInUse()+loadHeadroom+loadGrowth*int64(size)))
+		return func() {
+			debug.SetMemoryLimit(limit)
+			debug.SetGCPercent(prev)
+		}
+	}
+	debug.SetGCPercent(min(prev, loadGCPercent))
+	return func() { debug.SetGCPercent(prev) }
+}
+
+// memoryInUse is the memory the Go runtime counts against its memory limit.
+func memoryInUse() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
 }
 
 // suiteIDClash reports a suite whose id another file defined first, at
