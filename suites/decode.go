@@ -34,9 +34,10 @@ type decoder struct {
 	// again is set when a compact task is decoded again: it was checked
 	// when the suite loaded, so expressions are not type-checked twice.
 	again bool
-	// checkExpr, when set, type-checks an expression elsewhere, and
-	// exprError leaves reporting a bad one to whoever set it.
-	checkExpr func(src string)
+	// checkExpr, when set, type-checks an expression elsewhere, compiling
+	// it when shared, and exprError leaves reporting a bad one to whoever
+	// set it.
+	checkExpr func(src string, shared bool)
 }
 
 func (d *decoder) pos(v *value) Pos { return Pos{File: d.file, Line: v.line, Col: v.col} }
@@ -131,12 +132,12 @@ func (d *decoder) exprError(src string) (string, bool) {
 	switch {
 	case !d.exprUses[h]:
 		d.exprUses[h] = true
-		d.typeCheck(src)
+		d.typeCheck(src, false)
 	case !d.sharedExprs[src]:
 		// A second use, or another source with the same hash: a source is
 		// never taken for checked on its hash alone.
 		d.sharedExprs[src] = true
-		d.typeCheck(src)
+		d.typeCheck(src, true)
 	}
 	msg, bad := d.badExprs[src]
 	return msg, bad
@@ -144,9 +145,9 @@ func (d *decoder) exprError(src string) (string, bool) {
 
 // typeCheck type-checks an expression, with d.checkExpr when set, else in
 // place, keeping the message when it does not compile.
-func (d *decoder) typeCheck(src string) {
+func (d *decoder) typeCheck(src string, shared bool) {
 	if d.checkExpr != nil {
-		d.checkExpr(src)
+		d.checkExpr(src, shared)
 	} else if err := checkExpr(src); err != nil {
 		d.badExprs[src] = exprMessage(err)
 	}
@@ -156,7 +157,8 @@ func (d *decoder) typeCheck(src string) {
 var exprSeed = maphash.MakeSeed()
 
 // shareExprs compiles, once, every expression that several checks of the
-// suite use, and gives all of them the program. Expressions used once are
+// suite use, and gives all of them the program. While a suite loads, the
+// checkers have compiled them into the cache already. Expressions used once are
 // compiled when their trial runs (Check.ExprProgram) and dropped after it,
 // so memory does not grow with a program per task.
 func (d *decoder) shareExprs(s *Suite) {

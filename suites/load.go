@@ -96,11 +96,13 @@ type builder struct {
 }
 
 // check is one check run beside decoding: the schema validation of the
-// task at index, or the type-check of the expression expr.
+// task at index, or the type-check of the expression expr, compiled too
+// when several checks share it.
 type check struct {
-	index int
-	tree  *value
-	expr  string
+	index   int
+	tree    *value
+	expr    string
+	compile bool
 }
 
 // newBuilder starts a builder for file. Unless inPlace, expressions are
@@ -116,7 +118,7 @@ func newBuilder(file string, inPlace bool) *builder {
 	}
 	b.found = make(chan Errors, b.workers)
 	if !inPlace {
-		b.d.checkExpr = func(src string) { b.checks <- check{expr: src} }
+		b.d.checkExpr = func(src string, shared bool) { b.checks <- check{expr: src, compile: shared} }
 	}
 	for range b.workers {
 		go b.checker()
@@ -130,6 +132,11 @@ func (b *builder) checker() {
 	for c := range b.checks {
 		if c.tree != nil {
 			errs = append(errs, suiteSchema.validateTask(b.file, c.tree, c.index)...)
+		} else if c.compile {
+			// Compiled into the cache, from which shareExprs takes it.
+			if _, err := CompileExpr(c.expr); err != nil {
+				b.badExpr.Store(true)
+			}
 		} else if checkExpr(c.expr) != nil {
 			b.badExpr.Store(true)
 		}
