@@ -38,8 +38,10 @@ type schemaSet struct {
 	once sync.Once
 	sch  *jsonschema.Schema
 	task *jsonschema.Schema // its $defs/task: one task on its own
-	doc  *value             // the schema itself, to list the keys an object allows
-	err  error
+	// quick is the quick form of $defs/task, nil when it has none.
+	quick *quickSchema
+	doc   *value // the schema itself, to list the keys an object allows
+	err   error
 }
 
 var (
@@ -64,6 +66,9 @@ func (s *schemaSet) compiled() (*jsonschema.Schema, *value, error) {
 		}
 		s.task, s.err = c.Compile(s.url + "#/$defs/task")
 		s.doc = doc
+		if def := doc.get("$defs").get("task"); def != nil {
+			s.quick = compileQuick(doc, def)
+		}
 	})
 	return s.sch, s.doc, s.err
 }
@@ -112,6 +117,9 @@ func (s *schemaSet) validateTask(file string, task *value, i int) Errors {
 	if err != nil {
 		// The embedded schemas are tested; this cannot happen in a release.
 		return Errors{{Pos: Pos{File: file}, Message: "could not compile the suite schema: " + err.Error(), Kind: ErrSchema}}
+	}
+	if s.quick != nil && s.quick.valid(task) {
+		return nil
 	}
 	err = s.task.Validate(task.toAny())
 	if err == nil {
