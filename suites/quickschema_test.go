@@ -50,12 +50,35 @@ func suiteTasks(t *testing.T) []*value {
 // TestQuickSchemaValidTasks: the suite schema has a quick form, and it
 // finds valid every valid task, so valid suites skip the full validator.
 func TestQuickSchemaValidTasks(t *testing.T) {
-	_, _, err := suiteSchema.compiled()
+	_, err := suiteSchema.parsed()
 	assert.NilError(t, err)
-	assert.Assert(t, suiteSchema.quick != nil, "the suite schema must have a quick form")
+	assert.Assert(t, suiteSchema.quickTask != nil, "the suite schema's task must have a quick form")
 	for i, task := range suiteTasks(t) {
-		if !suiteSchema.quick.valid(task) {
+		if !suiteSchema.quickTask.valid(task) {
 			t.Errorf("task %d (%s, line %d) is valid but the quick form does not find it so", i, task.get("taskId").lit, task.line)
+		}
+	}
+}
+
+// TestQuickSchemaValidSuites: whole valid suites are found valid by the
+// quick forms, evalgate's and (for a portable one) openwop's, so loading
+// them never compiles the full validator.
+func TestQuickSchemaValidSuites(t *testing.T) {
+	files, err := filepath.Glob("testdata/ok/*")
+	assert.NilError(t, err)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		assert.NilError(t, err)
+		root, errs := parseTree(f, data)
+		assert.Assert(t, errs == nil, "%s: %v", f, errs)
+		fresh := &schemaSet{raw: suiteSchemaJSON, url: suiteSchema.url}
+		assert.Assert(t, fresh.validate(f, root) == nil)
+		assert.Assert(t, fresh.sch == nil, "%s: the full validator was compiled", f)
+		assert.Assert(t, suiteSchema.validate(f, root) == nil)
+		assert.Assert(t, suiteSchema.quick.valid(root), "%s is valid but the quick form does not find it so", f)
+		if filepath.Base(f) == "portable.json" {
+			assert.Assert(t, openwopSchema.validate(f, root) == nil)
+			assert.Assert(t, openwopSchema.quick != nil && openwopSchema.quick.valid(root), "%s: openwop's quick form", f)
 		}
 	}
 }
@@ -108,7 +131,7 @@ func TestQuickSchemaVerdicts(t *testing.T) {
 			full, ok := fullValid(t, schema, v)
 			assert.Assert(t, ok)
 			assert.Equal(t, full, tc.valid, "the full validator's verdict")
-			assert.Equal(t, suiteSchema.quick.valid(v), tc.valid, "the quick verdict")
+			assert.Equal(t, suiteSchema.quickTask.valid(v), tc.valid, "the quick verdict")
 		})
 	}
 }

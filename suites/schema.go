@@ -31,17 +31,22 @@ func SchemaJSON() []byte { return bytes.Clone(suiteSchemaJSON) }
 // validates against: only the openwop fields, every object closed.
 func OpenWOPSchemaJSON() []byte { return bytes.Clone(openwopSchemaJSON) }
 
-// schemaSet is an embedded schema, compiled once on first use.
+// schemaSet is an embedded schema. Its quick forms (see quickSchema) are
+// made on first use; the full validator is compiled only when a document
+// is not found valid by them, as is every invalid one.
 type schemaSet struct {
-	raw  []byte
-	url  string
-	once sync.Once
-	sch  *jsonschema.Schema
-	task *jsonschema.Schema // its $defs/task: one task on its own
-	// quick is the quick form of $defs/task, nil when it has none.
-	quick *quickSchema
-	doc   *value // the schema itself, to list the keys an object allows
-	err   error
+	raw []byte
+	url string
+
+	parseOnce   sync.Once
+	doc         *value       // the schema itself, to list the keys an object allows
+	quick       *quickSchema // quick form of the whole schema, nil when none
+	quickTask   *quickSchema // and of its $defs/task
+	parseErr    error
+	compileOnce sync.Once
+	sch         *jsonschema.Schema
+	task        *jsonschema.Schema // its $defs/task: one task on its own
+	err         error
 }
 
 var (
@@ -49,28 +54,40 @@ var (
 	openwopSchema = &schemaSet{raw: openwopSchemaJSON, url: "https://evalgate.dev/schemas/openwop-suite/v1"}
 )
 
-func (s *schemaSet) compiled() (*jsonschema.Schema, *value, error) {
-	s.once.Do(func() {
+// parsed returns the schema's tree, with its quick forms made.
+func (s *schemaSet) parsed() (*value, error) {
+	s.parseOnce.Do(func() {
 		doc, errs := parseJSON("schema", s.raw)
 		if errs != nil {
-			s.err = errs
+			s.parseErr = errs
 			return
 		}
+		s.doc = doc
+		s.quick = compileQuick(doc, doc)
+		if def := doc.get("$defs").get("task"); def != nil {
+			s.quickTask = compileQuick(doc, def)
+		}
+	})
+	return s.doc, s.parseErr
+}
+
+// compiled returns the full validator and the schema's tree.
+func (s *schemaSet) compiled() (*jsonschema.Schema, *value, error) {
+	doc, err := s.parsed()
+	if err != nil {
+		return nil, nil, err
+	}
+	s.compileOnce.Do(func() {
 		c := newCompiler()
-		if err := c.AddResource(s.url, doc.toAny()); err != nil {
-			s.err = err
+		if s.err = c.AddResource(s.url, doc.toAny()); s.err != nil {
 			return
 		}
 		if s.sch, s.err = c.Compile(s.url); s.err != nil {
 			return
 		}
 		s.task, s.err = c.Compile(s.url + "#/$defs/task")
-		s.doc = doc
-		if def := doc.get("$defs").get("task"); def != nil {
-			s.quick = compileQuick(doc, def)
-		}
 	})
-	return s.sch, s.doc, s.err
+	return s.sch, doc, s.err
 }
 
 // newCompiler returns a compiler that loads nothing from outside: a suite
@@ -113,13 +130,13 @@ func (s *schemaSet) validate(file string, root *value) Errors {
 // suite would be several times the size of the file (#6). The task is
 // validated against the schema's own definition of a task.
 func (s *schemaSet) validateTask(file string, task *value, i int) Errors {
+	if _, err := s.parsed(); err == nil && s.quickTask != nil && s.quickTask.valid(task) {
+		return nil
+	}
 	_, doc, err := s.compiled()
 	if err != nil {
 		// The embedded schemas are tested; this cannot happen in a release.
 		return Errors{{Pos: Pos{File: file}, Message: "could not compile the suite schema: " + err.Error(), Kind: ErrSchema}}
-	}
-	if s.quick != nil && s.quick.valid(task) {
-		return nil
 	}
 	err = s.task.Validate(task.toAny())
 	if err == nil {
@@ -136,6 +153,9 @@ func (s *schemaSet) validateTask(file string, task *value, i int) Errors {
 
 // validateWhole checks the whole tree in one pass.
 func (s *schemaSet) validateWhole(file string, root *value) Errors {
+	if _, err := s.parsed(); err == nil && s.quick != nil && s.quick.valid(root) {
+		return nil
+	}
 	sch, doc, err := s.compiled()
 	if err != nil {
 		// The embedded schemas are tested; this cannot happen in a release.
