@@ -84,6 +84,7 @@ func checkCompact(t *testing.T, whole, compact *Suite) {
 	t.Helper()
 	ignorePos := cmp.Options{
 		cmpopts.IgnoreFields(Check{}, "Pos", "Program"),
+		cmpopts.IgnoreUnexported(Check{}),
 		cmpopts.IgnoreFields(Match{}, "Pos", "Regexp", "Schema"),
 		cmpopts.IgnoreFields(Criterion{}, "Pos"),
 		cmpopts.IgnoreFields(ToolResponse{}, "Pos"),
@@ -115,8 +116,11 @@ func checkCompact(t *testing.T, whole, compact *Suite) {
 		}
 		for _, c := range full.Expected.Assert {
 			shared := c.Expr == "len(trace) < 3"
-			if c.Kind == CheckExpr && shared != (c.Program != nil) {
-				t.Errorf("task %s: check %s has program %v, want a program only for the shared expression", ct.ID, c.ID, c.Program != nil)
+			if c.Kind == CheckExpr && shared != (c.shared != nil) {
+				t.Errorf("task %s: check %s shares a program: %v, want only the shared expression to", ct.ID, c.ID, c.shared != nil)
+			}
+			if shared && c.shared != compact.shared[c.Expr] {
+				t.Errorf("task %s: check %s does not share the suite's program", ct.ID, c.ID)
 			}
 		}
 	}

@@ -8,8 +8,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/expr-lang/expr/vm"
 )
 
 // decoder fills the model from a tree that the schema has checked, and runs
@@ -34,10 +32,9 @@ type decoder struct {
 	// again is set when a compact task is decoded again: it was checked
 	// when the suite loaded, so expressions are not type-checked twice.
 	again bool
-	// checkExpr, when set, type-checks an expression elsewhere, compiling
-	// it when shared, and exprError leaves reporting a bad one to whoever
-	// set it.
-	checkExpr func(src string, shared bool)
+	// checkExpr, when set, type-checks an expression elsewhere, and
+	// exprError leaves reporting a bad one to whoever set it.
+	checkExpr func(src string)
 }
 
 func (d *decoder) pos(v *value) Pos { return Pos{File: d.file, Line: v.line, Col: v.col} }
@@ -132,12 +129,12 @@ func (d *decoder) exprError(src string) (string, bool) {
 	switch {
 	case !d.exprUses[h]:
 		d.exprUses[h] = true
-		d.typeCheck(src, false)
+		d.typeCheck(src)
 	case !d.sharedExprs[src]:
 		// A second use, or another source with the same hash: a source is
 		// never taken for checked on its hash alone.
 		d.sharedExprs[src] = true
-		d.typeCheck(src, true)
+		d.typeCheck(src)
 	}
 	msg, bad := d.badExprs[src]
 	return msg, bad
@@ -145,9 +142,9 @@ func (d *decoder) exprError(src string) (string, bool) {
 
 // typeCheck type-checks an expression, with d.checkExpr when set, else in
 // place, keeping the message when it does not compile.
-func (d *decoder) typeCheck(src string, shared bool) {
+func (d *decoder) typeCheck(src string) {
 	if d.checkExpr != nil {
-		d.checkExpr(src, shared)
+		d.checkExpr(src)
 	} else if err := checkExpr(src); err != nil {
 		d.badExprs[src] = exprMessage(err)
 	}
@@ -156,18 +153,24 @@ func (d *decoder) typeCheck(src string, shared bool) {
 // exprSeed seeds the hashes of expression sources.
 var exprSeed = maphash.MakeSeed()
 
-// shareExprs compiles, once, every expression that several checks of the
-// suite use, and gives all of them the program. While a suite loads, the
-// checkers have compiled them into the cache already. Expressions used once are
-// compiled when their trial runs (Check.ExprProgram) and dropped after it,
-// so memory does not grow with a program per task.
+// shareExprs gives every check whose expression several checks of the
+// suite use one compilation of it, made when the first of their trials
+// runs (Check.ExprProgram): the expression is compiled once per suite, and
+// not before the first agent starts. Expressions used once are compiled
+// for their trial and dropped after it, so memory does not grow with a
+// program per task.
 func (d *decoder) shareExprs(s *Suite) {
-	share := func(c *Check) {
-		if c == nil || c.Kind != CheckExpr || !d.sharedExprs[c.Expr] {
-			return
+	if len(d.sharedExprs) > 0 {
+		s.shared = make(map[string]*sharedExpr, len(d.sharedExprs))
+		for src := range d.sharedExprs {
+			if _, bad := d.badExprs[src]; !bad {
+				s.shared[src] = &sharedExpr{src: src}
+			}
 		}
-		if p, err := CompileExpr(c.Expr); err == nil { // type-checked already
-			c.Program = p
+	}
+	share := func(c *Check) {
+		if c != nil && c.Kind == CheckExpr {
+			c.shared = s.shared[c.Expr]
 		}
 	}
 	for _, t := range s.Tasks {
@@ -176,18 +179,6 @@ func (d *decoder) shareExprs(s *Suite) {
 		}
 		for i := range t.Expected.Rubric {
 			share(t.Expected.Rubric[i].Assert)
-		}
-	}
-	if d.compact {
-		// The checks of compact tasks are decoded for each trial: they take
-		// their shared program from the suite.
-		for src := range d.sharedExprs {
-			if p, err := CompileExpr(src); err == nil {
-				if s.programs == nil {
-					s.programs = map[string]*vm.Program{}
-				}
-				s.programs[src] = p
-			}
 		}
 	}
 	d.exprUses, d.badExprs, d.sharedExprs = nil, nil, nil

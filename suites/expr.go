@@ -52,22 +52,9 @@ var exprConfigs = sync.Pool{New: func() any {
 	return c
 }}
 
-// exprCache holds the programs compiled so far by source. Programs are
-// immutable and safe to share; a suite often repeats the same check across
-// many tasks.
-var exprCache struct {
-	sync.Mutex
-	m map[string]*vm.Program
-}
-
-// maxExprCache bounds the cache, so a long-lived process loading many
-// distinct expressions does not grow without limit.
-const maxExprCache = 4096
-
 // CompileExpr compiles an assert expression (expr-lang) that must yield a
-// boolean, and caches the program by source. The judges package runs the
-// program with expr.Run and an environment of type map[string]any holding
-// exactly these variables:
+// boolean. The judges package runs the program with expr.Run and an
+// environment of type map[string]any holding exactly these variables:
 //
 //   - output: the agent's output as a JSON value: a string when it is a
 //     JSON string, else map[string]any, []any, float64, bool or nil.
@@ -83,29 +70,6 @@ const maxExprCache = 4096
 // fromJSON, all, any, filter, ...) stay available. A name that is neither a
 // variable nor a builtin is a compile error.
 func CompileExpr(src string) (*vm.Program, error) {
-	exprCache.Lock()
-	p, ok := exprCache.m[src]
-	exprCache.Unlock()
-	if ok {
-		return p, nil
-	}
-	p, err := compileExpr(src)
-	if err != nil {
-		return nil, err
-	}
-	exprCache.Lock()
-	if exprCache.m == nil {
-		exprCache.m = make(map[string]*vm.Program)
-	}
-	if len(exprCache.m) < maxExprCache {
-		exprCache.m[src] = p
-	}
-	exprCache.Unlock()
-	return p, nil
-}
-
-// compileExpr is expr.Compile with a recycled configuration, uncached.
-func compileExpr(src string) (*vm.Program, error) {
 	cfg := exprConfigs.Get().(*conf.Config)
 	defer exprConfigs.Put(cfg)
 	tree, err := checker.ParseCheck(src, cfg)
@@ -123,7 +87,7 @@ func compileExpr(src string) (*vm.Program, error) {
 }
 
 // checkExpr parses and type-checks an expression without building its
-// program: the loader's check of an expression only one task uses.
+// program: the loader's check of every expression.
 //
 // expr's checker validates the pattern of `x matches "literal"` by
 // compiling it, which costs more than the rest of the check together. The
@@ -167,20 +131,37 @@ func (p *literalPatterns) Visit(node *ast.Node) {
 	}
 }
 
-// ExprProgram returns the check's compiled expression. The loader compiles
-// once, into Program, every expression that several checks share; an
-// expression used by one check only is validated at load and compiled here,
-// when its trial runs, so that a suite of many tasks with distinct
-// expressions does not hold a compiled program per task for the whole run.
-// The caller runs the program and drops it.
+// ExprProgram returns the check's compiled expression: Program when set,
+// else a compilation made now. Every expression is type-checked when the
+// suite loads. One that several checks of a suite share is compiled once,
+// when the first of their trials asks, and kept for the others; one used
+// by a single check is compiled for its trial, so that a suite of many
+// tasks with distinct expressions does not hold a compiled program per
+// task for the whole run. The caller runs the program and drops it.
 func (c *Check) ExprProgram() (*vm.Program, error) {
-	if c.Program != nil {
+	switch {
+	case c.Program != nil:
 		return c.Program, nil
-	}
-	if c.Kind != CheckExpr || c.Expr == "" {
+	case c.Kind != CheckExpr || c.Expr == "":
 		return nil, errors.New("not an expression check")
+	case c.shared != nil:
+		return c.shared.program()
 	}
-	return compileExpr(c.Expr)
+	return CompileExpr(c.Expr)
+}
+
+// sharedExpr is an expression several checks of a suite share, compiled
+// once for all of them.
+type sharedExpr struct {
+	src  string
+	once sync.Once
+	p    *vm.Program
+	err  error
+}
+
+func (e *sharedExpr) program() (*vm.Program, error) {
+	e.once.Do(func() { e.p, e.err = CompileExpr(e.src) })
+	return e.p, e.err
 }
 
 // exprMessage keeps the first line of a compile error (expr adds the

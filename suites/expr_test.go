@@ -9,12 +9,13 @@ import (
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/checker"
 	"github.com/expr-lang/expr/conf"
+	"github.com/expr-lang/expr/vm"
 	"gotest.tools/v3/assert"
 )
 
 // TestSharedExprs checks that an expression several checks use is compiled
-// once at load and shared, and that one used once is left to compile when
-// its trial runs.
+// once, when the first of them asks, and shared, and that one used once is
+// left to compile when its trial runs.
 func TestSharedExprs(t *testing.T) {
 	src := `suiteId: acme.exprs.evals.shared
 version: 1.0.0
@@ -34,10 +35,22 @@ tasks:
 `
 	s, err := Parse("shared.yaml", []byte(src))
 	assert.NilError(t, err)
-	shared := s.Tasks[0].Expected.Assert[0].Program
-	assert.Assert(t, shared != nil, "a shared expression is compiled at load")
-	assert.Equal(t, s.Tasks[1].Expected.Assert[0].Program, shared)
-	assert.Equal(t, s.Tasks[2].Expected.Rubric[0].Assert.Program, shared)
+	uses := []*Check{s.Tasks[0].Expected.Assert[0], s.Tasks[1].Expected.Assert[0], s.Tasks[2].Expected.Rubric[0].Assert}
+	assert.Assert(t, uses[0].shared != nil && uses[0].shared.p == nil, "a shared expression waits for its first trial")
+	// Trials ask at once (run with -race).
+	programs := make([]*vm.Program, 12)
+	var wg sync.WaitGroup
+	for i := range programs {
+		wg.Go(func() {
+			p, err := uses[i%len(uses)].ExprProgram()
+			assert.Check(t, err)
+			programs[i] = p
+		})
+	}
+	wg.Wait()
+	for _, p := range programs {
+		assert.Assert(t, p != nil && p == programs[0], "every use gets the one compilation")
+	}
 	for _, task := range s.Tasks[:2] {
 		c := task.Expected.Assert[1]
 		assert.Assert(t, c.Program == nil, "task %s: an expression used once waits for its trial", task.ID)

@@ -96,13 +96,11 @@ type builder struct {
 }
 
 // check is one check run beside decoding: the schema validation of the
-// task at index, or the type-check of the expression expr, compiled too
-// when several checks share it.
+// task at index, or the type-check of the expression expr.
 type check struct {
-	index   int
-	tree    *value
-	expr    string
-	compile bool
+	index int
+	tree  *value
+	expr  string
 }
 
 // newBuilder starts a builder for file. Unless inPlace, expressions are
@@ -118,7 +116,7 @@ func newBuilder(file string, inPlace bool) *builder {
 	}
 	b.found = make(chan Errors, b.workers)
 	if !inPlace {
-		b.d.checkExpr = func(src string, shared bool) { b.checks <- check{expr: src, compile: shared} }
+		b.d.checkExpr = func(src string) { b.checks <- check{expr: src} }
 	}
 	for range b.workers {
 		go b.checker()
@@ -132,11 +130,6 @@ func (b *builder) checker() {
 	for c := range b.checks {
 		if c.tree != nil {
 			errs = append(errs, suiteSchema.validateTask(b.file, c.tree, c.index)...)
-		} else if c.compile {
-			// Compiled into the cache, from which shareExprs takes it.
-			if _, err := CompileExpr(c.expr); err != nil {
-				b.badExpr.Store(true)
-			}
 		} else if checkExpr(c.expr) != nil {
 			b.badExpr.Store(true)
 		}

@@ -51,9 +51,9 @@ type Suite struct {
 	// the file, in document order; empty for a strictly portable suite.
 	Extensions []string
 
-	// programs are the expressions several checks share, compiled once;
-	// Full gives them to the checks of compact tasks.
-	programs map[string]*vm.Program
+	// shared are the expressions several checks share, each compiled once
+	// for all of them; Full gives them to the checks of compact tasks.
+	shared map[string]*sharedExpr
 }
 
 // Thresholds is the suite's openwop pass bar. Nil fields are unset.
@@ -171,7 +171,8 @@ type Check struct {
 	Pos    Pos
 
 	Expr    string
-	Program *vm.Program // compiled Expr
+	Program *vm.Program // compiled Expr, when given; see ExprProgram
+	shared  *sharedExpr // Expr, when several checks of the suite share it
 
 	Tool  string          // toolCalled, toolNotCalled
 	Args  json.RawMessage // toolCalled: a JSON subset the call's arguments must contain
@@ -278,7 +279,7 @@ func (s *Suite) Full(t *Task) (*Task, error) {
 	full.Pos = t.Pos
 	share := func(c *Check) {
 		if c != nil && c.Kind == CheckExpr {
-			c.Program = s.programs[c.Expr]
+			c.shared = s.shared[c.Expr]
 		}
 	}
 	for _, c := range full.Expected.Assert {

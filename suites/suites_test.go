@@ -377,14 +377,6 @@ func TestCompileExpr(t *testing.T) {
 	}
 }
 
-func TestCompileExprCache(t *testing.T) {
-	a, err := CompileExpr(`toolCalls == 0`)
-	assert.NilError(t, err)
-	b, err := CompileExpr(`toolCalls == 0`)
-	assert.NilError(t, err)
-	assert.Assert(t, a == b, "identical sources compile once")
-}
-
 func TestErrorString(t *testing.T) {
 	type testCase struct {
 		err  *Error
