@@ -1,7 +1,6 @@
 package judges
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -16,20 +15,20 @@ const (
 )
 
 var (
-	email = regexp.MustCompile(`\b[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}\b`)
+	email = lazyRE(`\b[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}\b`)
 	// phoneIntl is an E.164 number, with or without the usual separators:
 	// "+14155550132", "+44 20 7946 0958", "+1 (415) 555-0132".
-	phoneIntl = regexp.MustCompile(`\+[1-9][0-9 ().-]{6,22}[0-9]`)
+	phoneIntl = lazyRE(`\+[1-9][0-9 ().-]{6,22}[0-9]`)
 	// phoneNANP is a North American number with separators: area code and
 	// exchange start with 2-9, as the numbering plan requires.
-	phoneNANP = regexp.MustCompile(`(?:\(\s*[2-9][0-9]{2}\s*\)\s*|\b[2-9][0-9]{2}[-. ])[2-9][0-9]{2}[-. ][0-9]{4}\b`)
+	phoneNANP = lazyRE(`(?:\(\s*[2-9][0-9]{2}\s*\)\s*|\b[2-9][0-9]{2}[-. ])[2-9][0-9]{2}[-. ][0-9]{4}\b`)
 	// phoneTrunk is a national number with a trunk prefix 0 and separators,
 	// as most of Europe writes them: "020 7946 0958", "030 1234 5678".
-	phoneTrunk = regexp.MustCompile(`\b0[1-9][0-9]{0,3}[ -][0-9]{3,4}[ -]?[0-9]{3,4}\b`)
+	phoneTrunk = lazyRE(`\b0[1-9][0-9]{0,3}[ -][0-9]{3,4}[ -]?[0-9]{3,4}\b`)
 	// ssn is a US social security number in its written form 123-45-6789.
-	ssn = regexp.MustCompile(`\b([0-9]{3})-([0-9]{2})-([0-9]{4})\b`)
+	ssn = lazyRE(`\b([0-9]{3})-([0-9]{2})-([0-9]{4})\b`)
 	// iban is an IBAN, compact or in groups of four.
-	iban = regexp.MustCompile(`\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b`)
+	iban = lazyRE(`\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b`)
 )
 
 // pii looks for personal data in text: e-mail addresses, phone numbers,

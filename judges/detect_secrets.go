@@ -2,7 +2,6 @@ package judges
 
 import (
 	"math"
-	"regexp"
 	"strings"
 )
 
@@ -13,35 +12,35 @@ import (
 // has no literal-prefix scan for these).
 type secretPattern struct {
 	hints []string
-	re    *regexp.Regexp
+	re    *lazyRegexp
 }
 
 var secretPatterns = []secretPattern{
 	// AWS access key ids: a four-letter type prefix and 16 base32 characters.
 	{[]string{"AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"},
-		regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z2-7]{16}\b`)},
+		lazyRE(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z2-7]{16}\b`)},
 	// GitHub tokens: classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained.
-	{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36}\b`)},
-	{[]string{"github_pat_"}, regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b`)},
+	{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, lazyRE(`\bgh[pousr]_[A-Za-z0-9]{36}\b`)},
+	{[]string{"github_pat_"}, lazyRE(`\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b`)},
 	// Slack tokens and incoming webhooks.
-	{[]string{"xox"}, regexp.MustCompile(`\bxox[abposr]-[0-9]{6,}-[0-9A-Za-z-]{8,}`)},
-	{[]string{"hooks.slack.com"}, regexp.MustCompile(`https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{16,}`)},
+	{[]string{"xox"}, lazyRE(`\bxox[abposr]-[0-9]{6,}-[0-9A-Za-z-]{8,}`)},
+	{[]string{"hooks.slack.com"}, lazyRE(`https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{16,}`)},
 	// Private keys in PEM (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP ...).
-	{[]string{"PRIVATE KEY"}, regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
+	{[]string{"PRIVATE KEY"}, lazyRE(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
 	// Signed JWTs: a JSON header and payload (base64url of `{"`) and a signature.
-	{[]string{"eyJ"}, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}`)},
+	{[]string{"eyJ"}, lazyRE(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}`)},
 	// Google API keys and Stripe live keys.
-	{[]string{"AIza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
-	{[]string{"_live_"}, regexp.MustCompile(`\b(?:sk|rk)_live_[0-9A-Za-z]{24,}\b`)},
+	{[]string{"AIza"}, lazyRE(`\bAIza[0-9A-Za-z_-]{35}`)},
+	{[]string{"_live_"}, lazyRE(`\b(?:sk|rk)_live_[0-9A-Za-z]{24,}\b`)},
 }
 
 // skKey finds OpenAI-style keys (sk-..., sk-proj-..., and Anthropic's
 // sk-ant-...); mixedRandom then rejects slugs such as sk-learn-tutorial.
-var skKey = regexp.MustCompile(`(?:^|[^A-Za-z0-9_-])(sk-[A-Za-z0-9_-]{32,})`)
+var skKey = lazyRE(`(?:^|[^A-Za-z0-9_-])(sk-[A-Za-z0-9_-]{32,})`)
 
 // assignment finds `api_key = value` style assignments, in code, env files,
 // YAML and JSON alike; the value must look random (see randomSecret).
-var assignment = regexp.MustCompile(`(?i)\b(?:api[_-]?key|secret[_-]?key|secret[_-]?access[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?token)["']?\s*[:=]\s*["']?([A-Za-z0-9_\-+/.=]{16,})`)
+var assignment = lazyRE(`(?i)\b(?:api[_-]?key|secret[_-]?key|secret[_-]?access[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?token)["']?\s*[:=]\s*["']?([A-Za-z0-9_\-+/.=]{16,})`)
 
 // hasSecret reports whether text contains a credential shape.
 func hasSecret(text string) bool {
