@@ -50,7 +50,8 @@ fi
 
 mkdir -p "$WORK/bin"
 log "building evalgate, the generator and the mock LLM"
-(cd "$ROOT" && go build -trimpath -o "$WORK/bin/evalgate" . && go build -o "$WORK/bin/gen" ./bench/gen)
+# evalgate is built as it is released: static, without cgo.
+(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$WORK/bin/evalgate" . && go build -o "$WORK/bin/gen" ./bench/gen)
 # The shared harness's mock LLM when it sits beside the repository, else ours: same answers.
 if [[ -f $ROOT/../shared/bench/mockllm/main.go ]]; then
   (cd "$ROOT/../shared/bench/mockllm" && go build -o "$WORK/bin/mockllm" .)

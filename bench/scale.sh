@@ -34,7 +34,8 @@ log() { echo "scale.sh: $*" >&2; }
 [[ -x /usr/bin/time ]] || { log "installing /usr/bin/time (Debian package time)"; apt-get install -y time >/dev/null; }
 
 mkdir -p "$WORK/bin"
-(cd "$ROOT" && go build -trimpath -o "$WORK/bin/evalgate" . && go build -o "$WORK/bin/gen" ./bench/gen)
+# evalgate is built as it is released: static, without cgo.
+(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$WORK/bin/evalgate" . && go build -o "$WORK/bin/gen" ./bench/gen)
 EVALGATE=$WORK/bin/evalgate
 LOAD_BEFORE=$(cut -d" " -f1-3 /proc/loadavg)
 
