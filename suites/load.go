@@ -79,8 +79,7 @@ type builder struct {
 	file    string
 	d       *decoder
 	s       *Suite
-	first   *value // the first task's tree, validated with the suite itself
-	exts    []string
+	first   *value        // the first task's tree, validated with the suite itself
 	pending []compactForm // each task's, until the suite is known to be large
 	scratch bytes.Buffer
 	// fileOffset is where the data parsed starts in the suite file, or -1
@@ -146,9 +145,6 @@ func (b *builder) task(i int, tv *value, start, end int) {
 	}
 	b.d.addTask(b.s, tv, i)
 	b.compact(tv, start, end)
-	w := &owWalker{}
-	w.walk(tv, taskShape, pointerIndex("/tasks", i))
-	b.exts = append(b.exts, w.exts...)
 }
 
 // compactAbove is the number of tasks past which a suite keeps its tasks
@@ -227,36 +223,7 @@ func (b *builder) finish(root *value, errs Errors) (*Suite, Errors) {
 		return nil, errs
 	}
 	b.d.shareExprs(s)
-	s.Extensions = b.extensions(root, tasks)
 	return s, nil
-}
-
-// extensions lists the extension fields of the suite in document order:
-// the suite's own, with the tasks' in the place of the task list.
-func (b *builder) extensions(root *value, tasks *field) []string {
-	if tasks != nil {
-		tasks.val = &value{kind: kindArray, line: tasks.val.line, col: tasks.val.col}
-	}
-	_, rootExts, _ := openwopWalk(root, false)
-	var out []string
-	placed := false
-	for _, f := range root.fields {
-		if f.key == "tasks" {
-			out = append(out, b.exts...)
-			placed = true
-			continue
-		}
-		prefix := pointer("", f.key)
-		for _, e := range rootExts {
-			if e == prefix || strings.HasPrefix(e, prefix+"/") {
-				out = append(out, e)
-			}
-		}
-	}
-	if !placed {
-		out = append(out, b.exts...)
-	}
-	return out
 }
 
 // utf8BOM is skipped at the start of a file; some editors write it.

@@ -47,10 +47,6 @@ type Suite struct {
 
 	Tasks []*Task
 
-	// Extensions lists the JSON pointers of every evalgate extension used by
-	// the file, in document order; empty for a strictly portable suite.
-	Extensions []string
-
 	// shared are the expressions several checks share, each compiled once
 	// for all of them; Full gives them to the checks of compact tasks.
 	shared map[string]*sharedExpr

@@ -5,7 +5,7 @@ import (
 )
 
 // shape describes where the openwop v1 fields are, so that everything else
-// can be found (Suite.Extensions) or removed (ExportOpenWOP).
+// can be found (openwopWalk) or removed (ExportOpenWOP).
 type shape struct {
 	fields map[string]*shape // an object: its openwop keys; a nil shape is a value kept whole
 	items  *shape            // an array: the shape of each item
