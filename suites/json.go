@@ -2,6 +2,7 @@ package suites
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -28,6 +29,12 @@ type jsonReader struct {
 	// soon as it is read, and the list keeps none of them.
 	onTask  func(i int, v *value, start, end int)
 	inTasks bool // reading the value of the top-level "tasks" member
+
+	// The members and items read so far of the objects and lists being
+	// read, innermost last: each is copied out once, at its exact size,
+	// when its object or list ends.
+	openFields []field
+	openItems  []*value
 }
 
 // jsonSyntaxError stops the reader at the first syntax error.
@@ -154,6 +161,7 @@ func (r *jsonReader) items(v *value, depth int) error {
 	}
 	stream := r.inTasks && depth == 1 && r.onTask != nil
 	r.inTasks = false
+	base := len(r.openItems)
 	for i := 0; ; i++ {
 		r.space()
 		start := r.i
@@ -164,7 +172,7 @@ func (r *jsonReader) items(v *value, depth int) error {
 		if stream {
 			r.onTask(i, it, start, r.i)
 		} else {
-			v.items = append(v.items, it)
+			r.openItems = append(r.openItems, it)
 		}
 		r.space()
 		if r.i < len(r.data) {
@@ -174,6 +182,11 @@ func (r *jsonReader) items(v *value, depth int) error {
 				continue
 			case ']':
 				r.i++
+				if len(r.openItems) > base {
+					v.items = slices.Clone(r.openItems[base:])
+					clear(r.openItems[base:])
+					r.openItems = r.openItems[:base]
+				}
 				return nil
 			}
 		}
@@ -189,6 +202,7 @@ func (r *jsonReader) members(v *value, depth int) error {
 		return nil
 	}
 	var seen map[string]int // by key, for large objects
+	base := len(r.openFields)
 	for {
 		r.space()
 		if r.i >= len(r.data) || r.data[r.i] != '"' {
@@ -210,14 +224,14 @@ func (r *jsonReader) members(v *value, depth int) error {
 		if err != nil {
 			return err
 		}
-		if prev := findKey(v.fields, &seen, key); prev != nil {
+		if prev := findKey(r.openFields[base:], &seen, key); prev != nil {
 			r.errs = append(r.errs, &Error{
 				Pos:     Pos{File: r.file, Line: kl, Col: kc},
 				Message: fmt.Sprintf("duplicate key %q; first defined at line %d", key, prev.keyLine),
 				Kind:    ErrSyntax,
 			})
 		} else {
-			v.fields = append(v.fields, field{key: key, keyLine: kl, keyCol: kc, val: val})
+			r.openFields = append(r.openFields, field{key: key, keyLine: kl, keyCol: kc, val: val})
 		}
 		r.space()
 		if r.i < len(r.data) {
@@ -227,6 +241,11 @@ func (r *jsonReader) members(v *value, depth int) error {
 				continue
 			case '}':
 				r.i++
+				if len(r.openFields) > base {
+					v.fields = slices.Clone(r.openFields[base:])
+					clear(r.openFields[base:])
+					r.openFields = r.openFields[:base]
+				}
 				return nil
 			}
 		}
