@@ -13,7 +13,10 @@
 # (evalgate's CPU minus the agents', from a run with EVALGATE_CPUPROFILE off).
 #
 # Startup: a 1,000-task suite whose agent writes the time it started; the
-# figure is the median over 5 runs of (first agent start - evalgate exec).
+# figure is the median over 9 runs of (first agent start - evalgate exec).
+# Beside it, the median time of `evalgate version` over as many runs: the
+# cost of starting the process at all on this machine at this moment,
+# which on a shared virtual machine varies by a factor of two.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +28,7 @@ while [[ $# -gt 0 ]]; do
     --sizes) SIZES=$2; shift ;;
     --startup-only) STARTUP_ONLY=1 ;;
     --work) WORK=$2; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "scale.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -51,20 +54,28 @@ AGENT
 chmod +x "$sdir/agent.sh"
 "$WORK/bin/gen" -n 1000 -format evalgate -out "$sdir" -agent-plain "$sdir/agent.sh" >/dev/null
 startups=()
-for _ in 1 2 3 4 5; do
+versions=()
+for _ in 1 2 3 4 5 6 7 8 9; do
   rm -f "$sdir/first"
   t0=${EPOCHREALTIME/./}
   (cd "$sdir" && BENCH_AGENT=$ROOT/bench/agent-plain.sh "$EVALGATE" run --config evalgate.yaml --out out --quiet >/dev/null)
   first=$(sort -n "$sdir/first" | head -1)
   startups+=("$(( (first - t0) / 1000 ))")
+  t0=${EPOCHREALTIME/./}
+  "$EVALGATE" version >/dev/null
+  t1=${EPOCHREALTIME/./}
+  versions+=("$(( (t1 - t0) / 100 ))")
 done
-startup=$(printf '%s\n' "${startups[@]}" | sort -n | sed -n 3p)
+median() { printf '%s\n' "$@" | sort -n | sed -n 5p; }
+startup=$(median "${startups[@]}")
+version_ms=$(median "${versions[@]}" | sed -E 's/^([0-9]*)([0-9])$/\1.\2/; s/^\./0./')
 log "startup to the first agent, 1,000 tasks: ${startups[*]} ms (median $startup ms)"
 
 echo
 echo "evalgate $("$EVALGATE" version | cut -d' ' -f2); $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM; load average before: $LOAD_BEFORE"
 echo
-echo "Startup to the first agent process, 1,000-task suite: median ${startup} ms of 5 runs (${startups[*]})"
+echo "Startup to the first agent process, 1,000-task suite: median ${startup} ms of 9 runs (${startups[*]});"
+echo "\`evalgate version\` alone: median ${version_ms} ms"
 [[ -n $STARTUP_ONLY ]] && exit 0
 
 echo
