@@ -3,6 +3,7 @@ package suites
 import (
 	"math/big"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -159,25 +160,15 @@ func (c *quickCompiler) types(q *quickSchema, v *value) {
 		names = v.items
 	}
 	for _, n := range names {
-		switch n.lit {
-		case "null":
-			q.types |= 1 << kindNull
-		case "boolean":
-			q.types |= 1 << kindBool
-		case "number":
-			q.types |= 1 << kindNumber
-		case "integer":
-			q.integers = true
-		case "string":
-			q.types |= 1 << kindString
-		case "array":
-			q.types |= 1 << kindArray
-		case "object":
-			q.types |= 1 << kindObject
-		default:
+		k := slices.Index(kindNames[:], n.lit) // JSON Schema's type names
+		switch {
+		case n.kind != kindString:
 			c.unknown = true
-		}
-		if n.kind != kindString {
+		case n.lit == "integer":
+			q.integers = true
+		case k >= 0:
+			q.types |= 1 << k
+		default:
 			c.unknown = true
 		}
 	}
