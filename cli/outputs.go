@@ -21,16 +21,14 @@ func (j *job) configureJudging(opts *runner.Options) error {
 
 // writeExtraOutputs writes the CI formats next to results.json.
 func (j *job) writeExtraOutputs(ctx context.Context, run *results.Run) error {
-	junit, err := report.JUnit(run)
-	if err != nil {
-		return fmt.Errorf("could not render junit.xml: %w", err)
+	if err := report.WriteJUnitFile(filepath.Join(j.out, "junit.xml"), run); err != nil {
+		return fmt.Errorf("could not write junit.xml: %w", err)
 	}
 	sarif, err := report.SARIF(run, nil)
 	if err != nil {
 		return fmt.Errorf("could not render findings.sarif: %w", err)
 	}
 	for name, data := range map[string][]byte{
-		"junit.xml":      junit,
 		"findings.sarif": sarif,
 		"badge.svg":      report.Badge(run),
 		"scorecard.md":   []byte(report.Scorecard(run, j.c.scorecardOptions(run))),

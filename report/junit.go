@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,37 +12,10 @@ import (
 	"github.com/evalgate/evalgate/results"
 )
 
-// junitTestsuites is the root of a JUnit XML report in the shape the common
-// reporters (Jenkins, GitLab, dorny/test-reporter, mikepenz/action-junit-report)
-// accept: testsuites > testsuite > testcase, with failure and error children.
-type junitTestsuites struct {
-	XMLName  xml.Name         `xml:"testsuites"`
-	Name     string           `xml:"name,attr"`
-	Tests    int              `xml:"tests,attr"`
-	Failures int              `xml:"failures,attr"`
-	Errors   int              `xml:"errors,attr"`
-	Time     string           `xml:"time,attr"`
-	Suites   []junitTestsuite `xml:"testsuite"`
-}
-
-type junitTestsuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       string          `xml:"time,attr"`
-	Timestamp  string          `xml:"timestamp,attr,omitempty"`
-	File       string          `xml:"file,attr,omitempty"`
-	Properties []junitProperty `xml:"properties>property,omitempty"`
-	Cases      []junitTestcase `xml:"testcase"`
-}
-
-type junitProperty struct {
-	Name  string `xml:"name,attr"`
-	Value string `xml:"value,attr"`
-}
-
+// junitTestcase is one task of a JUnit XML report, which has the shape the
+// common reporters (Jenkins, GitLab, dorny/test-reporter,
+// mikepenz/action-junit-report) accept: testsuites > testsuite (with
+// properties) > testcase, with failure and error children.
 type junitTestcase struct {
 	Classname string        `xml:"classname,attr"`
 	Name      string        `xml:"name,attr"`
@@ -57,80 +31,146 @@ type junitProblem struct {
 	Type    string `xml:"type,attr"`
 }
 
-// JUnit renders a run as JUnit XML: one testsuite per suite (named by its
-// suiteId), one testcase per task (classname = suiteId, name = taskId, with
-// the task's file and line), a failure naming the failed checks for a failed
-// task and an error with the error kind for an errored one. It carries ids,
-// scores and check ids only, never task content.
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+// JUnit renders a run as JUnit XML (see WriteJUnit).
 func JUnit(r *results.Run) ([]byte, error) {
-	if r == nil {
-		return nil, fmt.Errorf("could not render junit: no results")
+	var buf bytes.Buffer
+	if err := WriteJUnit(&buf, r); err != nil {
+		return nil, err
 	}
-	doc := junitTestsuites{Name: "evalgate"}
+	return buf.Bytes(), nil
+}
+
+// WriteJUnitFile writes the run's JUnit XML to path, atomically.
+func WriteJUnitFile(path string, r *results.Run) error {
+	return streamFileAtomic(path, 0o644, 0o755, func(w io.Writer) error { return WriteJUnit(w, r) })
+}
+
+// WriteJUnit writes a run as JUnit XML: one testsuite per suite (named by
+// its suiteId), one testcase per task (classname = suiteId, name = taskId,
+// with the task's file and line), a failure naming the failed checks for a
+// failed task and an error with the error kind for an errored one. It
+// carries ids, scores and check ids only, never task content. Testcases
+// are written one at a time, so the report of 100,000 tasks is never held
+// in memory whole.
+func WriteJUnit(w io.Writer, r *results.Run) error {
+	if r == nil {
+		return fmt.Errorf("could not render junit: no results")
+	}
+	var tests, failures, errs int
 	var total float64
 	for i := range r.Suites {
-		s := &r.Suites[i]
-		ts := junitTestsuite{
-			Name: s.ID,
-			File: filepath.ToSlash(s.File),
-			Properties: []junitProperty{
-				{Name: "version", Value: s.Version},
-				{Name: "aggregateScore", Value: junitScore(s.AggregateScore)},
-				{Name: "passScore", Value: junitScore(s.Thresholds.PassScore)},
-				{Name: "passed", Value: strconv.FormatBool(s.Passed)},
-			},
-		}
-		if !r.StartedAt.IsZero() {
-			ts.Timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
-		}
-		var suiteTime float64
-		for j := range s.Tasks {
-			t := &s.Tasks[j]
-			secs := float64(t.LatencyMs) / 1000
-			suiteTime += secs
-			tc := junitTestcase{
-				Classname: s.ID,
-				Name:      t.ID,
-				File:      filepath.ToSlash(t.File),
-				Line:      t.Line,
-				Time:      junitSeconds(secs),
-			}
-			switch t.Status {
-			case results.StatusError:
-				kind := t.ErrorKind
-				if kind == "" {
-					kind = "error"
-				}
-				tc.Error = &junitProblem{Type: kind, Message: FailureMessage(t)}
-				ts.Errors++
-			case results.StatusFailed:
-				tc.Failure = &junitProblem{Type: "failed", Message: FailureMessage(t)}
-				ts.Failures++
-			}
-			ts.Tests++
-			ts.Cases = append(ts.Cases, tc)
-		}
-		ts.Time = junitSeconds(suiteTime)
-		total += suiteTime
-		doc.Tests += ts.Tests
-		doc.Failures += ts.Failures
-		doc.Errors += ts.Errors
-		doc.Suites = append(doc.Suites, ts)
+		n, f, e, secs := junitCounts(&r.Suites[i])
+		tests, failures, errs, total = tests+n, failures+f, errs+e, total+secs
 	}
 	if !r.StartedAt.IsZero() && r.FinishedAt.After(r.StartedAt) {
 		total = r.FinishedAt.Sub(r.StartedAt).Seconds()
 	}
-	doc.Time = junitSeconds(total)
-
-	var buf bytes.Buffer
-	buf.WriteString(xml.Header)
-	enc := xml.NewEncoder(&buf)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, fmt.Errorf("could not render junit: %w", err)
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
 	}
-	buf.WriteByte('\n')
-	return buf.Bytes(), nil
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	root := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: []xml.Attr{
+		junitAttr("name", "evalgate"), junitAttr("tests", strconv.Itoa(tests)), junitAttr("failures", strconv.Itoa(failures)),
+		junitAttr("errors", strconv.Itoa(errs)), junitAttr("time", junitSeconds(total)),
+	}}
+	if err := enc.EncodeToken(root); err != nil {
+		return fmt.Errorf("could not render junit: %w", err)
+	}
+	for i := range r.Suites {
+		if err := writeJUnitSuite(enc, r, &r.Suites[i]); err != nil {
+			return fmt.Errorf("could not render junit: %w", err)
+		}
+	}
+	if err := enc.EncodeToken(root.End()); err != nil {
+		return fmt.Errorf("could not render junit: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return fmt.Errorf("could not render junit: %w", err)
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// junitCounts counts a suite's tasks, failed and errored tasks, and sums
+// their latencies in seconds.
+func junitCounts(s *results.Suite) (tests, failures, errs int, secs float64) {
+	for j := range s.Tasks {
+		t := &s.Tasks[j]
+		secs += float64(t.LatencyMs) / 1000
+		switch t.Status {
+		case results.StatusError:
+			errs++
+		case results.StatusFailed:
+			failures++
+		}
+	}
+	return len(s.Tasks), failures, errs, secs
+}
+
+func writeJUnitSuite(enc *xml.Encoder, r *results.Run, s *results.Suite) error {
+	tests, failures, errs, secs := junitCounts(s)
+	attrs := []xml.Attr{
+		junitAttr("name", s.ID), junitAttr("tests", strconv.Itoa(tests)), junitAttr("failures", strconv.Itoa(failures)),
+		junitAttr("errors", strconv.Itoa(errs)), junitAttr("skipped", "0"), junitAttr("time", junitSeconds(secs)),
+	}
+	if !r.StartedAt.IsZero() {
+		attrs = append(attrs, junitAttr("timestamp", r.StartedAt.UTC().Format("2006-01-02T15:04:05")))
+	}
+	if file := filepath.ToSlash(s.File); file != "" {
+		attrs = append(attrs, junitAttr("file", file))
+	}
+	start := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: attrs}
+	if err := enc.EncodeToken(start); err != nil {
+		return err
+	}
+	props := junitProperties{Property: []junitProperty{
+		{Name: "version", Value: s.Version},
+		{Name: "aggregateScore", Value: junitScore(s.AggregateScore)},
+		{Name: "passScore", Value: junitScore(s.Thresholds.PassScore)},
+		{Name: "passed", Value: strconv.FormatBool(s.Passed)},
+	}}
+	if err := enc.EncodeElement(props, xml.StartElement{Name: xml.Name{Local: "properties"}}); err != nil {
+		return err
+	}
+	caseStart := xml.StartElement{Name: xml.Name{Local: "testcase"}}
+	for j := range s.Tasks {
+		t := &s.Tasks[j]
+		tc := junitTestcase{
+			Classname: s.ID,
+			Name:      t.ID,
+			File:      filepath.ToSlash(t.File),
+			Line:      t.Line,
+			Time:      junitSeconds(float64(t.LatencyMs) / 1000),
+		}
+		switch t.Status {
+		case results.StatusError:
+			kind := t.ErrorKind
+			if kind == "" {
+				kind = "error"
+			}
+			tc.Error = &junitProblem{Type: kind, Message: FailureMessage(t)}
+		case results.StatusFailed:
+			tc.Failure = &junitProblem{Type: "failed", Message: FailureMessage(t)}
+		}
+		if err := enc.EncodeElement(tc, caseStart); err != nil {
+			return err
+		}
+	}
+	return enc.EncodeToken(start.End())
+}
+
+func junitAttr(name, value string) xml.Attr {
+	return xml.Attr{Name: xml.Name{Local: name}, Value: value}
 }
 
 // FailureMessage says, without any task content, why a task did not pass:

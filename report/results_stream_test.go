@@ -52,6 +52,31 @@ func TestStreamResultsSameBytes(t *testing.T) {
 
 // BenchmarkWriteResults1k writes results.json for a 1,000-task suite.
 func BenchmarkWriteResults1k(b *testing.B) {
+	r := run1k()
+	path := filepath.Join(b.TempDir(), "results.json")
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := WriteResults(path, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWriteJUnit1k writes junit.xml for 1,000 tasks: its allocations
+// must not hold the document whole.
+func BenchmarkWriteJUnit1k(b *testing.B) {
+	r := run1k()
+	path := filepath.Join(b.TempDir(), "junit.xml")
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := WriteJUnitFile(path, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// run1k is a run of one suite of 1,000 tasks.
+func run1k() *results.Run {
 	r := fullRun()
 	s := refundsSuite()
 	template := s.Tasks[1]
@@ -61,11 +86,5 @@ func BenchmarkWriteResults1k(b *testing.B) {
 		s.Tasks[i].ID = fmt.Sprintf("task-%04d", i)
 	}
 	r.Suites = []results.Suite{s}
-	path := filepath.Join(b.TempDir(), "results.json")
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := WriteResults(path, r); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return r
 }
