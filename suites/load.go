@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -266,9 +267,7 @@ func Load(paths ...string) ([]*Suite, error) {
 			errs = append(errs, ioError(f, "could not read suite", err))
 			continue
 		}
-		restore := loadGC(len(data), isJSON(f, data))
-		s, ferrs := parseData(f, data, true)
-		restore()
+		s, ferrs := parseFile(f, data)
 		if len(ferrs) > 0 {
 			errs = append(errs, ferrs...)
 			continue
@@ -302,6 +301,19 @@ const (
 	loadHeadroom = 8 << 20
 	loadGrowth   = 2
 )
+
+// parseFile parses the suite file at path, which holds data, with the
+// collector set for it. Files are parsed one at a time, whoever asks: the
+// collector's settings belong to the process, and two loads setting and
+// restoring them at once could leave it off.
+func parseFile(path string, data []byte) (*Suite, Errors) {
+	loading.Lock()
+	defer loading.Unlock()
+	defer loadGC(len(data), isJSON(path, data))()
+	return parseData(path, data, true)
+}
+
+var loading sync.Mutex
 
 // loadGC sets the collector for loading a suite file of size bytes and
 // returns what restores it. A process running with the collector off

@@ -2,8 +2,11 @@ package suites
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 // TestLoadGC checks the collector's settings while a file loads, and that
@@ -51,5 +54,31 @@ func TestLoadGC(t *testing.T) {
 				t.Errorf("memory limit after loading = %d, want none", l)
 			}
 		})
+	}
+}
+
+// TestLoadsTakeTurns: a load waits while another file is being parsed,
+// so two loads never set and restore the collector's settings at once (a
+// load of a large file restoring GOGC=100 before a small one restores the
+// 40% it read would leave the process at 40%).
+func TestLoadsTakeTurns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bench.json")
+	if err := os.WriteFile(path, benchWorkload(5), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loading.Lock() // another load is parsing a file
+	done := make(chan error, 1)
+	go func() {
+		_, err := Load(path)
+		done <- err
+	}()
+	select {
+	case <-done:
+		t.Fatal("Load parsed a file while another load held the collector")
+	case <-time.After(100 * time.Millisecond):
+	}
+	loading.Unlock()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
