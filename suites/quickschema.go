@@ -8,11 +8,12 @@ import (
 	"unicode/utf8"
 )
 
-// quickSchema answers one question about a value, without allocating: is it
-// valid against a JSON Schema that uses only the few keywords the suite
-// schema uses? Each task of a suite is checked with it first, and only a
-// task it does not find valid goes to the full validator, which finds and
-// describes the problems. Schema validation took a quarter of the CPU of
+// quickSchema answers one question about a value, allocating only for
+// bounded numbers and property names: is it valid against a JSON Schema
+// that uses only the few keywords the suite schema uses? Each task of a
+// suite, and the suite with its first task, is checked with it first, and
+// only what it does not find valid goes to the full validator, which finds
+// and describes the problems. Schema validation took a quarter of the CPU of
 // loading a suite, most of it making the generic copy of each task that
 // the full validator works on (#6).
 //
