@@ -182,11 +182,7 @@ func (r *jsonReader) items(v *value, depth int) error {
 				continue
 			case ']':
 				r.i++
-				if len(r.openItems) > base {
-					v.items = slices.Clone(r.openItems[base:])
-					clear(r.openItems[base:])
-					r.openItems = r.openItems[:base]
-				}
+				v.items = closeOpen(&r.openItems, base)
 				return nil
 			}
 		}
@@ -241,11 +237,7 @@ func (r *jsonReader) members(v *value, depth int) error {
 				continue
 			case '}':
 				r.i++
-				if len(r.openFields) > base {
-					v.fields = slices.Clone(r.openFields[base:])
-					clear(r.openFields[base:])
-					r.openFields = r.openFields[:base]
-				}
+				v.fields = closeOpen(&r.openFields, base)
 				return nil
 			}
 		}
@@ -296,6 +288,20 @@ func (r *jsonReader) string() (string, error) {
 		}
 	}
 	return "", &jsonSyntaxError{len(r.data), "unexpected end of JSON input in a string"}
+}
+
+// closeOpen pops what the stack *open holds past base, the members or
+// items of the object or list just read, and returns a copy of exactly
+// their size; nil when there are none.
+func closeOpen[T any](open *[]T, base int) []T {
+	s := *open
+	if len(s) == base {
+		return nil
+	}
+	out := slices.Clone(s[base:])
+	clear(s[base:])
+	*open = s[:base]
+	return out
 }
 
 // unescape decodes the body of a string token that the reader has checked,
