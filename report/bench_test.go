@@ -28,6 +28,18 @@ func BenchmarkEventsScored(b *testing.B) {
 
 // BenchmarkSummary1k renders and validates the summary of a 1,000-task suite.
 func BenchmarkSummary1k(b *testing.B) {
+	s := suite1k()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Summary(&s, "general"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// suite1k is refundsSuite with 1,000 copies of its second task.
+func suite1k() results.Suite {
 	s := refundsSuite()
 	template := s.Tasks[1]
 	s.Tasks = make([]results.Task, 1000)
@@ -36,11 +48,5 @@ func BenchmarkSummary1k(b *testing.B) {
 		s.Tasks[i].ID = fmt.Sprintf("task-%04d", i)
 	}
 	s.TaskCount = len(s.Tasks)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := Summary(&s, "general"); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return s
 }

@@ -78,13 +78,6 @@ func BenchmarkWriteJUnit1k(b *testing.B) {
 // run1k is a run of one suite of 1,000 tasks.
 func run1k() *results.Run {
 	r := fullRun()
-	s := refundsSuite()
-	template := s.Tasks[1]
-	s.Tasks = make([]results.Task, 1000)
-	for i := range s.Tasks {
-		s.Tasks[i] = template
-		s.Tasks[i].ID = fmt.Sprintf("task-%04d", i)
-	}
-	r.Suites = []results.Suite{s}
+	r.Suites = []results.Suite{suite1k()}
 	return r
 }
