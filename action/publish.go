@@ -58,14 +58,7 @@ type Published struct {
 // is a warning, never an error: the verdict is the gates'. The error is for
 // the runner's own files that could not be written, or invalid inputs.
 func Publish(ctx context.Context, opts PublishOptions) (Published, error) {
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	stdout := opts.Stdout
-	if stdout == nil {
-		stdout = os.Stdout
-	}
+	getenv, stdout := processDefaults(opts.Getenv, opts.Stdout)
 	var pub Published
 	if opts.Run == nil {
 		return pub, fmt.Errorf("could not publish: no results")
@@ -234,14 +227,7 @@ func ResolveBaseline(ctx context.Context, opts BaselineOptions) (path string, fo
 	if !ok {
 		return opts.Spec, true, nil
 	}
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	stdout := opts.Stdout
-	if stdout == nil {
-		stdout = os.Stdout
-	}
+	getenv, stdout := processDefaults(opts.Getenv, opts.Stdout)
 	a := newAction(getenv, stdout)
 	gh, err := a.Context()
 	if err != nil {
@@ -283,6 +269,18 @@ func ResolveBaseline(ctx context.Context, opts BaselineOptions) (path string, fo
 }
 
 // newAction is go-githubactions over the given environment and writer.
+// processDefaults stands the process's environment and standard output in
+// for those not given.
+func processDefaults(getenv func(string) string, stdout io.Writer) (func(string) string, io.Writer) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if stdout == nil {
+		stdout = os.Stdout
+	}
+	return getenv, stdout
+}
+
 func newAction(getenv func(string) string, w io.Writer) *githubactions.Action {
 	return githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(w))
 }
