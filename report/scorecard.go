@@ -219,12 +219,17 @@ func (c *card) failing() {
 		t.close(len(rows))
 		return
 	}
-	failing := c.failingTasks()
-	if len(failing) == 0 {
-		return
+	if failing := c.failingTasks(); len(failing) > 0 {
+		c.failingTable(failing, "\n#### Failing tasks (%s)\n\n", budgetFailing)
 	}
-	fmt.Fprintf(&c.b, "\n#### Failing tasks (%s)\n\n| Task | Where | Score | Why |\n|---|---|--:|---|\n", formatCount(len(failing)))
-	t := c.table(c.budget(budgetFailing), "failing tasks")
+}
+
+// failingTable writes the failing tasks as a table under heading (a format
+// taking their count), within the budget's rows.
+func (c *card) failingTable(failing []taskRef, heading string, budget int) {
+	fmt.Fprintf(&c.b, heading, formatCount(len(failing)))
+	c.b.WriteString("| Task | Where | Score | Why |\n|---|---|--:|---|\n")
+	t := c.table(c.budget(budget), "failing tasks")
 	for _, ref := range failing {
 		if !t.add(c.taskRow(ref, scoreOfBar(ref.task))) {
 			break
@@ -370,14 +375,7 @@ func (c *card) details() {
 	r := c.run
 	if reg := r.Regression; reg != nil {
 		if failing := c.failingTasks(); len(failing) > 0 {
-			fmt.Fprintf(&c.b, "\n<details><summary>All failing tasks (%s)</summary>\n\n| Task | Where | Score | Why |\n|---|---|--:|---|\n", formatCount(len(failing)))
-			t := c.table(c.budget(budgetAll), "failing tasks")
-			for _, ref := range failing {
-				if !t.add(c.taskRow(ref, scoreOfBar(ref.task))) {
-					break
-				}
-			}
-			t.close(len(failing))
+			c.failingTable(failing, "\n<details><summary>All failing tasks (%s)</summary>\n\n", budgetAll)
 			c.b.WriteString("\n</details>\n")
 		}
 		if len(reg.Tasks) > 0 {
