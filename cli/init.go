@@ -17,6 +17,7 @@ var scaffold embed.FS
 var scaffoldFiles = []struct{ src, dst string }{
 	{"scaffold/evalgate.yaml", "evalgate.yaml"},
 	{"scaffold/starter.yaml", "evals/starter.yaml"},
+	{"scaffold/agent.py", "evals/agent.py"},
 	{"scaffold/workflow.yml", ".github/workflows/evalgate.yml"},
 }
 
@@ -53,6 +54,6 @@ func initCmd(_ context.Context, c *Command, args []string) error {
 		}
 		fmt.Fprintf(c.Stdout, "wrote %s\n", dst)
 	}
-	fmt.Fprintln(c.Stdout, "\nNext: point agent.exec in evalgate.yaml at your agent, then run `evalgate validate` and `evalgate run`.")
+	fmt.Fprintln(c.Stdout, "\nNext: run `evalgate run`; then point agent.exec in evalgate.yaml at your agent.")
 	return nil
 }
