@@ -129,23 +129,6 @@ func TestValidateReportsFileAndLine(t *testing.T) {
 	assert.Assert(t, strings.Contains(r.stdout, "/tasks/0/expected/kind"), r.stdout)
 }
 
-func TestInit(t *testing.T) {
-	dir := t.TempDir()
-	r := runCLI(t, "", nil, "init", "--dir", dir)
-	assert.Equal(t, r.code, 0, r.stderr)
-	for _, f := range []string{"evalgate.yaml", "evals/starter.yaml", ".github/workflows/evalgate.yml"} {
-		_, err := os.Stat(filepath.Join(dir, f))
-		assert.NilError(t, err)
-	}
-	r = runCLI(t, "", nil, "validate", filepath.Join(dir, "evals"))
-	assert.Equal(t, r.code, 0, "the starter suite must be valid: %s", r.stdout)
-	r = runCLI(t, "", nil, "init", "--dir", dir)
-	assert.Equal(t, r.code, 2)
-	assert.Assert(t, strings.Contains(r.stderr, "already exists"))
-	r = runCLI(t, "", nil, "init", "--dir", dir, "--force")
-	assert.Equal(t, r.code, 0)
-}
-
 // plainSuite is a small suite for a plain shell agent that echoes its input
 // in upper case, so some tasks pass and one fails.
 const plainSuite = `suiteId: acme.cli.evals.plain
