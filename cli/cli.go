@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -267,6 +268,46 @@ type repeatFlag []string
 
 func (l *repeatFlag) String() string     { return strings.Join(*l, "; ") }
 func (l *repeatFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// countFlag is a whole number of 1 or more, such as --concurrency: 0 is
+// refused, so a zero field means the flag was not given.
+type countFlag int
+
+func (n *countFlag) String() string { return strconv.Itoa(int(*n)) }
+
+func (n *countFlag) Set(v string) error {
+	i, err := strconv.Atoi(v)
+	if err != nil || i < 1 {
+		return fmt.Errorf("expected a whole number of 1 or more, got %q", v)
+	}
+	*n = countFlag(i)
+	return nil
+}
+
+// durationFlag is a duration above zero with its unit, such as --timeout:
+// a bare number is refused rather than read as nanoseconds, and a zero
+// field means the flag was not given.
+type durationFlag time.Duration
+
+func (d *durationFlag) String() string { return time.Duration(*d).String() }
+
+func (d *durationFlag) Set(v string) error {
+	if n, err := strconv.ParseFloat(v, 64); err == nil {
+		if n <= 0 {
+			return fmt.Errorf("expected a duration above zero, such as 90s, got %q", v)
+		}
+		return fmt.Errorf("%q needs a unit, e.g. %ss or %sm", v, v, v)
+	}
+	t, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		return fmt.Errorf("expected a duration such as 90s or 2m, got %q", v)
+	case t <= 0:
+		return fmt.Errorf("expected a duration above zero, such as 90s, got %q", v)
+	}
+	*d = durationFlag(t)
+	return nil
+}
 
 func version() string {
 	if Version != "" {

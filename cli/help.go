@@ -221,8 +221,10 @@ func (c *Command) commandHelp(w io.Writer, name, args string, fs *flag.FlagSet) 
 // flagTyper names the value of this package's flag types in the help.
 type flagTyper interface{ flagType() string }
 
-func (*listFlag) flagType() string   { return "list" }
-func (*repeatFlag) flagType() string { return "string" }
+func (*countFlag) flagType() string    { return "int" }
+func (*durationFlag) flagType() string { return "duration" }
+func (*listFlag) flagType() string     { return "list" }
+func (*repeatFlag) flagType() string   { return "string" }
 
 // writeFlags lists a flag set as "--name type" and its usage, the default
 // last when it is not the zero value.
