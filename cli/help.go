@@ -60,7 +60,6 @@ type commandExample struct {
 const (
 	exitOK          = "0  done"
 	exitBadInput    = "2  bad invocation: flags, arguments or the files they name are invalid"
-	exitCouldNotRun = "3  could not write the output"
 	exitGatesHold   = "0  every gate holds"
 	exitGateFailed  = "1  a gate failed (the report says which and why)"
 	exitInterrupted = "130  interrupted (Ctrl-C): the outputs hold the tasks that finished"
