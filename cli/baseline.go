@@ -112,13 +112,11 @@ func (j *job) compare(ctx context.Context, run *results.Run) error {
 
 // baselineCmd is `evalgate baseline promote RESULTS [--out FILE]`.
 func baselineCmd(ctx context.Context, c *Command, args []string) error {
+	if len(args) > 0 && isHelpArg(args[0]) {
+		args = []string{"promote", "--help"}
+	}
 	if len(args) == 0 || args[0] != "promote" {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-			fmt.Fprint(c.Stdout, baselineUsage)
-			return nil
-		}
-		fmt.Fprint(c.Stderr, baselineUsage)
-		return invalid(nil)
+		return unknownSubcommand("baseline", args, "promote")
 	}
 	fs := c.newFlags("baseline", "promote RESULTS")
 	out := fs.String("out", DefaultBaselineFile, "where to write the baseline")
@@ -143,14 +141,6 @@ func baselineCmd(ctx context.Context, c *Command, args []string) error {
 		len(run.Suites), pluralWord(len(run.Suites), "suite", "suites"), run.TaskCount, pluralWord(run.TaskCount, "task", "tasks"))
 	return nil
 }
-
-const baselineUsage = `Usage: evalgate baseline promote [--out .evalgate/baseline.json] RESULTS
-
-Writes the canonical baseline from a run's results.json (or the folder
-holding it): content-free, one line per task, stable order, so that a
-baseline update reads well in review. Commit it and point "baseline:" (or
---baseline) at it, or at git:<ref>:<path> to read it from a branch.
-`
 
 func pluralWord(n int, one, many string) string {
 	if n == 1 {

@@ -25,8 +25,8 @@ type calibrateFlags struct {
 
 func (c *Command) calibrateFlagSet(f *calibrateFlags) *flag.FlagSet {
 	fs := c.newFlags("calibrate", "--labels FILE")
-	fs.StringVar(&f.labels, "labels", "", "JSON Lines of human labels: {\"input\", \"output\", \"criterion\", \"human\": true|false|0..1} (required)")
-	fs.StringVar(&f.config, "config", "", "project file with the judge block (default ./evalgate.yaml when present)")
+	fs.StringVar(&f.labels, "labels", "", "JSON Lines `file` of human labels: {\"input\", \"output\", \"criterion\", \"human\": true|false|0..1} (required)")
+	fs.StringVar(&f.config, "config", "", "project `file` with the judge block (default ./evalgate.yaml when present)")
 	fs.Float64Var(&f.minAgreement, "min-agreement", judges.DefaultMinAgreement, "the Spearman ρ the judge must reach; below it the exit code is 1")
 	fs.BoolVar(&f.noCache, "no-cache", false, "ask the judge again instead of reusing cached verdicts")
 	return fs
@@ -43,8 +43,9 @@ func calibrateCmd(ctx context.Context, c *Command, args []string) error {
 		return invalid(fmt.Errorf("calibrate takes no arguments, got %q; pass the labels with --labels", fs.Arg(0)))
 	case f.labels == "":
 		return invalid(errors.New("--labels is required: a JSON Lines file of human-labelled examples"))
-	case f.minAgreement < -1 || f.minAgreement > 1:
-		return invalid(fmt.Errorf("--min-agreement: expected a correlation from -1 to 1, got %g", f.minAgreement))
+	case !(f.minAgreement > 0 && f.minAgreement <= 1):
+		// A bar at or below 0 passes a judge no better than a coin.
+		return invalid(fmt.Errorf("--min-agreement: expected a correlation above 0 and at most 1, such as 0.8, got %g", f.minAgreement))
 	}
 	cfg, err := loadConfig(f.config)
 	if err != nil {

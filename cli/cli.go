@@ -20,9 +20,10 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sort"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Exit codes, documented in the package comment and in -h.
@@ -120,15 +121,22 @@ func (c *Command) dispatch(ctx context.Context, args []string) error {
 		return invalid(nil)
 	}
 	switch args[0] {
-	case "-h", "-help", "--help", "help":
+	case "-h", "-help", "--help":
 		c.usage(c.Stdout)
 		return nil
+	case "help":
+		if len(args) == 1 || args[1] == "help" {
+			c.usage(c.Stdout)
+			return nil
+		}
+		// `evalgate help CMD [SUB]` is `evalgate CMD [SUB] --help`.
+		args = append(args[1:len(args):len(args)], "--help")
 	case "-version", "--version":
 		args = []string{"version"}
 	}
 	sub, ok := subcommands[args[0]]
 	if !ok {
-		return invalid(fmt.Errorf("unknown command %q; run \"evalgate help\" for the list", args[0]))
+		return unknownCommand(args[0])
 	}
 	return sub.run(ctx, c, args[1:])
 }
@@ -151,56 +159,94 @@ func (c *Command) exit(err error) int {
 	return ExitRunError
 }
 
-func (c *Command) usage(w io.Writer) {
-	fmt.Fprintln(w, "evalgate: is this agent still good enough to ship?")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Usage: evalgate <command> [flags] [args]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Commands:")
-	names := make([]string, 0, len(subcommands))
-	for n := range subcommands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, subcommands[n].summary)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprint(w, exitCodesHelp)
-}
-
-const exitCodesHelp = `Exit codes:
-  0  every gate holds
-  1  a gate failed (the report says which and why)
-  2  bad invocation: flags, config or suite files invalid
-  3  could not run: agent cannot start, judge unreachable, out dir unwritable
-  130  interrupted (Ctrl-C): the outputs hold the tasks that finished
-`
-
-// newFlags returns a flag set that writes only to the command's stderr and
-// prints the exit codes under its usage.
+// newFlags returns the flag set of a command: args is its synopsis after
+// the command's name (e.g. "BASE HEAD"). The set writes nothing by itself:
+// parse reports bad flags in one line, and fs.Usage prints the command's
+// help on stdout (--help).
 func (c *Command) newFlags(name, args string) *flag.FlagSet {
 	fs := flag.NewFlagSet("evalgate "+name, flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(c.Stderr, "Usage: evalgate %s [flags] %s\n\n%s\n\nFlags:\n", name, args, subcommands[name].summary)
-		fs.PrintDefaults()
-		fmt.Fprintln(c.Stderr)
-		fmt.Fprint(c.Stderr, exitCodesHelp)
-	}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() { c.commandHelp(c.Stdout, name, args, fs) }
 	return fs
 }
 
-// parse parses flags, mapping a bad flag to exit 2 (the flag package has
-// already printed why).
+// parse parses a command's flags, which may come before, between or after
+// its positional arguments; afterwards fs.Args() holds the positional
+// arguments in order. "--" ends the flags: everything after it is
+// positional. A flag that takes a value takes the next argument whatever it
+// looks like (--gate -x). -h and --help print the command's help and
+// return flag.ErrHelp (exit 0). Every problem is one line and exit 2:
+// an unknown flag names the nearest one.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
 		}
-		return &exitError{code: ExitInvalid}
+		if len(arg) < 2 || arg[0] != '-' {
+			pos = append(pos, arg)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(arg[1:], "-"), "=")
+		fl := fs.Lookup(name)
+		switch {
+		case fl == nil && (name == "h" || name == "help"):
+			fs.Usage()
+			return flag.ErrHelp
+		case fl == nil:
+			return unknownFlag(fs, arg)
+		case isBoolFlag(fl):
+			if !hasValue {
+				value = "true"
+			}
+		case !hasValue:
+			if i+1 == len(args) {
+				return invalid(fmt.Errorf("--%s needs a value (%s --help says what it takes)", name, fs.Name()))
+			}
+			i++
+			value = args[i]
+		}
+		if err := fs.Set(name, value); err != nil {
+			return invalid(fmt.Errorf("--%s: %s", name, badValue(fl, value, err)))
+		}
 	}
-	return nil
+	// Parsing "--" and the positional arguments sets fs.Args().
+	return fs.Parse(append([]string{"--"}, pos...))
+}
+
+// parseInterleaved parses like parse and returns the positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	return fs.Args(), nil
+}
+
+func isBoolFlag(fl *flag.Flag) bool {
+	b, ok := fl.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// badValue says what a flag expected instead of value. The flag types of
+// this package say it themselves; the flag package's own say "parse error".
+func badValue(fl *flag.Flag, value string, err error) string {
+	g, ok := fl.Value.(flag.Getter)
+	if !ok {
+		return err.Error()
+	}
+	switch g.Get().(type) {
+	case bool:
+		return fmt.Sprintf("expected true or false, got %q", value)
+	case float64:
+		return fmt.Sprintf("expected a number, got %q", value)
+	case int, int64, uint, uint64:
+		return fmt.Sprintf("expected a whole number, got %q", value)
+	case time.Duration:
+		return fmt.Sprintf("expected a duration such as 90s or 2m, got %q", value)
+	}
+	return err.Error()
 }
 
 // listFlag is a repeatable flag that also accepts comma-separated values.
@@ -223,6 +269,46 @@ type repeatFlag []string
 func (l *repeatFlag) String() string     { return strings.Join(*l, "; ") }
 func (l *repeatFlag) Set(v string) error { *l = append(*l, v); return nil }
 
+// countFlag is a whole number of 1 or more, such as --concurrency: 0 is
+// refused, so a zero field means the flag was not given.
+type countFlag int
+
+func (n *countFlag) String() string { return strconv.Itoa(int(*n)) }
+
+func (n *countFlag) Set(v string) error {
+	i, err := strconv.Atoi(v)
+	if err != nil || i < 1 {
+		return fmt.Errorf("expected a whole number of 1 or more, got %q", v)
+	}
+	*n = countFlag(i)
+	return nil
+}
+
+// durationFlag is a duration above zero with its unit, such as --timeout:
+// a bare number is refused rather than read as nanoseconds, and a zero
+// field means the flag was not given.
+type durationFlag time.Duration
+
+func (d *durationFlag) String() string { return time.Duration(*d).String() }
+
+func (d *durationFlag) Set(v string) error {
+	if n, err := strconv.ParseFloat(v, 64); err == nil {
+		if n <= 0 {
+			return fmt.Errorf("expected a duration above zero, such as 90s, got %q", v)
+		}
+		return fmt.Errorf("%q needs a unit, e.g. %ss or %sm", v, v, v)
+	}
+	t, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		return fmt.Errorf("expected a duration such as 90s or 2m, got %q", v)
+	case t <= 0:
+		return fmt.Errorf("expected a duration above zero, such as 90s, got %q", v)
+	}
+	*d = durationFlag(t)
+	return nil
+}
+
 func version() string {
 	if Version != "" {
 		return Version
@@ -235,6 +321,13 @@ func version() string {
 
 func init() {
 	register("version", "print the version", func(_ context.Context, c *Command, args []string) error {
+		fs := c.newFlags("version", "")
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() > 0 {
+			return invalid(fmt.Errorf("version takes no arguments, got %q", fs.Arg(0)))
+		}
 		fmt.Fprintf(c.Stdout, "evalgate %s\n", version())
 		return nil
 	})

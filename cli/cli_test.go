@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,8 +89,8 @@ func TestSubcommands(t *testing.T) {
 		{name: "help lists commands and exit codes", args: []string{"help"}, wantStdout: "  3  could not run"},
 		{name: "unknown command", args: []string{"frobnicate"}, wantCode: 2, wantStderr: `unknown command "frobnicate"`},
 		{name: "version", args: []string{"version"}, wantStdout: "evalgate "},
-		{name: "bad flag", args: []string{"run", "--concurrency", "many"}, wantCode: 2, wantStderr: "invalid value"},
-		{name: "run -h shows exit codes", args: []string{"run", "-h"}, wantCode: 0, wantStderr: "2  bad invocation"},
+		{name: "bad flag", args: []string{"run", "--concurrency", "many"}, wantCode: 2, wantStderr: `--concurrency: expected a whole number of 1 or more, got "many"`},
+		{name: "run -h shows exit codes", args: []string{"run", "-h"}, wantCode: 0, wantStdout: "2  bad invocation"},
 		{name: "schema needs a name", args: []string{"schema"}, wantCode: 2, wantStderr: "expected one of suite, summary, results"},
 		{name: "schema unknown", args: []string{"schema", "bogus"}, wantCode: 2, wantStderr: `got "bogus"`},
 		{name: "validate example", args: []string{"validate", "../examples/evals"}, wantStdout: "valid"},
@@ -255,4 +256,286 @@ func normalizeResults(t *testing.T, data []byte) string {
 	out, err := json.MarshalIndent(v, "", "  ")
 	assert.NilError(t, err)
 	return string(out) + "\n"
+}
+
+// exampleProject is the project the help's examples run in: a suite of six
+// golden tasks that the agent passes (it answers in upper case), a rubric
+// judge, human labels the judge agrees with, and bare.yaml, a config with
+// no agent.
+func exampleProject(t *testing.T) string {
+	t.Helper()
+	judge, err := os.ReadFile(filepath.Join(testdata, "rubric", "judge.py"))
+	assert.NilError(t, err)
+	var suite strings.Builder
+	suite.WriteString("suiteId: acme.help.evals.support\nversion: 1.0.0\nmodes: [golden]\nthresholds: {passScore: 0.9}\ntasks:\n")
+	for _, word := range []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"} {
+		fmt.Fprintf(&suite, "  - taskId: %s\n    input: say %s\n    expected: {kind: golden, match: {strategy: exact, value: SAY %s}}\n",
+			word, word, strings.ToUpper(word))
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"evalgate.yaml":      "suites: [evals/]\nagent:\n  exec: [python3, agent.py]\njudge:\n  exec: [python3, judge.py]\n",
+		"bare.yaml":          "suites: [evals/]\n",
+		"evals/support.yaml": suite.String(),
+		"agent.py": `import json, sys
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "task":
+        print(json.dumps({"type": "final", "output": str(msg["input"]).upper()}), flush=True)
+        break
+`,
+		"judge.py": string(judge),
+		"labels.jsonl": `{"output":"We will refund you.","criterion":"Says \"refund\".","human":true}
+{"output":"No.","criterion":"Says \"refund\".","human":false}
+{"output":"So sorry.","criterion":"Says \"sorry\".","human":true}
+{"output":"Fine.","criterion":"Says \"sorry\".","human":false}
+`,
+	})
+	return dir
+}
+
+// mustRun runs the command line in dir and fails the test unless it exits 0.
+func mustRun(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	r := runCLI(t, dir, nil, args...)
+	assert.Equal(t, r.code, ExitPass, "evalgate %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.stdout, r.stderr)
+	return r
+}
+
+// TestFlagsAfterArguments: every command takes its flags before, between or
+// after its arguments, "--" ends the flags, a bool flag does not take the
+// next argument, and a flag's value may look like a flag. Each case checks
+// that the flags took effect.
+func TestFlagsAfterArguments(t *testing.T) {
+	type testCase struct {
+		name  string
+		setup [][]string // command lines run first, each must exit 0
+		args  []string
+		want  int
+		check func(t *testing.T, dir string, r result)
+	}
+	exists := func(paths ...string) func(t *testing.T, dir string, r result) {
+		return func(t *testing.T, dir string, r result) {
+			for _, p := range paths {
+				_, err := os.Stat(filepath.Join(dir, p))
+				assert.NilError(t, err, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			}
+		}
+	}
+	stdoutHas := func(want string) func(t *testing.T, dir string, r result) {
+		return func(t *testing.T, dir string, r result) {
+			assert.Assert(t, strings.Contains(r.stdout, want), "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		}
+	}
+	ran := [][]string{{"run", "--out", "out"}}
+	for _, tc := range []testCase{
+		{
+			name: "run: value flags after the path",
+			args: []string{"run", "evals/", "--config", "bare.yaml", "--agent-cmd", "python3 agent.py", "--out", "out2", "--trials", "2"},
+			check: func(t *testing.T, dir string, r result) {
+				run := resultsOf(t, filepath.Join(dir, "out2", "results.json"))
+				assert.Equal(t, run.Suites[0].Trials, 2)
+			},
+		},
+		{
+			name:  "run: a bool flag before the path leaves it a path",
+			args:  []string{"run", "--transcripts", "evals/", "--quiet", "--out", "out3"},
+			check: exists("out3/results.json", "out3/transcripts/acme.help.evals.support/alpha.trial-1.json"),
+		},
+		{
+			name: "run: a flag's value may look like a flag",
+			args: []string{"run", "evals/", "--out", "-out", "--gate", "-passRate >= 0"},
+			want: ExitGateFail,
+			check: func(t *testing.T, dir string, r result) {
+				exists("-out/results.json")(t, dir, r)
+				assert.Assert(t, strings.Contains(r.stdout, "-passRate >= 0"), r.stdout)
+			},
+		},
+		{
+			name:  "run: -- ends the flags",
+			args:  []string{"run", "--gate", "passRate == 1", "--out", "out4", "--", "evals/support.yaml"},
+			check: exists("out4/results.json"),
+		},
+		{
+			name: "run: after --, a flag is a path",
+			args: []string{"run", "--out", "out5", "--", "--quiet"},
+			want: ExitInvalid,
+			check: func(t *testing.T, dir string, r result) {
+				assert.Assert(t, strings.Contains(r.stderr, "--quiet"), r.stderr)
+				_, err := os.Stat(filepath.Join(dir, "out5"))
+				assert.Assert(t, os.IsNotExist(err), "nothing runs")
+			},
+		},
+		{
+			name:  "validate --openwop after the path",
+			args:  []string{"validate", "evals/", "--openwop"},
+			check: stdoutHas("evals/support.yaml: strictly openwop-portable"),
+		},
+		{
+			name:  "export --openwop after the file",
+			args:  []string{"export", "evals/support.yaml", "--openwop"},
+			check: stdoutHas(`"suiteId": "acme.help.evals.support"`),
+		},
+		{
+			name:  "diff --format after both results",
+			setup: ran,
+			args:  []string{"diff", "out", "out/results.json", "--format", "md"},
+			check: stdoutHas("### "),
+		},
+		{
+			name:  "merge --out after the shards",
+			setup: [][]string{{"run", "--shard", "1/2", "--out", "shard-1"}, {"run", "--shard", "2/2", "--out", "shard-2"}},
+			args:  []string{"merge", "shard-1", "shard-2/results.json", "--out", "merged", "--quiet"},
+			check: func(t *testing.T, dir string, r result) {
+				run := resultsOf(t, filepath.Join(dir, "merged", "results.json"))
+				assert.Equal(t, run.TaskCount, 6)
+			},
+		},
+		{
+			name:  "report --format after the results",
+			setup: ran,
+			args:  []string{"report", "out/results.json", "--format", "junit"},
+			check: stdoutHas("<testsuites"),
+		},
+		{
+			name:  "baseline promote --out after the results",
+			setup: ran,
+			args:  []string{"baseline", "promote", "out/", "--out", "promoted.json"},
+			check: exists("promoted.json"),
+		},
+		{
+			name:  "calibrate flags in any order",
+			args:  []string{"calibrate", "--min-agreement", "0.5", "--labels", "labels.jsonl", "--no-cache"},
+			check: stdoutHas("(bar 0.50)"),
+		},
+		{
+			name:  "init --dir",
+			args:  []string{"init", "--dir", "fresh"},
+			check: exists("fresh/evalgate.yaml"),
+		},
+		{
+			name:  "schema -h after the name",
+			args:  []string{"schema", "results", "-h"},
+			check: stdoutHas("Usage:\n  evalgate schema"),
+		},
+		{
+			name:  "version --help",
+			args:  []string{"version", "--help"},
+			check: stdoutHas("Usage:\n  evalgate version"),
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := exampleProject(t)
+			for _, args := range tc.setup {
+				mustRun(t, dir, args...)
+			}
+			r := runCLI(t, dir, nil, tc.args...)
+			assert.Equal(t, r.code, tc.want, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			tc.check(t, dir, r)
+		})
+	}
+}
+
+// TestFlagErrors: a bad flag, value or command is one line on stderr that
+// says what was expected (the nearest name for a typo), no usage, exit 2.
+func TestFlagErrors(t *testing.T) {
+	type testCase struct {
+		name string
+		args []string
+		want string // the whole line after "evalgate: "
+	}
+	run := func(t *testing.T, tc testCase) {
+		r := runCLI(t, exampleProject(t), nil, tc.args...)
+		assert.Equal(t, r.code, ExitInvalid, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		assert.Equal(t, r.stderr, "evalgate: "+tc.want+"\n")
+		assert.Equal(t, r.stdout, "")
+	}
+	for _, tc := range []testCase{
+		{
+			name: "unknown flag after the path",
+			args: []string{"run", "evals/", "--agent-command", "python3 agent.py"},
+			want: `unknown flag --agent-command for "run"; did you mean --agent-cmd? (evalgate run --help lists the flags)`,
+		},
+		{
+			name: "a typo with a value",
+			args: []string{"diff", "a", "b", "--fromat=md"},
+			want: `unknown flag --fromat for "diff"; did you mean --format? (evalgate diff --help lists the flags)`,
+		},
+		{
+			name: "an abbreviation",
+			args: []string{"calibrate", "--labels", "labels.jsonl", "--min"},
+			want: `unknown flag --min for "calibrate"; did you mean --min-agreement? (evalgate calibrate --help lists the flags)`,
+		},
+		{
+			name: "single dash",
+			args: []string{"report", "out", "-fromat", "md"},
+			want: `unknown flag --fromat for "report"; did you mean --format? (evalgate report --help lists the flags)`,
+		},
+		{
+			name: "nothing near",
+			args: []string{"validate", "--frobnicate"},
+			want: `unknown flag --frobnicate for "validate" (evalgate validate --help lists the flags)`,
+		},
+		{
+			name: "unknown flag of baseline promote",
+			args: []string{"baseline", "promote", "out", "--force-it"},
+			want: `unknown flag --force-it for "baseline" (evalgate baseline --help lists the flags)`,
+		},
+		{
+			name: "unknown command",
+			args: []string{"rnu", "evals/"},
+			want: `unknown command "rnu"; did you mean run? (evalgate help lists the commands)`,
+		},
+		{
+			name: "unknown command, nothing near",
+			args: []string{"frobnicate"},
+			want: `unknown command "frobnicate" (evalgate help lists the commands)`,
+		},
+		{
+			name: "help for an unknown command",
+			args: []string{"help", "valdate"},
+			want: `unknown command "valdate"; did you mean validate? (evalgate help lists the commands)`,
+		},
+		{
+			name: "a flag before the command",
+			args: []string{"--quiet", "run"},
+			want: `unknown flag --quiet before the command; flags go after it: evalgate <command> [arguments] [flags] (evalgate help lists the commands)`,
+		},
+		{
+			name: "unknown baseline command",
+			args: []string{"baseline", "promte", "out"},
+			want: `unknown command "baseline promte"; did you mean baseline promote? (evalgate baseline --help shows how)`,
+		},
+		{
+			name: "baseline without its command",
+			args: []string{"baseline"},
+			want: `baseline: expected a command: promote (evalgate baseline --help shows how)`,
+		},
+		{
+			name: "a flag without its value",
+			args: []string{"run", "evals/", "--agent-cmd"},
+			want: `--agent-cmd needs a value (evalgate run --help says what it takes)`,
+		},
+		{name: "timeout without a unit", args: []string{"run", "evals/", "--timeout", "5"}, want: `--timeout: "5" needs a unit, e.g. 5s or 5m`},
+		{name: "timeout fraction without a unit", args: []string{"run", "--timeout=1.5"}, want: `--timeout: "1.5" needs a unit, e.g. 1.5s or 1.5m`},
+		{name: "timeout zero", args: []string{"run", "--timeout", "0s"}, want: `--timeout: expected a duration above zero, such as 90s, got "0s"`},
+		{name: "timeout bare zero", args: []string{"run", "--timeout", "0"}, want: `--timeout: expected a duration above zero, such as 90s, got "0"`},
+		{name: "timeout negative", args: []string{"run", "--timeout", "-5s"}, want: `--timeout: expected a duration above zero, such as 90s, got "-5s"`},
+		{name: "timeout not a duration", args: []string{"run", "--timeout", "soon"}, want: `--timeout: expected a duration such as 90s or 2m, got "soon"`},
+		{name: "concurrency zero", args: []string{"run", "evals/", "--concurrency", "0"}, want: `--concurrency: expected a whole number of 1 or more, got "0"`},
+		{name: "concurrency negative", args: []string{"run", "--concurrency=-2"}, want: `--concurrency: expected a whole number of 1 or more, got "-2"`},
+		{name: "trials zero", args: []string{"run", "--trials", "0"}, want: `--trials: expected a whole number of 1 or more, got "0"`},
+		{name: "trials negative", args: []string{"run", "--trials", "-1"}, want: `--trials: expected a whole number of 1 or more, got "-1"`},
+		{name: "trials not whole", args: []string{"run", "--trials", "1.5"}, want: `--trials: expected a whole number of 1 or more, got "1.5"`},
+		{name: "bool flag with a bad value", args: []string{"run", "--quiet=maybe"}, want: `--quiet: expected true or false, got "maybe"`},
+		{name: "min-agreement not a number", args: []string{"calibrate", "--labels", "labels.jsonl", "--min-agreement", "high"}, want: `--min-agreement: expected a number, got "high"`},
+		{name: "min-agreement zero", args: []string{"calibrate", "--labels", "labels.jsonl", "--min-agreement", "0"}, want: `--min-agreement: expected a correlation above 0 and at most 1, such as 0.8, got 0`},
+		{name: "min-agreement negative", args: []string{"calibrate", "--labels", "labels.jsonl", "--min-agreement", "-0.5"}, want: `--min-agreement: expected a correlation above 0 and at most 1, such as 0.8, got -0.5`},
+		{name: "min-agreement above 1", args: []string{"calibrate", "--labels", "labels.jsonl", "--min-agreement", "1.5"}, want: `--min-agreement: expected a correlation above 0 and at most 1, such as 0.8, got 1.5`},
+		{name: "min-agreement NaN", args: []string{"calibrate", "--labels", "labels.jsonl", "--min-agreement", "NaN"}, want: `--min-agreement: expected a correlation above 0 and at most 1, such as 0.8, got NaN`},
+		{name: "version takes no arguments", args: []string{"version", "now"}, want: `version takes no arguments, got "now"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
 }

@@ -20,7 +20,7 @@ func init() {
 // verdict: gating is the job of run and merge.
 func diffCmd(ctx context.Context, c *Command, args []string) error {
 	fs := c.newFlags("diff", "BASE HEAD")
-	format := fs.String("format", "text", "output format: text (the terminal) or md (Markdown)")
+	format := fs.String("format", "text", "output `format`: text (the terminal) or md (Markdown)")
 	noColor := fs.Bool("no-color", false, "no colour (NO_COLOR is honoured too)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {

@@ -20,7 +20,6 @@ func exportCmd(_ context.Context, c *Command, args []string) error {
 		return err
 	}
 	if !*openwop || fs.NArg() != 1 {
-		fs.Usage()
 		return invalid(errors.New("export: expected --openwop and one suite file"))
 	}
 	path := fs.Arg(0)

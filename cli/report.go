@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -14,14 +13,14 @@ import (
 )
 
 func init() {
-	register("report", "render a results.json again: --format md|junit|sarif|badge", reportCmd)
+	register("report", "render a results.json again: --format md|junit|sarif|badge|html", reportCmd)
 }
 
 // reportCmd is `evalgate report --format md|junit|sarif|badge RESULTS`.
 func reportCmd(ctx context.Context, c *Command, args []string) error {
 	fs := c.newFlags("report", "RESULTS")
-	format := fs.String("format", "md", "output format: md (the scorecard), junit, sarif, badge or html (a self-contained page)")
-	out := fs.String("out", "", "write to this file instead of stdout")
+	format := fs.String("format", "md", "output `format`: md (the scorecard), junit, sarif, badge or html (a self-contained page)")
+	out := fs.String("out", "", "write to this `file` instead of stdout")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -83,21 +82,4 @@ func (c *Command) scorecardOptions(run *results.Run) report.ScorecardOptions {
 		return report.ScorecardOptions{}
 	}
 	return report.ScorecardOptions{LinkBase: strings.TrimSuffix(server, "/") + "/" + repo + "/blob/" + sha + "/"}
-}
-
-// parseInterleaved parses flags placed before, between or after the
-// positional arguments, which it returns in order.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := parse(fs, args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }

@@ -47,18 +47,18 @@ type runFlags struct {
 
 func (c *Command) runFlagSet(f *runFlags) *flag.FlagSet {
 	fs := c.newFlags("run", "[suite files or folders...]")
-	fs.StringVar(&f.config, "config", "", "project file (default ./evalgate.yaml when present)")
-	fs.StringVar(&f.agentCmd, "agent-cmd", "", "agent command speaking evalgate/1 JSON Lines, run with /bin/sh -c")
-	fs.StringVar(&f.out, "out", "", "output folder (default evalgate-out)")
-	fs.IntVar(&f.concurrency, "concurrency", 0, "agents running at once (default 8)")
-	fs.DurationVar(&f.timeout, "timeout", 0, "per-task timeout, e.g. 90s (default 120s; a task's timeoutMs wins)")
-	fs.IntVar(&f.trials, "trials", 0, "trials per task, overriding the suites' trials")
-	fs.StringVar(&f.mode, "mode", "", "run only suites declaring this mode, in this mode (golden, rubric, adversarial, regression, live-shadow)")
-	fs.Var(&f.tasks, "task", "run only these task ids (repeatable, comma-separated)")
-	fs.Var(&f.tags, "tag", "run only tasks carrying one of these tags, on the task or its suite (repeatable)")
+	fs.StringVar(&f.config, "config", "", "project `file` (default ./evalgate.yaml when present)")
+	fs.StringVar(&f.agentCmd, "agent-cmd", "", "agent `command` speaking evalgate/1 JSON Lines, run with /bin/sh -c")
+	fs.StringVar(&f.out, "out", "", "output `folder` (default evalgate-out)")
+	fs.Var((*countFlag)(&f.concurrency), "concurrency", "agents running at once (default 8)")
+	fs.Var((*durationFlag)(&f.timeout), "timeout", "per-task timeout, e.g. 90s (default 120s; a task's timeoutMs wins)")
+	fs.Var((*countFlag)(&f.trials), "trials", "trials per task, overriding the suites' trials")
+	fs.StringVar(&f.mode, "mode", "", "run only suites declaring this `mode`, in this mode (golden, rubric, adversarial, regression, live-shadow)")
+	fs.Var(&f.tasks, "task", "run only these task `ids` (repeatable, comma-separated)")
+	fs.Var(&f.tags, "tag", "run only tasks carrying one of these `tags`, on the task or its suite (repeatable)")
 	fs.StringVar(&f.baseline, "baseline", "", "baseline results: a results.json, a folder holding one, an EvalSummary, git:<ref>:<path> or github-artifact:<name>")
-	fs.Var(&f.gates, "gate", "gate expression that must hold (repeatable; replaces the config's gates)")
-	fs.StringVar(&f.shard, "shard", "", "run shard i of n, e.g. 2/4")
+	fs.Var(&f.gates, "gate", "gate `expression` that must hold (repeatable; replaces the config's gates)")
+	fs.StringVar(&f.shard, "shard", "", "run shard `i/n`, e.g. 2/4 (the second of four)")
 	fs.BoolVar(&f.transcripts, "transcripts", false, "write per-task transcripts (inputs, outputs, tool calls: not content-free)")
 	fs.BoolVar(&f.noColor, "no-color", false, "no colour in the terminal report (NO_COLOR is honoured too)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict")
@@ -136,9 +136,6 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 	case "", "golden", "rubric", "adversarial", "regression", "live-shadow":
 	default:
 		return nil, invalid(fmt.Errorf("--mode: expected one of golden, rubric, adversarial, regression, live-shadow, got %q", f.mode))
-	}
-	if f.concurrency < 0 || f.trials < 0 || f.timeout < 0 {
-		return nil, invalid(errors.New("--concurrency, --trials and --timeout must not be negative"))
 	}
 	j.plan = runner.Plan(all, sel)
 	if len(j.plan) == 0 {

@@ -18,7 +18,6 @@ func schemaCmd(_ context.Context, c *Command, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
 		return invalid(fmt.Errorf("schema: expected one of suite, summary, results"))
 	}
 	var data []byte

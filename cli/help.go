@@ -1,0 +1,374 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// usage writes the command list: `evalgate help`, `evalgate --help`.
+func (c *Command) usage(w io.Writer) {
+	fmt.Fprintln(w, "evalgate: is this agent still good enough to ship?")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: evalgate <command> [arguments] [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, n := range commandNames() {
+		fmt.Fprintf(w, "  %-10s %s\n", n, subcommands[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, `"evalgate help <command>" (or "evalgate <command> --help") shows a command's`)
+	fmt.Fprintln(w, "flags, exit codes and examples.")
+	fmt.Fprintln(w)
+	fmt.Fprint(w, exitCodesHelp)
+}
+
+const exitCodesHelp = `Exit codes:
+  0  every gate holds
+  1  a gate failed (the report says which and why)
+  2  bad invocation: flags, config or suite files invalid
+  3  could not run: agent cannot start, judge unreachable, out dir unwritable
+  130  interrupted (Ctrl-C): the outputs hold the tasks that finished
+`
+
+func commandNames() []string {
+	names := make([]string, 0, len(subcommands))
+	for n := range subcommands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// commandDoc is what a command's --help says besides its synopsis and its
+// flags, which come from the command's own flag set.
+type commandDoc struct {
+	about    string   // what the command does, beyond its one-line summary
+	exits    []string // "CODE  meaning", the codes the command can return
+	examples []commandExample
+}
+
+// commandExample is one example of a command's help: a comment saying what
+// it does and the command line. TestHelpExamplesAreTrue runs every one.
+type commandExample struct {
+	comment, line string
+}
+
+// Exit code lines shared by several commands.
+const (
+	exitOK          = "0  done"
+	exitBadInput    = "2  bad invocation: flags, arguments or the files they name are invalid"
+	exitGatesHold   = "0  every gate holds"
+	exitGateFailed  = "1  a gate failed (the report says which and why)"
+	exitInterrupted = "130  interrupted (Ctrl-C): the outputs hold the tasks that finished"
+)
+
+// commandDocs holds the help of every registered command (TestHelp checks
+// that none is missing).
+var commandDocs = map[string]commandDoc{
+	"run": {
+		about: "Runs every task of the suites against the agent, scores it, compares with the " +
+			"baseline when there is one, writes the outputs to --out and exits by the gates. " +
+			"Each flag overrides its key in evalgate.yaml.",
+		exits: []string{
+			exitGatesHold,
+			exitGateFailed,
+			"2  bad invocation: flags, config, suites or gates invalid (nothing ran)",
+			"3  could not run: the agent cannot start, the judge is unreachable, the out dir is unwritable",
+			exitInterrupted,
+		},
+		examples: []commandExample{
+			{"Run the suites and the agent named in evalgate.yaml", "evalgate run"},
+			{"Run one folder with another agent and a stricter gate", "evalgate run evals/ --agent-cmd 'python3 agent.py' --gate 'passRate >= 0.9'"},
+		},
+	},
+	"validate": {
+		about: "Checks suite files against the schema and evalgate's rules without running " +
+			"anything; every problem is reported at its file and line.",
+		exits: []string{"0  every suite is valid", "2  a suite is invalid (or, with --openwop, uses evalgate extensions)"},
+		examples: []commandExample{
+			{"Check the suites listed in evalgate.yaml", "evalgate validate"},
+			{"Check a folder and say whether each file is openwop-portable", "evalgate validate evals/ --openwop"},
+		},
+	},
+	"export": {
+		about: "Writes the suite to stdout as openwop JSON without evalgate's extensions, and " +
+			"lists on stderr what was left out.",
+		exits: []string{exitOK, exitBadInput},
+		examples: []commandExample{
+			{"Write a copy of a suite without evalgate's extensions, for other openwop hosts", "evalgate export evals/support.yaml --openwop > support.openwop.json"},
+		},
+	},
+	"diff": {
+		about: "BASE and HEAD are anything a baseline may be: a results.json, the folder " +
+			"holding one, a promoted baseline, openwop summaries or git:<ref>:<path>. It " +
+			"exits 0 whatever the verdict: gating is the job of run and merge.",
+		exits: []string{"0  the comparison was printed", exitBadInput},
+		examples: []commandExample{
+			{"Compare the committed baseline with the last run", "evalgate diff .evalgate/baseline.json evalgate-out/"},
+			{"The same as Markdown, with the baseline as committed on main", "evalgate diff git:main:.evalgate/baseline.json evalgate-out/ --format md"},
+		},
+	},
+	"merge": {
+		about: "The last job of a sharded workflow: merges the shards' results.json as if the " +
+			"suites had run whole, compares with the baseline, evaluates the gates and writes " +
+			"every output, then exits like run.",
+		exits: []string{
+			exitGatesHold,
+			exitGateFailed,
+			"2  bad invocation: flags or config invalid, a shard missing or overlapping another",
+			"3  could not write the outputs, or a shard was interrupted",
+		},
+		examples: []commandExample{
+			{"Gate on the whole of two shards, run as `evalgate run --shard 1/2 --out shard-1` and `evalgate run --shard 2/2 --out shard-2`", "evalgate merge shard-1/ shard-2/ --out evalgate-out"},
+		},
+	},
+	"report": {
+		about: "Renders one output of a finished run again from its results.json (or the " +
+			"folder holding it), to stdout or --out.",
+		exits: []string{exitOK, exitBadInput, "3  could not render or write the output"},
+		examples: []commandExample{
+			{"The Markdown scorecard of the last run", "evalgate report evalgate-out/ --format md"},
+			{"JUnit XML for a CI test reporter", "evalgate report evalgate-out/results.json --format junit --out junit.xml"},
+		},
+	},
+	"baseline": {
+		about: "promote writes the canonical baseline from a run's results.json (or the folder " +
+			"holding it): content-free, one line per task, stable order, so that a baseline " +
+			"update reads well in review. Commit it and point \"baseline:\" (or --baseline) at " +
+			"it, or at git:<ref>:<path> to read it from a branch.",
+		exits: []string{"0  the baseline was written", exitBadInput, "3  could not write the baseline"},
+		examples: []commandExample{
+			{"Make the last run the baseline (then commit .evalgate/baseline.json)", "evalgate baseline promote evalgate-out/"},
+			{"Write it somewhere else", "evalgate baseline promote evalgate-out/results.json --out baselines/nightly.json"},
+		},
+	},
+	"calibrate": {
+		about: "Asks the judge configured in evalgate.yaml about each human-labelled example, " +
+			"prints how well it agrees with people and writes the result to judge.calibration " +
+			"(default .evalgate/calibration.json beside evalgate.yaml), which later runs report.",
+		exits: []string{
+			"0  the judge reaches --min-agreement",
+			"1  the judge's agreement is below --min-agreement (or undefined)",
+			"2  bad invocation: flags, config or labels invalid, or no judge configured",
+			"3  could not run: the judge is unreachable, the calibration could not be written",
+			"130  interrupted (Ctrl-C): nothing was written",
+		},
+		examples: []commandExample{
+			{"Measure the judge against human labels", "evalgate calibrate --labels labels.jsonl"},
+			{"With a lower bar for the Spearman correlation", "evalgate calibrate --labels labels.jsonl --min-agreement 0.6"},
+		},
+	},
+	"init": {
+		about: "Writes evalgate.yaml, a starter suite and a GitHub workflow; it refuses to " +
+			"overwrite a file unless --force.",
+		exits: []string{exitOK, "2  bad invocation, or a file exists already (without --force)", "3  could not write a file"},
+		examples: []commandExample{
+			{"Scaffold the current repository", "evalgate init"},
+			{"Scaffold a project in a subfolder", "evalgate init --dir services/support-agent"},
+		},
+	},
+	"schema": {
+		about: "Prints the JSON Schema of suite files, of the openwop EvalSummary files in " +
+			"summaries/, or of results.json, for editors and other tools.",
+		exits: []string{exitOK, exitBadInput},
+		examples: []commandExample{
+			{"The schema of suite files, for an editor", "evalgate schema suite > suite.schema.json"},
+			{"The schema of results.json", "evalgate schema results"},
+		},
+	},
+	"version": {
+		exits:    []string{exitOK, exitBadInput},
+		examples: []commandExample{{"Print the version", "evalgate version"}},
+	},
+}
+
+// commandHelp writes a command's help: summary, synopsis, flags, exit
+// codes and examples.
+func (c *Command) commandHelp(w io.Writer, name, args string, fs *flag.FlagSet) {
+	doc := commandDocs[name]
+	fmt.Fprintf(w, "evalgate %s: %s\n\n", name, subcommands[name].summary)
+	fmt.Fprintln(w, "Usage:")
+	fmt.Fprintf(w, "  %s\n", strings.Join(strings.Fields("evalgate "+name+" "+args+" [flags]"), " "))
+	if doc.about != "" {
+		fmt.Fprintln(w)
+		wrap(w, doc.about, "", 80)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Flags (before or after the arguments; everything after -- is an argument):")
+	writeFlags(w, fs)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Exit codes:")
+	for _, e := range doc.exits {
+		fmt.Fprintf(w, "  %s\n", e)
+	}
+	if len(doc.examples) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Examples:")
+		for i, e := range doc.examples {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			wrap(w, e.comment, "  # ", 80)
+			fmt.Fprintf(w, "  %s\n", e.line)
+		}
+	}
+}
+
+// flagTyper names the value of this package's flag types in the help.
+type flagTyper interface{ flagType() string }
+
+func (*countFlag) flagType() string    { return "int" }
+func (*durationFlag) flagType() string { return "duration" }
+func (*listFlag) flagType() string     { return "list" }
+func (*repeatFlag) flagType() string   { return "string" }
+
+// writeFlags lists a flag set as "--name type" and its usage, the default
+// last when it is not the zero value.
+func writeFlags(w io.Writer, fs *flag.FlagSet) {
+	type row struct{ left, usage string }
+	var rows []row
+	width := 0
+	fs.VisitAll(func(fl *flag.Flag) {
+		typ, usage := flag.UnquoteUsage(fl)
+		if t, ok := fl.Value.(flagTyper); ok && typ == "value" {
+			typ = t.flagType()
+		}
+		left := strings.TrimSpace("--" + fl.Name + " " + typ)
+		switch fl.DefValue {
+		case "", "0", "false", "0s":
+		default:
+			if g, ok := fl.Value.(flag.Getter); ok {
+				if _, isString := g.Get().(string); isString {
+					usage += fmt.Sprintf(" (default %q)", fl.DefValue)
+					break
+				}
+			}
+			usage += fmt.Sprintf(" (default %s)", fl.DefValue)
+		}
+		rows = append(rows, row{left, usage})
+		width = max(width, len(left))
+	})
+	rows = append(rows, row{"-h, --help", "show this help"})
+	width = min(max(width, len("-h, --help")), 24)
+	for _, r := range rows {
+		if len(r.left) > width {
+			fmt.Fprintf(w, "  %s\n", r.left)
+			wrap(w, r.usage, strings.Repeat(" ", width+4), 80)
+			continue
+		}
+		indent := strings.Repeat(" ", width+4)
+		var b strings.Builder
+		wrap(&b, r.usage, indent, 80)
+		fmt.Fprintf(w, "  %-*s%s", width+2, r.left, strings.TrimPrefix(b.String(), indent))
+	}
+}
+
+// wrap writes text as lines of at most width columns, each starting with
+// indent; a word longer than a line stays whole.
+func wrap(w io.Writer, text, indent string, width int) {
+	line := indent
+	for _, word := range strings.Fields(text) {
+		if line != indent && len(line)+1+len(word) > width {
+			fmt.Fprintln(w, line)
+			line = indent
+		}
+		if line != indent {
+			line += " "
+		}
+		line += word
+	}
+	fmt.Fprintln(w, line)
+}
+
+// unknownCommand is the one-line error of a command that does not exist,
+// naming the nearest one.
+func unknownCommand(name string) error {
+	if strings.HasPrefix(name, "-") {
+		return invalid(fmt.Errorf("unknown flag %s before the command; flags go after it: evalgate <command> [arguments] [flags] (evalgate help lists the commands)", name))
+	}
+	return invalid(fmt.Errorf("unknown command %q%s (evalgate help lists the commands)", name, didYouMean(name, commandNames(), "")))
+}
+
+// unknownSubcommand is the error of a command such as `baseline` when its
+// arguments do not start with one of its subcommands.
+func unknownSubcommand(cmd string, args []string, subs ...string) error {
+	hint := fmt.Sprintf("(evalgate %s --help shows how)", cmd)
+	switch {
+	case len(args) == 0:
+		return invalid(fmt.Errorf("%s: expected a command: %s %s", cmd, strings.Join(subs, ", "), hint))
+	case strings.HasPrefix(args[0], "-"):
+		return invalid(fmt.Errorf("%s: expected a command before the flags: %s %s", cmd, strings.Join(subs, ", "), hint))
+	}
+	return invalid(fmt.Errorf("unknown command \"%s %s\"%s %s", cmd, args[0], didYouMean(args[0], subs, cmd+" "), hint))
+}
+
+// unknownFlag is the one-line error of a flag the command does not define,
+// naming the nearest one.
+func unknownFlag(fs *flag.FlagSet, arg string) error {
+	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	var names []string
+	fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+	names = append(names, "help")
+	shown := arg
+	if name != "" && !strings.HasPrefix(arg, "---") {
+		shown = "--" + name
+	}
+	cmd := strings.TrimPrefix(fs.Name(), "evalgate ")
+	return invalid(fmt.Errorf("unknown flag %s for %q%s (%s --help lists the flags)", shown, cmd, didYouMean(name, names, "--"), fs.Name()))
+}
+
+// didYouMean is "; did you mean PREFIX+NAME?" for the candidate nearest to
+// name, or "" when none is near: an edit distance of at most 2, or half
+// the name, or the only candidate name abbreviates.
+func didYouMean(name string, candidates []string, prefix string) string {
+	if name == "" {
+		return ""
+	}
+	best, bestDist := "", -1
+	var abbreviates []string
+	for _, cand := range candidates {
+		if strings.HasPrefix(cand, name) {
+			abbreviates = append(abbreviates, cand)
+		}
+		if d := editDistance(name, cand); bestDist < 0 || d < bestDist {
+			best, bestDist = cand, d
+		}
+	}
+	switch {
+	case bestDist >= 0 && bestDist <= max(2, len(name)/2):
+	case len(abbreviates) == 1:
+		best = abbreviates[0]
+	default:
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %s%s?", prefix, best)
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// isHelpArg reports whether arg asks for help.
+func isHelpArg(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help"
+}
