@@ -162,9 +162,11 @@ var commandDocs = map[string]commandDoc{
 		},
 	},
 	"init": {
-		about: "Writes evalgate.yaml, a starter suite and a GitHub workflow; it refuses to " +
-			"overwrite a file unless --force.",
-		exits: []string{exitOK, "2  bad invocation, or a file exists already (without --force)", "3  could not write a file"},
+		about: "Writes evalgate.yaml, a starter suite with a runnable starter agent " +
+			"(Python, standard library only) and a GitHub workflow, and adds evalgate-out/ " +
+			"and .evalgate/cache/ to .gitignore. Files already there are kept (--force " +
+			"replaces the scaffold files); running it twice changes nothing and says so.",
+		exits: []string{exitOK, "2  bad invocation: an argument instead of --dir, or --dir is a file", "3  could not write a file"},
 		examples: []commandExample{
 			{"Scaffold the current repository", "evalgate init"},
 			{"Scaffold a project in a subfolder", "evalgate init --dir services/support-agent"},
