@@ -17,15 +17,15 @@ import (
 	"github.com/evalgate/evalgate/suites"
 )
 
-// openwopValid checks a document against the strict openwop schema, with a
-// validator of its own rather than evalgate's loader.
-func openwopValid(t *testing.T, doc []byte) error {
+// validateJSON checks a document against a JSON Schema, with a validator
+// of its own rather than evalgate's readers.
+func validateJSON(t *testing.T, schema, doc []byte) error {
 	t.Helper()
-	schema, err := jsonschema.UnmarshalJSON(bytes.NewReader(suites.OpenWOPSchemaJSON()))
+	sdoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	assert.NilError(t, err)
 	c := jsonschema.NewCompiler()
-	assert.NilError(t, c.AddResource("openwop.json", schema))
-	sch, err := c.Compile("openwop.json")
+	assert.NilError(t, c.AddResource("schema.json", sdoc))
+	sch, err := c.Compile("schema.json")
 	assert.NilError(t, err)
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
 	assert.NilError(t, err)
@@ -87,7 +87,7 @@ func TestExportOpenWOP(t *testing.T) {
 			ids = append(ids, task.TaskID)
 		}
 		assert.DeepEqual(t, ids, tc.wantTasks)
-		assert.NilError(t, openwopValid(t, []byte(stdout)))
+		assert.NilError(t, validateJSON(t, suites.OpenWOPSchemaJSON(), []byte(stdout)))
 
 		// The export of a file with nothing lost is called portable by
 		// validate --openwop too; one that kept unscoreable tasks is not.
