@@ -74,7 +74,10 @@ func TestEvaluate(t *testing.T) {
 		{name: "regression fixed and pValue", expr: "regression.fixed == 2 && regression.pValue < 0.3", want: true,
 			values: map[string]any{"regression.fixed": 2, "regression.pValue": 0.25}},
 		{name: "regression newConsistentFailures", expr: "regression.newConsistentFailures == 0 && suites[\"acme.evals.refunds\"].regression.newConsistentFailures == 1",
-			run: func(r *results.Run) { r.Regression.NewConsistentFailures = 0; r.Suites[0].Regression.NewConsistentFailures = 1 }, want: true,
+			run: func(r *results.Run) {
+				r.Regression.NewConsistentFailures = 0
+				r.Suites[0].Regression.NewConsistentFailures = 1
+			}, want: true,
 			values: map[string]any{"regression.newConsistentFailures": 0, `suites["acme.evals.refunds"].regression.newConsistentFailures`: 1}},
 		{name: "no baseline", expr: "regression.scoreDelta == 0 && regression.newFailures == 0 && regression.newConsistentFailures == 0 && regression.fixed == 0 && regression.pValue == 1",
 			run: func(r *results.Run) { r.Regression = nil }, want: true,
