@@ -16,7 +16,7 @@ func init() {
 func validateCmd(_ context.Context, c *Command, args []string) error {
 	fs := c.newFlags("validate", "[suite files or folders...]")
 	configPath := fs.String("config", "", "project file whose suites to validate (default ./evalgate.yaml when present)")
-	openwop := fs.Bool("openwop", false, "also report whether each file is strictly openwop-portable (no evalgate extensions)")
+	openwop := fs.Bool("openwop", false, "also report whether each file is strictly openwop-portable: no evalgate extension, and every task scoreable by an openwop runner (exit 2 when not)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
