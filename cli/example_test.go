@@ -26,8 +26,10 @@ func TestExampleRunAsTheREADMESays(t *testing.T) {
 	section, _, _ = strings.Cut(section, "\nRun the tests:")
 	assert.Assert(t, is.Contains(section, "go run . run --config examples/evalgate.yaml"))
 
+	// --no-cache: the example judge is deterministic, and the test leaves
+	// no judge cache behind in the repository.
 	out := filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := runEvalgate(t, nil, "run", "--config", "../examples/evalgate.yaml", "--out", out)
+	code, stdout, stderr := runEvalgate(t, nil, "run", "--config", "../examples/evalgate.yaml", "--out", out, "--no-cache")
 	r := regrReadRun(t, out)
 
 	numbers := []string{"zero", "one", "two", "three", "four", "five", "six"}
