@@ -96,7 +96,7 @@ func TestSubcommands(t *testing.T) {
 		{name: "validate example", args: []string{"validate", "../examples/evals"}, wantStdout: "valid"},
 		{name: "validate portable json", args: []string{"validate", "--openwop", "../examples/evals/order-status.json"}, wantStdout: "strictly openwop-portable"},
 		{name: "validate extensions not portable", args: []string{"validate", "--openwop", "../examples/evals/refunds.yaml"}, wantCode: 2, wantStdout: "not strictly openwop-portable"},
-		{name: "export strips extensions", args: []string{"export", "--openwop", "../examples/evals/refunds.yaml"}, wantStdout: `"suiteId": "acme.support.evals.refunds"`, wantStderr: "extension(s) dropped"},
+		{name: "export keeps unscoreable tasks on request", args: []string{"export", "--openwop", "--keep-unscoreable", "../examples/evals/refunds.yaml"}, wantCode: 1, wantStdout: `"suiteId": "acme.support.evals.refunds"`, wantStderr: "kept without scoring"},
 		{name: "run without suites", args: []string{"run", "--config", "testdata/empty.yaml"}, wantCode: 2, wantStderr: "no suites to run"},
 		{name: "run without agent", args: []string{"run", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: "no agent to run"},
 		{name: "bad gate is exit 2 before running", args: []string{"run", "--agent-cmd", "false", "--gate", "aggregateScore >=", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: "gate"},

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/evalgate/evalgate/suites"
 )
@@ -13,32 +16,104 @@ func init() {
 	register("export", "export a suite: --openwop strips evalgate's extensions and lists what was lost", exportCmd)
 }
 
+// exportCmd writes the openwop form of a suite to stdout and reports, on
+// stderr, what happened to each extension. It exits 1 when a task was lost:
+// left out, or kept with --keep-unscoreable, because only extensions
+// scored it.
 func exportCmd(_ context.Context, c *Command, args []string) error {
-	fs := c.newFlags("export", "--openwop FILE")
-	openwop := fs.Bool("openwop", false, "write a strictly openwop-portable copy of the suite to stdout")
-	if err := parse(fs, args); err != nil {
+	fs := c.newFlags("export", "--openwop [--keep-unscoreable] FILE")
+	openwop := fs.Bool("openwop", false, "write the suite to stdout in openwop form, without evalgate's extensions")
+	keep := fs.Bool("keep-unscoreable", false, "keep the tasks that only evalgate extensions score, without their scoring (still exit 1)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
 		return err
 	}
-	if !*openwop || fs.NArg() != 1 {
+	if !*openwop || len(pos) != 1 {
 		return invalid(errors.New("export: expected --openwop and one suite file"))
 	}
-	path := fs.Arg(0)
+	path := pos[0]
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return invalid(fmt.Errorf("could not read suite %q: %w", path, err))
 	}
-	out, lost, err := suites.ExportOpenWOP(path, data)
-	if err != nil {
+	out, rep, err := suites.ExportOpenWOP(path, data, *keep)
+	var errs suites.Errors
+	switch {
+	case errors.As(err, &errs):
 		return invalid(err)
+	case err != nil:
+		return err
 	}
 	if _, err := c.Stdout.Write(out); err != nil {
 		return err
 	}
-	for _, l := range lost {
-		fmt.Fprintf(c.Stderr, "evalgate: dropped %s (an evalgate extension)\n", l)
+	type line struct {
+		pos  suites.Pos
+		text string
 	}
-	if len(lost) > 0 {
-		fmt.Fprintf(c.Stderr, "evalgate: %d extension(s) dropped; the exported suite is strictly openwop-portable\n", len(lost))
+	var lines []line
+	for _, e := range rep.Extensions {
+		lines = append(lines, line{e.Pos, e.String()})
 	}
-	return nil
+	for _, u := range rep.Unscoreable {
+		what := "left out (--keep-unscoreable keeps it, without scoring)"
+		if *keep {
+			what = "kept without scoring"
+		}
+		lines = append(lines, line{u.Pos, u.String() + "; " + what})
+	}
+	slices.SortStableFunc(lines, func(a, b line) int {
+		return cmp.Or(cmp.Compare(a.pos.Line, b.pos.Line), cmp.Compare(a.pos.Col, b.pos.Col))
+	})
+	for _, l := range lines {
+		fmt.Fprintf(c.Stderr, "evalgate: %s\n", l.text)
+	}
+	tasks := rep.Tasks
+	fmt.Fprintf(c.Stderr, "evalgate: %s\n", openwopSummary(rep))
+	lost := len(rep.Unscoreable)
+	switch {
+	case lost == 0 && len(rep.Extensions) == 0:
+		fmt.Fprintln(c.Stderr, "evalgate: the suite is strictly openwop-portable as it is")
+		return nil
+	case lost == 0:
+		fmt.Fprintln(c.Stderr, "evalgate: every task keeps a scoring an openwop runner can use: the export is strictly openwop-portable")
+		return nil
+	case out == nil:
+		return &exitError{code: ExitGateFail, err: fmt.Errorf(
+			"every task of %s is scored only by evalgate extensions, so nothing was written; --keep-unscoreable writes the tasks without their scoring", path)}
+	case *keep:
+		return &exitError{code: ExitGateFail, err: fmt.Errorf(
+			"%d of %d %s kept without scoring: no openwop runner can score %s, so the export is not portable",
+			lost, tasks, pluralWord(tasks, "task", "tasks"), pluralWord(lost, "it", "them"))}
+	}
+	return &exitError{code: ExitGateFail, err: fmt.Errorf(
+		"%d of %d %s left out: only evalgate extensions score %s; the rest is strictly openwop-portable",
+		lost, tasks, pluralWord(tasks, "task", "tasks"), pluralWord(lost, "it", "them"))}
+}
+
+// openwopSummary counts the extensions of a suite by what an openwop export
+// does with them, in the words both `validate --openwop` and `export`
+// print.
+func openwopSummary(rep *suites.OpenWOPReport) string {
+	n := len(rep.Extensions)
+	if n == 0 {
+		return "no evalgate extensions"
+	}
+	var parts []string
+	for _, a := range []struct {
+		action, words string
+	}{
+		{suites.ExtDropped, "dropped"},
+		{suites.ExtTranslated, "translated to openwop"},
+		{suites.ExtDroppedMatch, "dropped with the match they change"},
+	} {
+		if k := rep.Count(a.action); k > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", k, a.words))
+		}
+	}
+	s := fmt.Sprintf("%d evalgate %s (export --openwop: %s)", n, pluralWord(n, "extension", "extensions"), strings.Join(parts, ", "))
+	if u := len(rep.Unscoreable); u > 0 {
+		s += fmt.Sprintf("; %d of %d %s scored only by them", u, rep.Tasks, pluralWord(rep.Tasks, "task is", "tasks are"))
+	}
+	return s
 }

@@ -87,16 +87,20 @@ var commandDocs = map[string]commandDoc{
 	"validate": {
 		about: "Checks suite files against the schema and evalgate's rules without running " +
 			"anything; every problem is reported at its file and line.",
-		exits: []string{"0  every suite is valid", "2  a suite is invalid (or, with --openwop, uses evalgate extensions)"},
+		exits: []string{"0  every suite is valid", "2  a suite is invalid (or, with --openwop, not strictly portable: it uses evalgate extensions, or a task only extensions score)"},
 		examples: []commandExample{
 			{"Check the suites listed in evalgate.yaml", "evalgate validate"},
 			{"Check a folder and say whether each file is openwop-portable", "evalgate validate evals/ --openwop"},
 		},
 	},
 	"export": {
-		about: "Writes the suite to stdout as openwop JSON without evalgate's extensions, and " +
-			"lists on stderr what was left out.",
-		exits: []string{exitOK, exitBadInput},
+		about: "Writes the suite to stdout as openwop JSON without evalgate's extensions, " +
+			"translating the matches openwop can express exactly, and lists on stderr what " +
+			"was dropped. A task that only extensions score is left out (or, with " +
+			"--keep-unscoreable, kept without its scoring).",
+		exits: []string{"0  exported; every task keeps an openwop scoring",
+			"1  a task was left out, or kept without scoring: no openwop host can score it",
+			exitBadInput},
 		examples: []commandExample{
 			{"Write a copy of a suite without evalgate's extensions, for other openwop hosts", "evalgate export evals/support.yaml --openwop > support.openwop.json"},
 		},

@@ -16,7 +16,7 @@ func init() {
 func validateCmd(_ context.Context, c *Command, args []string) error {
 	fs := c.newFlags("validate", "[suite files or folders...]")
 	configPath := fs.String("config", "", "project `file` whose suites to validate (default ./evalgate.yaml when present)")
-	openwop := fs.Bool("openwop", false, "also report whether each file is strictly openwop-portable (no evalgate extensions)")
+	openwop := fs.Bool("openwop", false, "also report whether each file is strictly openwop-portable: no evalgate extension, and every task scoreable by an openwop runner (exit 2 when not)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -47,12 +47,16 @@ func validateCmd(_ context.Context, c *Command, args []string) error {
 			if err != nil {
 				return invalid(fmt.Errorf("could not read suite %q: %w", s.Path, err))
 			}
-			if errs := suites.Portable(s.Path, data); len(errs) > 0 {
+			rep, err := suites.CheckOpenWOP(s.Path, data)
+			if err != nil {
+				return invalid(err)
+			}
+			if !rep.Portable() {
 				portable = false
-				fmt.Fprintf(c.Stdout, "%s: not strictly openwop-portable (%d evalgate extension(s)):\n%v\n", s.Path, len(errs), errs)
+				fmt.Fprintf(c.Stdout, "%s: not strictly openwop-portable: %s\n%v\n", s.Path, openwopSummary(rep), rep.Errors())
 				continue
 			}
-			fmt.Fprintf(c.Stdout, "%s: strictly openwop-portable\n", s.Path)
+			fmt.Fprintf(c.Stdout, "%s: strictly openwop-portable: %s\n", s.Path, openwopSummary(rep))
 		}
 		if !portable {
 			return invalid(errors.New("some suites use evalgate extensions; `evalgate export --openwop FILE` strips them"))

@@ -31,9 +31,12 @@
 //	passed           every suite's openwop passed is true
 //	findings.critical, findings.high, findings.medium, findings.low
 //	                 safety findings by severity
-//	regression.scoreDelta, regression.newFailures, regression.fixed, regression.pValue
+//	regression.scoreDelta, regression.newFailures, regression.newConsistentFailures,
+//	regression.fixed, regression.pValue
 //	                 the comparison with the baseline; without a baseline
-//	                 0, 0, 0 and 1
+//	                 0, 0, 0, 0 and 1. newConsistentFailures counts the new
+//	                 failures that passed no trial: a flaky task, one that
+//	                 passes some of its --trials, never counts
 //	judge.configured, judge.calibrated, judge.agreement
 //	                 whether a rubric judge is configured, whether its last
 //	                 calibration (evalgate calibrate) matches this judge and

@@ -43,10 +43,11 @@ type findingCounts struct {
 }
 
 type regressionVars struct {
-	ScoreDelta  float64 `expr:"scoreDelta"`
-	NewFailures int     `expr:"newFailures"`
-	Fixed       int     `expr:"fixed"`
-	PValue      float64 `expr:"pValue"`
+	ScoreDelta            float64 `expr:"scoreDelta"`
+	NewFailures           int     `expr:"newFailures"`
+	NewConsistentFailures int     `expr:"newConsistentFailures"`
+	Fixed                 int     `expr:"fixed"`
+	PValue                float64 `expr:"pValue"`
 }
 
 // env is the whole environment of a gate expression: the run's scope at the
@@ -250,8 +251,8 @@ func pathOf(n ast.Node) (string, bool) {
 }
 
 // Evaluate runs every gate against the run. regression.* comes from
-// run.Regression, or is scoreDelta 0, newFailures 0, fixed 0, pValue 1
-// without a baseline. A gate that cannot be evaluated, such as one naming a
+// run.Regression, or is scoreDelta 0, newFailures 0, newConsistentFailures
+// 0, fixed 0, pValue 1 without a baseline. A gate that cannot be evaluated, such as one naming a
 // suite the run does not have, fails with an error message.
 func Evaluate(gs []*Gate, run *results.Run) []results.Gate {
 	e := newEnv(run)
@@ -317,7 +318,8 @@ func newEnv(run *results.Run) *env {
 	noBaseline := regressionVars{PValue: 1}
 	reg := noBaseline
 	if r := run.Regression; r != nil {
-		reg = regressionVars{ScoreDelta: r.ScoreDelta, NewFailures: r.NewFailures, Fixed: r.Fixed, PValue: r.PValue}
+		reg = regressionVars{ScoreDelta: r.ScoreDelta, NewFailures: r.NewFailures,
+			NewConsistentFailures: r.NewConsistentFailures, Fixed: r.Fixed, PValue: r.PValue}
 	}
 	e.scope = newScope(run.Stats, reg)
 	if j := run.Judge; j != nil {
@@ -331,7 +333,8 @@ func newEnv(run *results.Run) *env {
 		s := &run.Suites[i]
 		suiteReg := noBaseline
 		if r := s.Regression; r != nil {
-			suiteReg = regressionVars{ScoreDelta: r.ScoreDelta, NewFailures: r.NewFailures, Fixed: r.Fixed, PValue: r.PValue}
+			suiteReg = regressionVars{ScoreDelta: r.ScoreDelta, NewFailures: r.NewFailures,
+				NewConsistentFailures: r.NewConsistentFailures, Fixed: r.Fixed, PValue: r.PValue}
 		}
 		sc := newScope(s.Stats, suiteReg)
 		sc.Passed = s.Passed

@@ -73,9 +73,15 @@ func TestEvaluate(t *testing.T) {
 			values: map[string]any{"regression.newFailures": 1, "regression.scoreDelta": -0.1}},
 		{name: "regression fixed and pValue", expr: "regression.fixed == 2 && regression.pValue < 0.3", want: true,
 			values: map[string]any{"regression.fixed": 2, "regression.pValue": 0.25}},
-		{name: "no baseline", expr: "regression.scoreDelta == 0 && regression.newFailures == 0 && regression.fixed == 0 && regression.pValue == 1",
+		{name: "regression newConsistentFailures", expr: "regression.newConsistentFailures == 0 && suites[\"acme.evals.refunds\"].regression.newConsistentFailures == 1",
+			run: func(r *results.Run) {
+				r.Regression.NewConsistentFailures = 0
+				r.Suites[0].Regression.NewConsistentFailures = 1
+			}, want: true,
+			values: map[string]any{"regression.newConsistentFailures": 0, `suites["acme.evals.refunds"].regression.newConsistentFailures`: 1}},
+		{name: "no baseline", expr: "regression.scoreDelta == 0 && regression.newFailures == 0 && regression.newConsistentFailures == 0 && regression.fixed == 0 && regression.pValue == 1",
 			run: func(r *results.Run) { r.Regression = nil }, want: true,
-			values: map[string]any{"regression.scoreDelta": 0.0, "regression.newFailures": 0, "regression.fixed": 0, "regression.pValue": 1.0}},
+			values: map[string]any{"regression.scoreDelta": 0.0, "regression.newFailures": 0, "regression.newConsistentFailures": 0, "regression.fixed": 0, "regression.pValue": 1.0}},
 		{name: "suites by id", expr: `suites["acme.evals.search"].passed && suites["acme.evals.search"].aggregateScore == 1`, want: true,
 			values: map[string]any{`suites["acme.evals.search"].passed`: true, `suites["acme.evals.search"].aggregateScore`: 1.0}},
 		{name: "suite findings and regression", expr: `suites["acme.evals.refunds"].findings.high == 0 || suites["acme.evals.refunds"].regression.newFailures == 0`, want: false,

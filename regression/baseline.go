@@ -246,8 +246,18 @@ func fillStats(r *results.Run) {
 		s := &r.Suites[i]
 		for j := range s.Tasks {
 			// A promoted baseline keeps the task's total cost only.
-			if t := &s.Tasks[j]; t.AgentCostUsd == 0 && t.JudgeCostUsd == 0 {
+			t := &s.Tasks[j]
+			if t.AgentCostUsd == 0 && t.JudgeCostUsd == 0 {
 				t.AgentCostUsd = t.CostUsd
+			}
+			// It keeps each trial's verdict, not pass@k.
+			if !t.PassAtK {
+				for _, tr := range t.Trials {
+					if tr.Passed {
+						t.TrialsPassed++
+					}
+				}
+				t.PassAtK = t.Passed || t.TrialsPassed > 0
 			}
 		}
 		if s.TaskCount == 0 && len(s.Tasks) > 0 {

@@ -3,6 +3,7 @@ package regression
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,6 +59,11 @@ func TestPromoteGolden(t *testing.T) {
 	assert.Equal(t, base.Suites[0].ID, "acme.evals.greeting", "suites are sorted by id")
 	assert.Equal(t, base.Suites[1].TaskCount, 3, "stats are filled in")
 	assert.Equal(t, base.Suites[1].TotalCostUsd, 0.006, "costs are filled in")
+	var passAtK []string
+	for _, tk := range base.Suites[1].Tasks {
+		passAtK = append(passAtK, fmt.Sprintf("%s %t %d", tk.ID, tk.PassAtK, tk.TrialsPassed))
+	}
+	assert.DeepEqual(t, passAtK, []string{"window true 2", "address false 0", "late-fee true 1"})
 	reg := Compare(base, headRun(), Options{})
 	assert.Equal(t, reg.NewFailures+reg.Fixed, 0)
 	assert.Equal(t, reg.ScoreDelta, 0.0)

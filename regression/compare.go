@@ -43,7 +43,7 @@ func Compare(base, head *results.Run, opts Options) *results.Regression {
 	}
 	inHead := map[string]bool{}
 	var deltas []float64
-	var newFailures, fixed int
+	var newFailures, consistent, fixed int
 	for i := range head.Suites {
 		hs := &head.Suites[i]
 		inHead[hs.ID] = true
@@ -63,6 +63,7 @@ func Compare(base, head *results.Run, opts Options) *results.Regression {
 		reg.Tasks = append(reg.Tasks, c.diffs...)
 		deltas = append(deltas, c.deltas...)
 		newFailures += c.reg.NewFailures
+		consistent += c.reg.NewConsistentFailures
 		fixed += c.reg.Fixed
 	}
 	for i := range base.Suites {
@@ -70,7 +71,7 @@ func Compare(base, head *results.Run, opts Options) *results.Regression {
 			reg.Warnings = append(reg.Warnings, fmt.Sprintf("suite %s is in the baseline but not in this run: not compared", id))
 		}
 	}
-	reg.NewFailures, reg.Fixed = newFailures, fixed
+	reg.NewFailures, reg.NewConsistentFailures, reg.Fixed = newFailures, consistent, fixed
 	reg.ScoreDelta = mean(deltas)
 	reg.PValue = McNemar(newFailures, fixed)
 	reg.CILow, reg.CIHigh = Bootstrap(deltas)
@@ -135,6 +136,9 @@ func compareSuite(baseRunID string, bs, hs *results.Suite, opts Options) suiteCo
 		case bt.Passed && !ht.Passed:
 			d.Change = results.ChangeNewFailure
 			c.reg.NewFailures++
+			if !ht.PassAtK {
+				c.reg.NewConsistentFailures++
+			}
 		case !bt.Passed && ht.Passed:
 			d.Change = results.ChangeFixed
 			c.reg.Fixed++

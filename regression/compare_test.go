@@ -80,13 +80,13 @@ func TestCompare(t *testing.T) {
 			opts: Options{Source: "baseline.json"},
 			want: &results.Regression{
 				BaselineRunID: "base-run", BaselineFile: "baseline.json",
-				ScoreDelta: -2.0 / 7, NewFailures: 2, PValue: 0.5,
+				ScoreDelta: -2.0 / 7, NewFailures: 2, NewConsistentFailures: 2, PValue: 0.5,
 				Tasks: []results.TaskDiff{
 					{SuiteID: refunds, TaskID: "b", Change: results.ChangeNewFailure, ScoreDelta: -1, CostDeltaUsd: -0.01, LatencyDeltaMs: -100},
 					{SuiteID: refunds, TaskID: "e", Change: results.ChangeNewFailure, ScoreDelta: -1, CostDeltaUsd: -0.01, LatencyDeltaMs: -100},
 				},
 			},
-			wantSuites: []*results.SuiteRegression{{BaselineRunID: "run-" + refunds, ScoreDelta: -2.0 / 7, NewFailures: 2, PValue: 0.5}},
+			wantSuites: []*results.SuiteRegression{{BaselineRunID: "run-" + refunds, ScoreDelta: -2.0 / 7, NewFailures: 2, NewConsistentFailures: 2, PValue: 0.5}},
 		},
 		{
 			name: "fixed, moved, added and removed",
@@ -117,10 +117,10 @@ func TestCompare(t *testing.T) {
 			head: []results.Suite{suite(refunds, "1.0.0", task("a", 1, true), task("c", 0, false))},
 			opts: Options{InSuites: func(suiteID, taskID string) bool { return suiteID == refunds }},
 			want: &results.Regression{
-				BaselineRunID: "base-run", ScoreDelta: -0.5, NewFailures: 1, PValue: 1,
+				BaselineRunID: "base-run", ScoreDelta: -0.5, NewFailures: 1, NewConsistentFailures: 1, PValue: 1,
 				Tasks: []results.TaskDiff{{SuiteID: refunds, TaskID: "c", Change: results.ChangeNewFailure, ScoreDelta: -1, CostDeltaUsd: -0.01, LatencyDeltaMs: -100}},
 			},
-			wantSuites: []*results.SuiteRegression{{BaselineRunID: "run-" + refunds, ScoreDelta: -0.5, NewFailures: 1, PValue: 1}},
+			wantSuites: []*results.SuiteRegression{{BaselineRunID: "run-" + refunds, ScoreDelta: -0.5, NewFailures: 1, NewConsistentFailures: 1, PValue: 1}},
 		},
 		{
 			name: "suites on one side only",
@@ -149,6 +149,23 @@ func TestCompare(t *testing.T) {
 				Tasks:    []results.TaskDiff{{SuiteID: refunds, TaskID: "b", Change: results.ChangeNewFailure, ScoreDelta: -0.4, CostDeltaUsd: 0.04}},
 			},
 			wantSuites: []*results.SuiteRegression{{BaselineRunID: "base-run", ScoreDelta: -0.2, NewFailures: 1, PValue: 1}},
+		},
+		{
+			name: "trials: a task that passes no trial is a consistent failure, a flaky one is not",
+			base: []results.Suite{{ID: refunds, Version: "1.0.0", Trials: 3, Tasks: []results.Task{task("a", 1, true), task("b", 1, true), task("c", 1, true)}}},
+			head: []results.Suite{{ID: refunds, Version: "1.0.0", Trials: 3, Tasks: []results.Task{
+				task("a", 1, true),
+				{ID: "b", Status: results.StatusFailed, Score: 2.0 / 3, Passed: false, PassAtK: true, TrialsPassed: 2, CostUsd: 0.01, LatencyMs: 200},
+				{ID: "c", Status: results.StatusFailed, Score: 0, Passed: false, PassAtK: false, CostUsd: 0.01, LatencyMs: 200},
+			}}},
+			want: &results.Regression{
+				BaselineRunID: "base-run", ScoreDelta: -(1.0/3 + 1) / 3, NewFailures: 2, NewConsistentFailures: 1, PValue: 0.5,
+				Tasks: []results.TaskDiff{
+					{SuiteID: refunds, TaskID: "b", Change: results.ChangeNewFailure, ScoreDelta: -1.0 / 3},
+					{SuiteID: refunds, TaskID: "c", Change: results.ChangeNewFailure, ScoreDelta: -1},
+				},
+			},
+			wantSuites: []*results.SuiteRegression{{BaselineRunID: "base-run", ScoreDelta: -(1.0/3 + 1) / 3, NewFailures: 2, NewConsistentFailures: 1, PValue: 0.5}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })

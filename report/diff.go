@@ -146,10 +146,14 @@ func (d *differ) headline() (verdict, summary string) {
 		return verdict, "no comparison"
 	}
 	up, down, sign := regression.SignTestOf(reg)
-	summary = fmt.Sprintf("score %s → %s (%s, 95%% CI %s to %s), %s newly failing, %s fixed, McNemar p=%s, sign test p=%s (%d up, %d down)",
+	failing := formatCount(reg.NewFailures) + " newly failing"
+	if reg.NewFailures > 0 {
+		failing += " (" + formatCount(reg.NewConsistentFailures) + " in every trial)"
+	}
+	summary = fmt.Sprintf("score %s → %s (%s, 95%% CI %s to %s), %s, %s fixed, McNemar p=%s, sign test p=%s (%d up, %d down)",
 		strconv.FormatFloat(d.base.AggregateScore, 'f', 3, 64), strconv.FormatFloat(d.head.AggregateScore, 'f', 3, 64),
 		formatDelta(reg.ScoreDelta), formatDelta(reg.CILow), formatDelta(reg.CIHigh),
-		formatCount(reg.NewFailures), formatCount(reg.Fixed), formatP(reg.PValue), formatP(sign), up, down)
+		failing, formatCount(reg.Fixed), formatP(reg.PValue), formatP(sign), up, down)
 	return verdict, summary
 }
 
@@ -271,6 +275,9 @@ func taskCells(td results.TaskDiff, t *results.Task, delta func(float64) string)
 	}
 	before := t.Score - td.ScoreDelta
 	score := formatScore(before, t.Score) + " → " + formatScore(t.Score, before)
+	if n := len(t.Trials); n > 1 {
+		score += fmt.Sprintf(" (%d/%d trials)", t.TrialsPassed, n)
+	}
 	reason := ""
 	if !t.Passed {
 		reason = why(t)

@@ -33,7 +33,7 @@ func refundsSuite() results.Suite {
 			Findings: results.Findings{High: 1, Low: 1},
 		},
 		Regression: &results.SuiteRegression{
-			BaselineRunID: "run-41", ScoreDelta: -0.25, NewFailures: 1, Fixed: 0, PValue: 0.5,
+			BaselineRunID: "run-41", ScoreDelta: -0.25, NewFailures: 1, NewConsistentFailures: 1, Fixed: 0, PValue: 0.5,
 			Added: []string{"late-fee"}, Removed: []string{"old-task"},
 		},
 		Tasks: []results.Task{
@@ -128,7 +128,7 @@ func failingRun() *results.Run {
 		},
 		Regression: &results.Regression{
 			BaselineRunID: "run-41", BaselineFile: ".evalgate/baseline.json", ScoreDelta: -0.125,
-			NewFailures: 1, Fixed: 0, PValue: 0.5, CILow: -0.375, CIHigh: 0,
+			NewFailures: 1, NewConsistentFailures: 1, Fixed: 0, PValue: 0.5, CILow: -0.375, CIHigh: 0,
 			Tasks: []results.TaskDiff{{
 				SuiteID: "acme.support.evals.refunds", TaskID: "late-fee", Change: results.ChangeNewFailure,
 				ScoreDelta: -0.5, CostDeltaUsd: 0.001, LatencyDeltaMs: 120,

@@ -233,7 +233,11 @@ type Regression struct {
 	BaselineFile  string  `json:"baselineFile,omitempty"`
 	ScoreDelta    float64 `json:"scoreDelta"`
 	NewFailures   int     `json:"newFailures"`
-	Fixed         int     `json:"fixed"`
+	// NewConsistentFailures counts the new failures that passed no trial
+	// now. With several trials a flaky task, one that passes some of them,
+	// is a new failure (pass^k) but never a consistent one.
+	NewConsistentFailures int `json:"newConsistentFailures"`
+	Fixed                 int `json:"fixed"`
 	// PValue is the two-sided significance of the change (McNemar's exact
 	// test over pass flips); 1 when nothing changed.
 	PValue   float64    `json:"pValue"`
@@ -245,13 +249,14 @@ type Regression struct {
 
 // SuiteRegression is a suite's share of the regression.
 type SuiteRegression struct {
-	BaselineRunID string   `json:"baselineRunId"`
-	ScoreDelta    float64  `json:"scoreDelta"`
-	NewFailures   int      `json:"newFailures"`
-	Fixed         int      `json:"fixed"`
-	PValue        float64  `json:"pValue"`
-	Added         []string `json:"added,omitempty"`
-	Removed       []string `json:"removed,omitempty"`
+	BaselineRunID         string   `json:"baselineRunId"`
+	ScoreDelta            float64  `json:"scoreDelta"`
+	NewFailures           int      `json:"newFailures"`
+	NewConsistentFailures int      `json:"newConsistentFailures"` // new failures that passed no trial
+	Fixed                 int      `json:"fixed"`
+	PValue                float64  `json:"pValue"`
+	Added                 []string `json:"added,omitempty"`
+	Removed               []string `json:"removed,omitempty"`
 }
 
 // Task changes against the baseline.

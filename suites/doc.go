@@ -24,10 +24,12 @@
 // are kept as compact json.RawMessage with their number literals as
 // written, so 42.0 stays 42.0.
 //
-// Portable and ExportOpenWOP serve `evalgate validate --openwop` and
-// `evalgate export --openwop`: the first lists what keeps a file from being
-// strictly openwop-portable, the second strips the extensions and says what
-// was lost.
+// CheckOpenWOP and ExportOpenWOP serve `evalgate validate --openwop` and
+// `evalgate export --openwop` from one walk of the file, so both count the
+// same extensions: the first lists what keeps a file from being strictly
+// openwop-portable, the second strips the extensions, translates the
+// matches openwop can express exactly, leaves out the tasks only
+// extensions score, and reports each of these.
 //
 // Example:
 //

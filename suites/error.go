@@ -12,6 +12,7 @@ const (
 	ErrSchema   = "schema"   // the document does not follow the suite schema
 	ErrSemantic = "semantic" // the document is well-formed but means something impossible
 	ErrIO       = "io"       // the file could not be read
+	ErrOpenWOP  = "openwop"  // valid for evalgate, but not strictly openwop-portable (CheckOpenWOP)
 )
 
 // Error is one problem in a suite file.

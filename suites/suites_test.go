@@ -175,17 +175,25 @@ func TestExtensions(t *testing.T) {
 		want []string
 	}
 	run := func(t *testing.T, tc testCase) {
-		root, errs := parseTree(tc.file, readFile(t, tc.file))
-		assert.Assert(t, errs == nil, "%v", errs)
-		_, exts, _ := openwopWalk(root, false)
+		rep, err := CheckOpenWOP(tc.file, readFile(t, tc.file))
+		assert.NilError(t, err)
+		var exts []string
+		for _, e := range rep.Extensions {
+			exts = append(exts, e.Pointer)
+		}
 		assert.DeepEqual(t, exts, tc.want)
 		// Portable agrees: a file without extensions is portable.
 		assert.Equal(t, len(Portable(tc.file, readFile(t, tc.file))) == 0, len(tc.want) == 0)
+		// The export reports the same extensions.
+		_, exported, err := ExportOpenWOP(tc.file, readFile(t, tc.file), false)
+		assert.NilError(t, err)
+		assert.DeepEqual(t, exported.Extensions, rep.Extensions)
 	}
 	testCases := []testCase{
 		{file: "testdata/ok/portable.json"},
 		{file: "testdata/ok/anchors.yml"},
 		{file: "testdata/ok/extensions.json", want: []string{
+			"/$schema",
 			"/trials",
 			"/tasks/0/passScore",
 			"/tasks/0/timeoutMs",
@@ -203,42 +211,61 @@ func TestExtensions(t *testing.T) {
 	}
 }
 
-// TestExportOpenWOP exports every ok file; the result is strictly portable,
-// still a valid suite with the same tasks, and matches its golden file.
+// TestExportOpenWOP exports every ok file: the result is strictly
+// portable and loads in evalgate, every task is kept or reported as
+// unscoreable, and the report lists what happened to each extension.
 func TestExportOpenWOP(t *testing.T) {
 	for _, path := range testFiles(t, "ok") {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			data := readFile(t, path)
-			out, lost, err := ExportOpenWOP(path, data)
+			out, rep, err := ExportOpenWOP(path, data, false)
 			assert.NilError(t, err)
 			orig, err := Parse(path, data)
 			assert.NilError(t, err)
 
 			assert.Equal(t, len(Portable("export.json", out)), 0, "export is not portable:\n%v", Portable("export.json", out))
-			root, _ := parseTree(path, data)
-			_, exts, _ := openwopWalk(root, false)
-			assert.Assert(t, len(lost) >= len(exts) || len(lost) > 0 || len(exts) == 0)
-			var ids []string
-			for _, task := range orig.Tasks {
-				ids = append(ids, task.ID)
+			exported, err := Parse("export.json", out)
+			assert.NilError(t, err, "an export loads in evalgate too")
+			left := map[string]bool{}
+			for _, u := range rep.Unscoreable {
+				left[u.TaskID] = true
 			}
-			// The export is a JSON document in its own right.
+			var want []string
+			for _, task := range orig.Tasks {
+				if !left[task.ID] {
+					want = append(want, task.ID)
+				}
+			}
+			var got []string
+			for _, task := range exported.Tasks {
+				got = append(got, task.ID)
+			}
+			assert.DeepEqual(t, got, want)
+			checked, err := CheckOpenWOP(path, data)
+			assert.NilError(t, err)
+			assert.DeepEqual(t, checked, rep)
+
+			// --keep-unscoreable keeps every task, and the file says so.
+			kept, keptRep, err := ExportOpenWOP(path, data, true)
+			assert.NilError(t, err)
+			assert.DeepEqual(t, keptRep, rep)
 			var doc map[string]any
-			assert.NilError(t, json.Unmarshal(out, &doc))
+			assert.NilError(t, json.Unmarshal(kept, &doc))
 			assert.Equal(t, doc["suiteId"], orig.ID)
-			assert.Equal(t, len(doc["tasks"].([]any)), len(ids))
+			assert.Equal(t, len(doc["tasks"].([]any)), len(orig.Tasks))
+			assert.Equal(t, len(Portable("kept.json", kept)), len(rep.Unscoreable))
 
 			name := filepath.Join("export", filepath.Base(path))
 			golden.Assert(t, string(out), name+".json")
-			golden.Assert(t, strings.Join(lost, "\n")+"\n", name+".lost")
+			golden.Assert(t, rep.Errors().Error()+"\n", name+".report")
 		})
 	}
 }
 
 func TestExportOpenWOPInvalid(t *testing.T) {
 	path := "testdata/err/semantic-kind.yaml"
-	out, lost, err := ExportOpenWOP(path, readFile(t, path))
-	assert.Assert(t, out == nil && lost == nil)
+	out, rep, err := ExportOpenWOP(path, readFile(t, path), false)
+	assert.Assert(t, out == nil && rep == nil)
 	var errs Errors
 	assert.Assert(t, errors.As(err, &errs))
 	assert.Assert(t, len(errs) > 0)
