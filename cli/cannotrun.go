@@ -26,8 +26,8 @@ func (j *job) cannotRun(e *runner.CannotRunError) error {
 	var b strings.Builder
 	command, where := j.agentCommand()
 	fmt.Fprintf(&b, "the agent cannot run: %s (%s) ended with %s before writing a line", command, where, report.Printable(e.Exit))
-	if e.Trials > 1 {
-		fmt.Fprintf(&b, " in each of its first %d trials", e.Trials)
+	if e.Tasks > 1 {
+		fmt.Fprintf(&b, " on each of the first %d tasks", e.Tasks)
 	}
 	if hint := exitHint(e.Exit); hint != "" {
 		b.WriteString("\n  " + hint)

@@ -76,7 +76,7 @@ func TestAgentThatCannotRun(t *testing.T) {
 			args:   []string{"--agent-cmd", "python3 nope.py", "evals"},
 			python: true,
 			want: []string{
-				`evalgate: the agent cannot run: "python3 nope.py" (--agent-cmd) ended with exit status 2 before writing a line in each of its first 3 trials`,
+				`evalgate: the agent cannot run: "python3 nope.py" (--agent-cmd) ended with exit status 2 before writing a line on each of the first 3 tasks`,
 				"\n  | ", "can't open file", "nope.py", "[Errno 2] No such file or directory",
 				"fix the command and run again",
 			},

@@ -156,16 +156,16 @@ const silentTasks = 3
 // first ones in plan order rather than the first to finish, so a task
 // whose crash is quick does not outrun the agent's slower successes.
 type CannotRunError struct {
-	Trials int    // the trials that ended so
+	Tasks  int    // the tasks whose first trial ended so
 	Exit   string // how the first of them ended: "exit status 127"
 	Stderr []byte // what it wrote on stderr, as kept (bounded); not content-free
 }
 
 func (e *CannotRunError) Error() string {
-	if e.Trials == 1 {
-		return fmt.Sprintf("the agent cannot run: its first trial ended with %s before writing a line", e.Exit)
+	if e.Tasks == 1 {
+		return fmt.Sprintf("the agent cannot run: it ended with %s before writing a line", e.Exit)
 	}
-	return fmt.Sprintf("the agent cannot run: its first %d trials all ended before writing a line, the first with %s", e.Trials, e.Exit)
+	return fmt.Sprintf("the agent cannot run: on each of the first %d tasks it ended before writing a line, the first time with %s", e.Tasks, e.Exit)
 }
 
 // Run executes every planned task trial with a bounded pool of agents and
@@ -348,7 +348,7 @@ func (r *run) heard(task, n int, res *results.Trial, out *Outcome) error {
 	if w.mute < w.first {
 		return nil
 	}
-	return &CannotRunError{Trials: w.first, Exit: w.exit, Stderr: w.stderr}
+	return &CannotRunError{Tasks: w.first, Exit: w.exit, Stderr: w.stderr}
 }
 
 // taskDone aggregates a finished task and emits whatever is now ready in

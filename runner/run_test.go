@@ -350,10 +350,10 @@ func muteSuite(t *testing.T, inputs ...string) *suites.Suite {
 // CannotRunError, kills the trials still running and reports nothing.
 func TestRunStopsWhenTheAgentNeverSpeaks(t *testing.T) {
 	type testCase struct {
-		name       string
-		inputs     []string
-		trials     int
-		wantTrials int // CannotRunError.Trials
+		name      string
+		inputs    []string
+		trials    int
+		wantTasks int // CannotRunError.Tasks
 	}
 	run := func(t *testing.T, tc testCase) {
 		s := muteSuite(t, tc.inputs...)
@@ -369,7 +369,7 @@ func TestRunStopsWhenTheAgentNeverSpeaks(t *testing.T) {
 		if !errors.As(err, &cr) {
 			t.Fatalf("err = %v, want a CannotRunError", err)
 		}
-		want := &CannotRunError{Trials: tc.wantTrials, Exit: "exit status 2", Stderr: []byte("python3: can't open file 'nope.py': [Errno 2] No such file or directory\n")}
+		want := &CannotRunError{Tasks: tc.wantTasks, Exit: "exit status 2", Stderr: []byte("python3: can't open file 'nope.py': [Errno 2] No such file or directory\n")}
 		if diff := cmp.Diff(want, cr); diff != "" {
 			t.Errorf("error (-want +got):\n%s", diff)
 		}
@@ -384,9 +384,9 @@ func TestRunStopsWhenTheAgentNeverSpeaks(t *testing.T) {
 		}
 	}
 	for _, tc := range []testCase{
-		{name: "three tasks decide, the slow ones are killed", inputs: []string{"a", "b", "c", "slow", "slow", "slow"}, wantTrials: 3},
-		{name: "one task", inputs: []string{"a"}, wantTrials: 1},
-		{name: "two tasks of three trials", inputs: []string{"a", "b"}, trials: 3, wantTrials: 2},
+		{name: "three tasks decide, the slow ones are killed", inputs: []string{"a", "b", "c", "slow", "slow", "slow"}, wantTasks: 3},
+		{name: "one task", inputs: []string{"a"}, wantTasks: 1},
+		{name: "two tasks of three trials", inputs: []string{"a", "b"}, trials: 3, wantTasks: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
