@@ -107,6 +107,11 @@ func TestAgentThatCannotRun(t *testing.T) {
 			want:   []string{`"python3 agent.py" (agent.exec in `, "evalgate.yaml) ended with exit status 2", "agent.py"},
 		},
 		{
+			name:  "exec agent that cannot be started at all",
+			files: map[string]string{"evalgate.yaml": "suites: [evals]\nagent:\n  exec: [./does-not-exist]\n"},
+			want:  []string{`could not start agent "./does-not-exist"`},
+		},
+		{
 			name: "plain agent of the config",
 			files: map[string]string{
 				"evalgate.yaml": "suites: [evals]\nagent:\n  plain: [/bin/sh, -c, 'echo \"answer.sh: missing\" >&2; exit 5']\n",
