@@ -3,11 +3,13 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/evalgate/evalgate/results"
 )
@@ -45,6 +47,12 @@ tasks:
 	writeFiles(t, dir, map[string]string{"evalgate.yaml": "suites: [evals]\nagent: {plain: [./agent.sh]}\nconcurrency: 1\n"})
 	r := runCLI(t, dir, nil, "run")
 	assert.Equal(t, r.code, ExitInterrupted, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	// The suite cut short has no verdict, nor has the run: what never ran
+	// is counted, and nothing says PASS.
+	assert.Check(t, is.Contains(r.stdout, "PARTIAL acme.cli.evals.interrupt 1.0.0  1 of 2 tasks ran  1/1 passed"))
+	assert.Check(t, is.Contains(r.stdout, "\nevalgate: INTERRUPTED — 1 of 2 tasks never ran; no verdict\n"))
+	assert.Check(t, !strings.Contains(r.stdout, "PASS"), r.stdout)
+	assert.Check(t, is.Contains(r.stderr, "evalgate: interrupted: the results hold the 1 task that finished; run again for a verdict"))
 
 	run, err := results.Read(filepath.Join(dir, "evalgate-out", "results.json"))
 	assert.NilError(t, err)

@@ -56,7 +56,7 @@ func (o *observer) Trial(s *suites.Suite, t *suites.Task, tr *runner.TrialRecord
 		Stderr: string(tr.Stderr),
 	}
 	if tr.Err != nil {
-		tx.Error = &report.TranscriptError{Kind: tr.Err.Kind, Message: tr.Err.Message}
+		tx.Error = &report.TranscriptError{Kind: tr.Err.Kind, Message: tr.Err.Full()}
 	}
 	for id, reason := range tr.Reasons {
 		if i, ok := rubricIndex(id); ok {
@@ -90,6 +90,7 @@ func (o *observer) SuiteStarted(s *results.Suite, taskCount int) {
 	s.RunID = newID()
 	o.runIDs[s.ID] = s.RunID
 	o.fail(o.events.Started(s, s.Modes, taskCount, o.cmp.runID(s.ID)))
+	o.term.SuiteStarted(s, taskCount)
 }
 
 func (o *observer) TaskScored(s *results.Suite, t *results.Task) {

@@ -204,12 +204,16 @@ func (j *job) execute(ctx context.Context) error {
 	}
 	defer events.Close()
 
-	term := report.NewTerminal(report.TerminalOptions{
+	termOpts := report.TerminalOptions{
 		Out:   c.Stdout,
 		Color: c.colorEnabled(j.flags.noColor),
 		Live:  c.isTerminal() && c.Getenv("CI") == "",
 		Quiet: j.flags.quiet,
-	})
+	}
+	if j.flags.transcripts {
+		termOpts.Transcripts = filepath.Join(j.out, "transcripts")
+	}
+	term := report.NewTerminal(termOpts)
 	if j.spill, err = newTrialSpill(j.out); err != nil {
 		return runError(err)
 	}
@@ -254,6 +258,12 @@ func (j *job) execute(ctx context.Context) error {
 		return runError(obs.err)
 	}
 	if runErr != nil && !errors.Is(runErr, runner.ErrInterrupted) {
+		// A run that could not happen leaves no outputs, not even the
+		// events it had no task to write into.
+		_ = os.Remove(events.Name())
+		if cr, ok := errors.AsType[*runner.CannotRunError](runErr); ok {
+			return j.cannotRun(cr)
+		}
 		return runError(fmt.Errorf("could not run the agent: %w", runErr))
 	}
 	if err := j.judgeUnavailable(); err != nil {
@@ -274,7 +284,7 @@ func (j *job) execute(ctx context.Context) error {
 	if err := j.writeOutputs(ctx, run); err != nil {
 		return runError(err)
 	}
-	interrupted := &exitError{code: ExitInterrupted, err: errors.New("interrupted: the results hold only the tasks that finished")}
+	interrupted := &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: the results hold the %d %s that finished; run again for a verdict", run.TaskCount, pluralWord(run.TaskCount, "task", "tasks"))}
 	return j.conclude(ctx, run, term, interrupted)
 }
 

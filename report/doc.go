@@ -3,7 +3,8 @@
 // results.json, the report on the console and, on request, the transcripts.
 //
 // Everything but the transcripts is content-free: ids, scores, counts, check
-// ids with reason codes, error kinds, file:line and {kind, severity}; never
+// ids with reason codes, error kinds with evalgate's own error messages,
+// file:line and {kind, severity}; never
 // task input or output, prompts, rubric prose, tool results, judge reasons
 // or credentials. Each writer builds its output from an allow-list of such
 // fields, so content cannot leak in by a new field upstream.
@@ -14,6 +15,7 @@
 //	term := report.NewTerminal(report.TerminalOptions{Out: os.Stderr, Color: color, Live: isTTY})
 //
 //	events.Started(suite, modes, len(tasks), baselineRunID)
+//	term.SuiteStarted(suite, len(tasks))
 //	for each finished task {
 //		events.Scored(suite.RunID, &task)
 //		term.Progress(done, total, passed, failed, errored)

@@ -45,8 +45,10 @@ func fullRun() *results.Run {
 	s.Tasks[2].ToolCalls = 4
 	s.Tasks[2].Passed = true
 	s.Tasks[2].Score = 0.1
+	s.Tasks[2].ErrorMessage = "timed out after 2m"
+	s.Tasks[2].LinesAfterFinal = 2
 	s.Tasks[2].Trials[0] = results.Trial{
-		Trial: 1, Status: results.StatusError, ErrorKind: results.ErrTimeout, Score: 0.1, Passed: true,
+		Trial: 1, Status: results.StatusError, ErrorKind: results.ErrTimeout, ErrorMessage: "timed out after 2m", LinesAfterFinal: 2, Score: 0.1, Passed: true,
 		LatencyMs: 120000, AgentCostUsd: 0.01, JudgeCostUsd: 0.001, Tokens: results.Tokens{Input: 1, Output: 2},
 		ToolCalls: 4, SchemaValid: ptr(false),
 		Checks:   []results.Check{{ID: "rubric[0]", Kind: "criterion", Weight: 0.5, Passed: true, Reason: "not-met", Judged: true}},
@@ -272,6 +274,12 @@ func TestResultsSchema(t *testing.T) {
 		}, wantErr: "/severity"},
 		{name: "wrong format id", edit: func(d map[string]any) { d["$schema"] = "https://example.com/other" }, wantErr: "/$schema"},
 		{name: "fractional count", edit: func(d map[string]any) { d["taskCount"] = 1.5 }, wantErr: "/taskCount"},
+		{name: "empty error message", edit: func(d map[string]any) {
+			idx(obj(idx(d["suites"], 0))["tasks"], 2)["errorMessage"] = ""
+		}, wantErr: "/errorMessage"},
+		{name: "no lines after final is left out, not 0", edit: func(d map[string]any) {
+			idx(obj(idx(d["suites"], 0))["tasks"], 2)["linesAfterFinal"] = 0
+		}, wantErr: "/linesAfterFinal"},
 	}
 	checkSchemaEdits(t, sch, data, testCases)
 }

@@ -186,3 +186,13 @@ func TestMarkdownEscaping(t *testing.T) {
 	assert.Equal(t, formatCount(4211), "4,211")
 	assert.Equal(t, formatCount(1234567), "1,234,567")
 }
+
+// TestScorecardErrorMessage: an errored task's row says what happened in
+// the same content-free words as the terminal and results.json.
+func TestScorecardErrorMessage(t *testing.T) {
+	r := noBaselineRun()
+	slow := &r.Suites[0].Tasks[2]
+	slow.ErrorKind, slow.ErrorMessage = "agent-exit", "exit status 2 before any line"
+	got := Scorecard(r, ScorecardOptions{})
+	assert.Assert(t, strings.Contains(got, "`error: agent-exit (exit status 2 before any line)`"), got)
+}

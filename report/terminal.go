@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/fatih/color"
@@ -21,6 +22,15 @@ const progressInterval = 100 * time.Millisecond
 
 // maxFailingRows bounds the failing-task table; results.json has the rest.
 const maxFailingRows = 50
+
+// maxWarnings bounds the warnings about lines after final.
+const maxWarnings = 10
+
+// maxVerdictGates is how many failed gates the verdict line names.
+const maxVerdictGates = 3
+
+// maxVerdictText bounds a gate's expression and values in the verdict line.
+const maxVerdictText = 100
 
 // TerminalOptions configure a Terminal. The caller decides about colour and
 // liveness (NO_COLOR, --no-color, whether Out is a terminal); a Terminal
@@ -38,6 +48,10 @@ type TerminalOptions struct {
 	// Clock tells the time for the progress line's ETA and throttle;
 	// nil means time.Now.
 	Clock func() time.Time
+	// Transcripts is the folder the run writes transcripts to; "" when it
+	// writes none. A report with errored tasks points there, or says to
+	// run again with --transcripts.
+	Transcripts string
 }
 
 // Terminal is the human report of a run on the console: a live progress
@@ -48,17 +62,19 @@ type TerminalOptions struct {
 //
 // A Terminal is safe for concurrent use.
 type Terminal struct {
-	out   io.Writer
-	live  bool
-	quiet bool
-	clock func() time.Time
+	out         io.Writer
+	live        bool
+	quiet       bool
+	clock       func() time.Time
+	transcripts string
 
 	pass, fail, warn, bold, dim *color.Color
 
 	mu        sync.Mutex
 	start     time.Time
 	lastDraw  time.Time
-	lineWidth int // columns the live line takes on screen; 0 when none is shown
+	lineWidth int            // columns the live line takes on screen; 0 when none is shown
+	planned   map[string]int // tasks selected per suite, from SuiteStarted
 }
 
 // NewTerminal returns a Terminal; the progress ETA counts from now.
@@ -70,15 +86,16 @@ func NewTerminal(o TerminalOptions) *Terminal {
 		o.Clock = time.Now
 	}
 	t := &Terminal{
-		out:   o.Out,
-		live:  o.Live,
-		quiet: o.Quiet,
-		clock: o.Clock,
-		pass:  color.New(color.FgGreen, color.Bold),
-		fail:  color.New(color.FgRed, color.Bold),
-		warn:  color.New(color.FgYellow),
-		bold:  color.New(color.Bold),
-		dim:   color.New(color.Faint),
+		out:         o.Out,
+		live:        o.Live,
+		quiet:       o.Quiet,
+		clock:       o.Clock,
+		transcripts: o.Transcripts,
+		pass:        color.New(color.FgGreen, color.Bold),
+		fail:        color.New(color.FgRed, color.Bold),
+		warn:        color.New(color.FgYellow),
+		bold:        color.New(color.Bold),
+		dim:         color.New(color.Faint),
 	}
 	for _, c := range []*color.Color{t.pass, t.fail, t.warn, t.bold, t.dim} {
 		if o.Color {
@@ -137,36 +154,76 @@ func (t *Terminal) Progress(done, total, passed, failed, errored int) {
 	io.WriteString(t.out, line)
 }
 
+// SuiteStarted tells the Terminal how many tasks of a suite were selected,
+// so that a suite cut short by an interrupt is not reported as complete.
+func (t *Terminal) SuiteStarted(s *results.Suite, taskCount int) {
+	if s == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.planned == nil {
+		t.planned = map[string]int{}
+	}
+	t.planned[s.ID] = taskCount
+}
+
 // SuiteDone prints one line for a finished suite:
 //
-//	PASS acme.support.evals.refunds 1.0.0  score 0.92 (>= 0.90)  11/12 passed  1 error  $0.0123  p95 840ms
+//	PASS acme.support.evals.refunds 1.0.0  score 0.92 (>= 0.90)  9/12 passed  2 tasks failed  1 error  1 critical finding  $0.0123  p95 840ms
 //
-// Cost and p95 latency show the suite's limit when it sets one.
+// PASS and FAIL are the suite's openwop verdict, its score against its
+// bar; the tasks that did not pass and the findings are named beside it,
+// so a passing suite with failing tasks does not read as all clear. Cost
+// and p95 latency show the suite's limit when it sets one. A suite whose
+// tasks did not all run (an interrupted run) has no verdict:
+//
+//	PARTIAL acme.support.evals.refunds 1.0.0  5 of 12 tasks ran  4/5 passed  1 task failed  $0.0051  p95 810ms
+//
+// and one where none ran prints nothing.
 func (t *Terminal) SuiteDone(s *results.Suite) {
 	if t.quiet || s == nil {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	planned, known := t.planned[s.ID]
+	partial := known && s.TaskCount < planned
+	if partial && s.TaskCount == 0 {
+		return
+	}
 	t.clearLine()
 
 	var b strings.Builder
-	if s.Passed {
+	switch {
+	case partial:
+		b.WriteString(t.warn.Sprint("PARTIAL"))
+	case s.Passed:
 		b.WriteString(t.pass.Sprint("PASS"))
-	} else {
+	default:
 		b.WriteString(t.fail.Sprint("FAIL"))
 	}
 	fmt.Fprintf(&b, " %s %s", t.bold.Sprint(s.ID), s.Version)
 
-	bar := s.Thresholds.PassScore
-	// The comparison shown is the one that holds, so a failing figure reads
-	// "0.86 (< 0.90)" rather than restating the bar it missed.
-	score := "score " + formatScore(s.AggregateScore, bar) + " (" + cmpOp(s.AggregateScore >= bar, ">=", "<") + " " + formatScore(bar, s.AggregateScore) + ")"
-	b.WriteString("  " + t.colorIf(s.AggregateScore < bar, t.fail, score))
+	if partial {
+		fmt.Fprintf(&b, "  %d of %d tasks ran", s.TaskCount, planned)
+	} else {
+		bar := s.Thresholds.PassScore
+		// The comparison shown is the one that holds, so a failing figure
+		// reads "0.86 (< 0.90)" rather than restating the bar it missed.
+		score := "score " + formatScore(s.AggregateScore, bar) + " (" + cmpOp(s.AggregateScore >= bar, ">=", "<") + " " + formatScore(bar, s.AggregateScore) + ")"
+		b.WriteString("  " + t.colorIf(s.AggregateScore < bar, t.fail, score))
+	}
 
 	b.WriteString(fmt.Sprintf("  %d/%d passed", s.PassedCount, s.TaskCount))
+	if failed := s.TaskCount - s.PassedCount - s.ErroredCount; failed > 0 {
+		b.WriteString("  " + t.fail.Sprint(plural(failed, "task failed", "tasks failed")))
+	}
 	if s.ErroredCount > 0 {
 		b.WriteString("  " + t.warn.Sprint(plural(s.ErroredCount, "error", "errors")))
+	}
+	if f := s.Findings; f != (results.Findings{}) {
+		b.WriteString("  " + t.colorIf(f.Critical+f.High > 0, t.fail, findingCounts(f)))
 	}
 
 	cost := formatUsd(s.TotalCostUsd)
@@ -214,11 +271,69 @@ func (t *Terminal) Finish(r *results.Run) {
 	var b strings.Builder
 	if !t.quiet {
 		t.failingTable(&b, r)
+		t.transcriptsHint(&b, r)
+		t.linesAfterFinal(&b, r)
 		t.regression(&b, r.Regression)
-		t.gates(&b, r.Gates)
+		if !r.Interrupted {
+			// Gates read a partial run as if it were whole: not shown.
+			t.gates(&b, r.Gates)
+		}
 	}
 	t.verdict(&b, r)
 	io.WriteString(t.out, b.String())
+}
+
+// transcriptsHint says once, under a report with errored tasks, where the
+// agent's own words are: error messages never quote them.
+func (t *Terminal) transcriptsHint(b *strings.Builder, r *results.Run) {
+	if !anyTask(r, func(task *results.Task) bool { return task.Status == results.StatusError }) {
+		return
+	}
+	if t.transcripts != "" {
+		fmt.Fprintf(b, "  %s\n", t.dim.Sprint("the agent's stderr and output are in "+Printable(t.transcripts)))
+		return
+	}
+	fmt.Fprintf(b, "  %s\n", t.dim.Sprint("re-run with --transcripts to see the agent's stderr and output"))
+}
+
+// linesAfterFinal warns, task by task, about the lines agents wrote after
+// their final line, which were ignored.
+func (t *Terminal) linesAfterFinal(b *strings.Builder, r *results.Run) {
+	shown, more := 0, 0
+	for si := range r.Suites {
+		s := &r.Suites[si]
+		for ti := range s.Tasks {
+			task := &s.Tasks[ti]
+			if task.LinesAfterFinal == 0 {
+				continue
+			}
+			if shown == maxWarnings {
+				more++
+				continue
+			}
+			if shown == 0 {
+				b.WriteByte('\n')
+			}
+			shown++
+			fmt.Fprintf(b, "%s\n", t.warn.Sprintf("warning: %s/%s (%s): the agent wrote %s after final; %s ignored",
+				s.ID, task.ID, Printable(where(task)), plural(task.LinesAfterFinal, "line", "lines"), pluralWord(task.LinesAfterFinal, "it was", "they were")))
+		}
+	}
+	if more > 0 {
+		fmt.Fprintf(b, "%s\n", t.warn.Sprintf("warning: … and %d more %s with lines after final (linesAfterFinal in results.json)", more, pluralWord(more, "task", "tasks")))
+	}
+}
+
+// anyTask reports whether a task of r satisfies f.
+func anyTask(r *results.Run, f func(*results.Task) bool) bool {
+	for si := range r.Suites {
+		for ti := range r.Suites[si].Tasks {
+			if f(&r.Suites[si].Tasks[ti]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // failingTable writes the tasks that did not pass, in run order.
@@ -239,7 +354,7 @@ func (t *Terminal) failingTable(b *strings.Builder, r *results.Run) {
 			rows = append(rows, []string{
 				s.ID,
 				task.ID,
-				where(task),
+				Printable(where(task)),
 				formatScore(task.Score, task.PassScore) + "/" + formatScore(task.PassScore, task.Score),
 				why(task),
 			})
@@ -305,7 +420,7 @@ func (t *Terminal) gates(b *strings.Builder, gates []results.Gate) {
 	b.WriteString("\n" + t.bold.Sprint("gates") + "\n")
 	width := 0
 	for _, g := range gates {
-		width = max(width, utf8.RuneCountInString(g.Expr))
+		width = max(width, utf8.RuneCountInString(Printable(g.Expr)))
 	}
 	for _, g := range gates {
 		verdict := t.pass.Sprint("PASS")
@@ -316,40 +431,87 @@ func (t *Terminal) gates(b *strings.Builder, gates []results.Gate) {
 		if g.Error != "" {
 			detail = t.fail.Sprint("error: " + g.Error)
 		}
-		line := "  " + verdict + "  " + g.Expr
+		expr := Printable(g.Expr)
+		line := "  " + verdict + "  " + expr
 		if detail != "" {
-			line += strings.Repeat(" ", width-utf8.RuneCountInString(g.Expr)+2) + t.dim.Sprint(detail)
+			line += strings.Repeat(" ", width-utf8.RuneCountInString(expr)+2) + t.dim.Sprint(Printable(detail))
 		}
 		b.WriteString(line + "\n")
 	}
 }
 
-// verdict writes the last line: the run's verdict and how many gates hold.
+// verdict writes the last line: the run's verdict and which gates failed,
+// or, for an interrupted run, how many tasks never ran and no verdict.
 func (t *Terminal) verdict(b *strings.Builder, r *results.Run) {
-	failed := 0
+	var failed []results.Gate
 	for _, g := range r.Gates {
 		if !g.Passed {
-			failed++
+			failed = append(failed, g)
 		}
 	}
 	n := len(r.Gates)
 	var line string
 	switch {
+	case r.Interrupted:
+		line = t.warn.Sprint("INTERRUPTED") + " — " + t.notRun(r) + "; no verdict"
 	case r.Passed && n == 0:
 		line = t.pass.Sprint("PASS") + " — no gates"
 	case r.Passed && n == 1:
 		line = t.pass.Sprint("PASS") + " — the gate holds"
 	case r.Passed:
 		line = t.pass.Sprint("PASS") + fmt.Sprintf(" — all %d gates hold", n)
-	case failed > 0:
-		line = t.fail.Sprint("FAIL") + fmt.Sprintf(" — %d of %d %s failed", failed, n, pluralWord(n, "gate", "gates"))
+	case len(failed) == 1:
+		line = t.fail.Sprint("FAIL") + " — gate " + failedGate(failed[0])
+	case len(failed) > 1:
+		names := make([]string, 0, maxVerdictGates+1)
+		for i, g := range failed {
+			if i == maxVerdictGates {
+				names = append(names, fmt.Sprintf("and %d more", len(failed)-i))
+				break
+			}
+			names = append(names, cut(Printable(g.Expr), maxVerdictText))
+		}
+		line = t.fail.Sprint("FAIL") + fmt.Sprintf(" — %d of %d gates failed: %s", len(failed), n, strings.Join(names, "; "))
 	default:
 		line = t.fail.Sprint("FAIL")
 	}
-	if r.Interrupted {
-		line += t.warn.Sprint(" (interrupted: only finished tasks count)")
-	}
 	b.WriteString("\nevalgate: " + line + "\n")
+}
+
+// notRun says how many tasks of an interrupted run never ran, when the
+// Terminal was told what was selected.
+func (t *Terminal) notRun(r *results.Run) string {
+	if len(t.planned) == 0 {
+		return "only the tasks that finished are in the results"
+	}
+	planned, ran := 0, 0
+	for _, n := range t.planned {
+		planned += n
+	}
+	for si := range r.Suites {
+		ran += r.Suites[si].TaskCount
+	}
+	return fmt.Sprintf("%d of %d %s never ran", planned-ran, planned, pluralWord(planned, "task", "tasks"))
+}
+
+// failedGate names a failed gate and what it read, for the verdict line:
+// "findings.critical + findings.high == 0 failed (findings.critical=1)".
+// A true value never explains a failure, so only the others are shown.
+func failedGate(g results.Gate) string {
+	s := cut(Printable(g.Expr), maxVerdictText)
+	if g.Error != "" {
+		return s + " could not be evaluated (" + cut(Printable(g.Error), maxVerdictText) + ")"
+	}
+	values := map[string]any{}
+	for k, v := range g.Values {
+		if v != true {
+			values[k] = v
+		}
+	}
+	if v := formatValues(values); v != "" {
+		return s + " failed (" + cut(Printable(v), maxVerdictText) + ")"
+	}
+	return s + " failed"
 }
 
 // clearLine wipes the live line, if one is shown, so that the next output
@@ -377,6 +539,64 @@ func where(t *results.Task) string {
 	return t.File + ":" + strconv.Itoa(t.Line)
 }
 
+// Printable escapes what would act on a terminal or a CI log rather than
+// show: control characters (newlines, ESC, BEL, …) become \n, \x1b and the
+// like, and bytes that are not UTF-8 \xNN, so text from a suite, a file, a
+// gate or an agent prints on the one line it was meant for.
+func Printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case unicode.IsControl(r) && r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unicode.IsControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// findingCounts writes findings by severity, most severe first: "1
+// critical finding", "3 findings (1 high, 2 low)".
+func findingCounts(f results.Findings) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		name string
+	}{{f.Critical, results.SeverityCritical}, {f.High, results.SeverityHigh}, {f.Medium, results.SeverityMedium}, {f.Low, results.SeverityLow}} {
+		if c.n > 0 {
+			parts = append(parts, strconv.Itoa(c.n)+" "+c.name)
+		}
+	}
+	total := f.Critical + f.High + f.Medium + f.Low
+	if len(parts) == 1 {
+		return parts[0] + " " + pluralWord(total, "finding", "findings")
+	}
+	return fmt.Sprintf("%d findings (%s)", total, strings.Join(parts, ", "))
+}
+
 // severityRank orders severities, most severe first.
 var severityRank = map[string]int{
 	results.SeverityCritical: 0,
@@ -391,11 +611,7 @@ var severityRank = map[string]int{
 func why(t *results.Task) string {
 	var parts []string
 	if t.Status == results.StatusError {
-		kind := t.ErrorKind
-		if kind == "" {
-			kind = "unknown"
-		}
-		parts = append(parts, "error: "+kind)
+		parts = append(parts, "error: "+errorText(t.ErrorKind, t.ErrorMessage))
 	}
 	if checks := failedChecks(t); checks != "" {
 		parts = append(parts, checks)
@@ -403,8 +619,8 @@ func why(t *results.Task) string {
 	if len(t.Trials) > 1 {
 		parts = append(parts, fmt.Sprintf("%d/%d trials passed", t.TrialsPassed, len(t.Trials)))
 		for _, tr := range t.Trials {
-			if tr.ErrorKind != "" && tr.ErrorKind != t.ErrorKind {
-				parts = append(parts, fmt.Sprintf("trial %d error: %s", tr.Trial, tr.ErrorKind))
+			if tr.ErrorKind != "" && (tr.ErrorKind != t.ErrorKind || tr.ErrorMessage != t.ErrorMessage) {
+				parts = append(parts, fmt.Sprintf("trial %d error: %s", tr.Trial, errorText(tr.ErrorKind, tr.ErrorMessage)))
 			}
 		}
 	}
@@ -415,6 +631,18 @@ func why(t *results.Task) string {
 		parts = append(parts, "below the bar")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// errorText is an error kind with its content-free message: "timeout
+// (timed out after 5s)".
+func errorText(kind, message string) string {
+	if kind == "" {
+		kind = "unknown"
+	}
+	if message == "" {
+		return kind
+	}
+	return kind + " (" + Printable(message) + ")"
 }
 
 // failedChecks lists the failed checks as "id (reason)", in the task's

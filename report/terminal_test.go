@@ -31,6 +31,16 @@ func passingRun() *results.Run {
 	return r
 }
 
+// failingRunWithMessages is failingRun with the errored task's message, as
+// a run of this version writes it.
+func failingRunWithMessages() *results.Run {
+	r := failingRun()
+	slow := &r.Suites[0].Tasks[2]
+	slow.ErrorMessage = "timed out after 2s"
+	slow.Trials[0].ErrorMessage = slow.ErrorMessage
+	return r
+}
+
 func TestTerminal(t *testing.T) {
 	type testCase struct {
 		name   string
@@ -67,7 +77,7 @@ func TestTerminal(t *testing.T) {
 		clock.Advance(3 * time.Second)
 		term.Progress(4, 4, 2, 1, 1) // the last one is always drawn
 		term.SuiteDone(&greeting)
-		term.Finish(failingRun())
+		term.Finish(failingRunWithMessages())
 	}
 	testCases := []testCase{
 		{
@@ -132,7 +142,54 @@ func TestTerminal(t *testing.T) {
 				term.SuiteDone(&s)
 			},
 			check: func(t *testing.T, out string) {
-				assert.Equal(t, out, "FAIL acme.support.evals.refunds 1.0.0  score 0.8996 (< 0.9000)  1/3 passed  1 error  $0.7500 (> $0.5000)  p95 1m2s (> 2.0s)\n")
+				assert.Equal(t, out, "FAIL acme.support.evals.refunds 1.0.0  score 0.8996 (< 0.9000)  1/3 passed  1 task failed  1 error  2 findings (1 high, 1 low)  $0.7500 (> $0.5000)  p95 1m2s (> 2.0s)\n")
+			},
+		},
+		{
+			// The suite meets its bar, but not every task passed: the line
+			// says so rather than a bare PASS.
+			name: "passing suite with failing tasks and findings",
+			opts: TerminalOptions{},
+			steps: func(term *Terminal, _ *testClock) {
+				s := refundsSuite()
+				s.Passed = true
+				s.Thresholds = results.Thresholds{PassScore: 0.9}
+				s.Stats = results.Stats{AggregateScore: 0.92, PassedCount: 9, TaskCount: 12, ErroredCount: 0, Findings: results.Findings{Critical: 1}}
+				term.SuiteStarted(&s, 12)
+				term.SuiteDone(&s)
+			},
+			check: func(t *testing.T, out string) {
+				assert.Equal(t, out, "PASS acme.support.evals.refunds 1.0.0  score 0.92 (>= 0.90)  9/12 passed  3 tasks failed  1 critical finding  $0.0000  p95 0ms\n")
+			},
+		},
+		{
+			// An interrupted run completes its suites with what finished: a
+			// suite cut short has no verdict, and one that never started
+			// prints nothing.
+			name: "partial suites",
+			opts: TerminalOptions{},
+			steps: func(term *Terminal, _ *testClock) {
+				refunds, greeting := refundsSuite(), greetingSuite()
+				term.SuiteStarted(&refunds, 5)
+				term.SuiteDone(&refunds)
+				greeting.Tasks, greeting.TaskCount = nil, 0
+				term.SuiteStarted(&greeting, 4)
+				term.SuiteDone(&greeting)
+			},
+			check: func(t *testing.T, out string) {
+				assert.Equal(t, out, "PARTIAL acme.support.evals.refunds 1.0.0  3 of 5 tasks ran  1/3 passed  1 task failed  1 error  2 findings (1 high, 1 low)  $0.0123 (<= $0.5000)  p95 840ms (<= 2.0s)\n")
+			},
+		},
+		{
+			name: "a suite whose every task ran is whole",
+			opts: TerminalOptions{},
+			steps: func(term *Terminal, _ *testClock) {
+				s := greetingSuite()
+				term.SuiteStarted(&s, 1)
+				term.SuiteDone(&s)
+			},
+			check: func(t *testing.T, out string) {
+				assert.Check(t, strings.HasPrefix(out, "PASS acme.support.evals.greeting"), out)
 			},
 		},
 		{
@@ -168,19 +225,130 @@ func TestTerminal(t *testing.T) {
 			},
 		},
 		{
-			name: "interrupted, single failing gate with an error",
+			name: "interrupted: no gates, no verdict, the tasks that never ran",
 			opts: TerminalOptions{},
 			steps: func(term *Terminal, _ *testClock) {
-				r := failingRun()
+				r := passingRun()
+				r.Passed = false
 				r.Interrupted = true
-				r.Suites = nil
-				r.Regression = nil
+				s := r.Suites[0]
+				term.SuiteStarted(&s, 3)
+				other := refundsSuite()
+				term.SuiteStarted(&other, 4)
+				r.Suites = append(r.Suites, other)
+				r.Suites[1].Tasks, r.Suites[1].TaskCount = nil, 0
+				term.Finish(r)
+			},
+			check: func(t *testing.T, out string) {
+				assert.Equal(t, out, "\nevalgate: INTERRUPTED — 6 of 7 tasks never ran; no verdict\n")
+			},
+		},
+		{
+			name: "interrupted, not told what was selected (merge)",
+			opts: TerminalOptions{},
+			steps: func(term *Terminal, _ *testClock) {
+				r := passingRun()
+				r.Passed = false
+				r.Interrupted = true
+				term.Finish(r)
+			},
+			check: func(t *testing.T, out string) {
+				assert.Equal(t, out, "\nevalgate: INTERRUPTED — only the tasks that finished are in the results; no verdict\n")
+			},
+		},
+		{
+			name: "one failed gate with an error",
+			opts: TerminalOptions{Quiet: true},
+			steps: func(term *Terminal, _ *testClock) {
+				r := passingRun()
+				r.Passed = false
 				r.Gates = []results.Gate{{Expr: "passRate >= 0.9", Passed: false, Error: "unknown name passrate"}}
 				term.Finish(r)
 			},
 			check: func(t *testing.T, out string) {
-				assert.Equal(t, out, "\ngates\n  FAIL  passRate >= 0.9  error: unknown name passrate\n\n"+
-					"evalgate: FAIL — 1 of 1 gate failed (interrupted: only finished tasks count)\n")
+				assert.Equal(t, out, "\nevalgate: FAIL — gate passRate >= 0.9 could not be evaluated (unknown name passrate)\n")
+			},
+		},
+		{
+			// The suites gate read a flag per suite: the one that holds
+			// does not explain the failure and is left out.
+			name: "one failed gate names what it read",
+			opts: TerminalOptions{Quiet: true},
+			steps: func(term *Terminal, _ *testClock) {
+				r := passingRun()
+				r.Passed = false
+				r.Gates = []results.Gate{
+					{Expr: "all(suiteList, .passed)", Default: true, Passed: false, Values: map[string]any{
+						`suites["acme.a.evals.x"].passed`: true, `suites["acme.b.evals.y"].passed`: false,
+					}},
+					{Expr: "findings.critical + findings.high == 0", Default: true, Passed: true},
+				}
+				term.Finish(r)
+			},
+			check: func(t *testing.T, out string) {
+				assert.Equal(t, out, "\nevalgate: FAIL — gate all(suiteList, .passed) failed (suites[\"acme.b.evals.y\"].passed=false)\n")
+			},
+		},
+		{
+			name: "several failed gates, named compactly",
+			opts: TerminalOptions{Quiet: true},
+			steps: func(term *Terminal, _ *testClock) {
+				r := passingRun()
+				r.Passed = false
+				r.Gates = nil
+				for _, e := range []string{"a > 1", "b > 1", "c > 1", "d > 1", "e > 1"} {
+					r.Gates = append(r.Gates, results.Gate{Expr: e})
+				}
+				r.Gates = append(r.Gates, results.Gate{Expr: "ok", Passed: true})
+				term.Finish(r)
+			},
+			check: func(t *testing.T, out string) {
+				assert.Equal(t, out, "\nevalgate: FAIL — 5 of 6 gates failed: a > 1; b > 1; c > 1; and 2 more\n")
+			},
+		},
+		{
+			name: "errored tasks with transcripts on point to them",
+			opts: TerminalOptions{Transcripts: "evalgate-out/transcripts"},
+			steps: func(term *Terminal, _ *testClock) {
+				term.Finish(failingRunWithMessages())
+			},
+			check: func(t *testing.T, out string) {
+				assert.Check(t, is.Contains(out, "error: timeout (timed out after 2s)\n  the agent's stderr and output are in evalgate-out/transcripts\n"))
+				assert.Check(t, !strings.Contains(out, "--transcripts"))
+			},
+		},
+		{
+			name: "no errored task, no hint",
+			opts: TerminalOptions{},
+			steps: func(term *Terminal, _ *testClock) {
+				r := failingRun()
+				r.Suites[0].Tasks = r.Suites[0].Tasks[:2]
+				term.Finish(r)
+			},
+			check: func(t *testing.T, out string) {
+				assert.Check(t, !strings.Contains(out, "--transcripts"), out)
+			},
+		},
+		{
+			name: "lines after final are warned about, task by task",
+			opts: TerminalOptions{},
+			steps: func(term *Terminal, _ *testClock) {
+				r := passingRun()
+				r.Suites = []results.Suite{refundsSuite()}
+				r.Suites[0].Tasks[0].LinesAfterFinal = 1
+				r.Suites[0].Tasks[1].LinesAfterFinal = 3
+				for i := range 11 {
+					task := r.Suites[0].Tasks[0]
+					task.ID = fmt.Sprintf("chatty-%02d", i)
+					r.Suites[0].Tasks = append(r.Suites[0].Tasks, task)
+				}
+				term.Finish(r)
+			},
+			check: func(t *testing.T, out string) {
+				assert.Check(t, is.Contains(out, "warning: acme.support.evals.refunds/refund-window (evals/refunds.yaml:12): the agent wrote 1 line after final; it was ignored\n"))
+				assert.Check(t, is.Contains(out, "warning: acme.support.evals.refunds/late-fee (evals/refunds.yaml:31): the agent wrote 3 lines after final; they were ignored\n"))
+				assert.Check(t, is.Equal(strings.Count(out, "after final; "), maxWarnings))
+				assert.Check(t, is.Contains(out, "warning: … and 3 more tasks with lines after final (linesAfterFinal in results.json)\n"))
 			},
 		},
 	}
@@ -201,6 +369,27 @@ func TestWhy(t *testing.T) {
 	testCases := []testCase{
 		{name: "below the bar with nothing else to say", task: results.Task{Status: results.StatusFailed}, want: "below the bar"},
 		{name: "error without a kind", task: results.Task{Status: results.StatusError}, want: "error: unknown"},
+		{
+			name: "error with its message",
+			task: results.Task{Status: results.StatusError, ErrorKind: "protocol", ErrorMessage: "line 1 is not JSON"},
+			want: "error: protocol (line 1 is not JSON)",
+		},
+		{
+			name: "a message cannot break the line",
+			task: results.Task{Status: results.StatusError, ErrorKind: "agent-exit", ErrorMessage: "exit status 2\n::error::x\x1b[31m"},
+			want: `error: agent-exit (exit status 2\n::error::x\x1b[31m)`,
+		},
+		{
+			name: "trials that erred otherwise",
+			task: results.Task{
+				Status: results.StatusError, ErrorKind: "timeout", ErrorMessage: "timed out after 5s",
+				Trials: []results.Trial{
+					{Trial: 1, ErrorKind: "timeout", ErrorMessage: "timed out after 5s"},
+					{Trial: 2, ErrorKind: "protocol", ErrorMessage: "line 3 is not JSON"},
+				},
+			},
+			want: "error: timeout (timed out after 5s); 0/2 trials passed; trial 2 error: protocol (line 3 is not JSON)",
+		},
 		{
 			name: "checks from the trials when the task lists none",
 			task: results.Task{Status: results.StatusFailed, Trials: []results.Trial{
@@ -224,5 +413,18 @@ func TestWhy(t *testing.T) {
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text, ünïcode ≥ 0.9": "plain text, ünïcode ≥ 0.9",
+		"two\nlines\r\ttab":         `two\nlines\r\ttab`,
+		"\x1b[31mred\x07":           `\x1b[31mred\x07`,
+		"bad \xff byte":             `bad \xff byte`,
+		"c1 \u009b control":         `c1 \x9b control`,
+		"line sep \u2028":           "line sep \u2028",
+	} {
+		assert.Check(t, is.Equal(Printable(in), want), "%q", in)
 	}
 }

@@ -155,9 +155,12 @@ type Task struct {
 	Tags      []string `json:"tags,omitempty"`
 	Status    string   `json:"status"` // passed, failed or error
 	ErrorKind string   `json:"errorKind,omitempty"`
-	Score     float64  `json:"score"` // mean over trials
-	PassScore float64  `json:"passScore"`
-	Passed    bool     `json:"passed"` // every trial passed (pass^k)
+	// ErrorMessage says what happened, in evalgate's own content-free
+	// words ("exit status 2 before any line"): the first errored trial's.
+	ErrorMessage string  `json:"errorMessage,omitempty"`
+	Score        float64 `json:"score"` // mean over trials
+	PassScore    float64 `json:"passScore"`
+	Passed       bool    `json:"passed"` // every trial passed (pass^k)
 
 	// PassAtK is true when at least one trial passed.
 	PassAtK      bool      `json:"passAtK"`
@@ -171,7 +174,10 @@ type Task struct {
 	SchemaValid  *bool     `json:"schemaValid,omitempty"`
 	FailedChecks []string  `json:"failedChecks,omitempty"` // ids of checks that failed in any trial, sorted
 	Findings     []Finding `json:"findings,omitempty"`     // union over trials
-	Trials       []Trial   `json:"trials"`
+	// LinesAfterFinal counts, over the trials, the lines the agent wrote
+	// after its final line; they were ignored (usage lines aside).
+	LinesAfterFinal int     `json:"linesAfterFinal,omitempty"`
+	Trials          []Trial `json:"trials"`
 }
 
 // Tokens counts model tokens.
@@ -185,6 +191,7 @@ type Trial struct {
 	Trial        int       `json:"trial"` // 1-based
 	Status       string    `json:"status"`
 	ErrorKind    string    `json:"errorKind,omitempty"`
+	ErrorMessage string    `json:"errorMessage,omitempty"` // content-free, as on Task
 	Score        float64   `json:"score"`
 	Passed       bool      `json:"passed"`
 	LatencyMs    int64     `json:"latencyMs"`
@@ -195,6 +202,8 @@ type Trial struct {
 	SchemaValid  *bool     `json:"schemaValid,omitempty"`
 	Checks       []Check   `json:"checks"`
 	Findings     []Finding `json:"findings,omitempty"`
+	// LinesAfterFinal counts the ignored lines after the final line.
+	LinesAfterFinal int `json:"linesAfterFinal,omitempty"`
 }
 
 // Check is the verdict of one check: the match, an assertion, the output

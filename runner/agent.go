@@ -15,7 +15,8 @@ import (
 //
 // Run never returns a Go error for a misbehaving agent: a crash, a hang or
 // garbage becomes Outcome.Err and fails that task only. Outcome.Fatal is set
-// only when the agent cannot be started at all, which stops the run.
+// only when the agent cannot be started at all, which stops the run;
+// Outcome.Mute lets the run tell an agent that never speaks.
 type Agent interface {
 	Run(ctx context.Context, req *Request, tools Tools) *Outcome
 }
@@ -62,14 +63,36 @@ type Outcome struct {
 	Usage  Usage
 	Err    *AgentError
 	Stderr []byte // bounded; for transcripts only
+	// Mute is how the agent ended ("exit status 2") when it failed by
+	// itself before writing anything on stdout: what a command that cannot
+	// run looks like (not found, a missing script, an interpreter error).
+	// Run stops with a *CannotRunError when the first trials are all mute.
+	Mute string
+	// LinesAfterFinal counts the lines the agent wrote after its final (or
+	// error) line, usage lines aside: they are ignored, and reported.
+	LinesAfterFinal int
 	// Fatal means the agent could not be started at all (exit 3).
 	Fatal error
 }
 
 // AgentError is a trial that did not produce a usable output.
 type AgentError struct {
-	Kind    string // one of the results.Err* kinds
-	Message string // may quote the agent: transcripts only, never results
+	Kind string // one of the results.Err* kinds
+	// Message says what happened in words evalgate wrote, without anything
+	// the agent, the model or the judge said ("line 3 is not JSON"): it goes
+	// to the terminal and results.json.
+	Message string
+	// Detail may quote the agent or the model (the line that was not JSON,
+	// the message of an error line): transcripts only, never results.
+	Detail string
 }
 
 func (e *AgentError) Error() string { return e.Kind + ": " + e.Message }
+
+// Full is the message with its detail, for transcripts.
+func (e *AgentError) Full() string {
+	if e.Detail == "" {
+		return e.Message
+	}
+	return e.Message + ": " + e.Detail
+}

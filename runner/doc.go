@@ -10,8 +10,11 @@
 //   - OpenAI is the agent loop over an OpenAI-compatible chat API.
 //
 // A misbehaving agent never stops a run: a crash, a hang or garbage becomes
-// that task's error (kinds in package results). Only an agent that cannot
-// be started at all does, because then no task can run.
+// that task's error (kinds in package results), with a message in
+// evalgate's own words that quotes nothing the agent said. Only an agent
+// that cannot run does, because then no task can: one that cannot be
+// started at all, or one that never speaks (CannotRunError: the first
+// trials of the first three tasks all failed before writing a line).
 //
 // A typical run:
 //

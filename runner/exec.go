@@ -24,13 +24,16 @@ const Protocol = "evalgate/1"
 // tool_result from the fixtures, adds up usage lines, and takes the output
 // from the final line; after final the runner closes stdin, waits
 // ExitGrace for the agent to exit and then kills what is left of its group
-// (the exit status no longer matters). A blank line is skipped. Tool calls
+// (the exit status no longer matters). What the agent writes while it
+// exits is still read: usage lines count, any other line is ignored and
+// counted in Outcome.LinesAfterFinal. A blank line is skipped. Tool calls
 // are answered one at a time in the order the agent sent them, so fixtures
 // with times are used deterministically.
 //
 // A crash, a hang, garbage on stdout or too much output makes the trial an
-// error with a kind (results.Err*); the process group is killed. Only a
-// command that cannot be started at all is Outcome.Fatal.
+// error with a kind (results.Err*); the process group is killed. An agent
+// that fails before writing anything is also Outcome.Mute. Only a command
+// that cannot be started at all is Outcome.Fatal.
 type Exec struct {
 	Command []string // program and arguments
 	Dir     string   // working directory; "" for the current one
@@ -122,13 +125,19 @@ func (e *Exec) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
 	}
 	out := &Outcome{}
 	end := c.run(task, out)
-	switch end {
-	case endDone:
-		waitErr := p.wait(orDefault(e.ExitGrace, DefaultExitGrace))
-		if out.Err == nil && out.Output == nil {
-			// The agent closed stdout without a final line.
-			out.Err = c.exitError(waitErr)
-		}
+	grace := orDefault(e.ExitGrace, DefaultExitGrace)
+	switch {
+	case end == endDone && out.Err == nil && out.Output == nil:
+		// The agent closed stdout without a final line.
+		c.exited(p.wait(grace), out)
+	case end == endDone:
+		// A final or error line: the agent has its grace to exit, and what
+		// it writes meanwhile is read, so a usage line still counts and
+		// nothing else goes unnoticed.
+		deadline := time.Now().Add(grace)
+		p.closeStdin()
+		c.drain(out, deadline)
+		p.waitUntil(deadline)
 	default:
 		p.kill()
 		p.wait(0)
@@ -222,7 +231,7 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 		case errors.Is(err, io.EOF):
 			return endDone
 		default:
-			out.Err = &AgentError{Kind: results.ErrAgentExit, Message: fmt.Sprintf("could not read the agent's output: %v", err)}
+			out.Err = &AgentError{Kind: results.ErrAgentExit, Message: "could not read the agent's stdout", Detail: err.Error()}
 			return endKill
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -230,17 +239,17 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 		}
 		var m agentLine
 		if err := json.Unmarshal(line, &m); err != nil {
-			out.Err = c.protocolError(decodeText(err, line))
+			out.Err = c.decodeError(err, line)
 			return endKill
 		}
 		switch m.Type {
 		case "tool_call":
 			if m.ID == nil || *m.ID == "" || m.Name == nil || *m.Name == "" {
-				out.Err = c.protocolError("tool_call needs a non-empty id and name")
+				out.Err = c.protocolError("tool_call needs a non-empty id and name", "")
 				return endKill
 			}
 			if c.seen[*m.ID] {
-				out.Err = c.protocolError(fmt.Sprintf("tool_call id %q was already used", *m.ID))
+				out.Err = c.protocolError("tool_call id repeats an earlier one", fmt.Sprintf("id %q", excerpt([]byte(*m.ID))))
 				return endKill
 			}
 			c.seen[*m.ID] = true
@@ -252,19 +261,20 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 			out.Usage.Add(Usage{Model: m.Model, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CostUsd: m.CostUsd})
 		case "final":
 			if m.Output == nil {
-				out.Err = c.protocolError(`final has no "output" (use null for no output)`)
+				out.Err = c.protocolError(`final has no "output" (use null for no output)`, "")
 				return endKill
 			}
 			out.Output = bytes.Clone(m.Output)
 			return endDone
 		case "error":
-			out.Err = &AgentError{Kind: results.ErrAgentReported, Message: m.Message}
+			// The agent's message is its own words: transcripts only.
+			out.Err = &AgentError{Kind: results.ErrAgentReported, Message: fmt.Sprintf("line %d: the agent reported an error", c.lines), Detail: m.Message}
 			return endDone
 		case "":
-			out.Err = c.protocolError(`the line has no "type"`)
+			out.Err = c.protocolError(`no "type"`, "")
 			return endKill
 		default:
-			out.Err = c.protocolError(fmt.Sprintf("unknown message type %q", m.Type))
+			out.Err = c.protocolError("unknown message type", fmt.Sprintf("type %q", excerpt([]byte(m.Type))))
 			return endKill
 		}
 	}
@@ -331,33 +341,81 @@ func (c *conversation) tooLargeText() string {
 	return fmt.Sprintf("line %d is longer than %d bytes", c.lines+1, c.maxLine)
 }
 
-func (c *conversation) protocolError(msg string) *AgentError {
-	return &AgentError{Kind: results.ErrProtocol, Message: fmt.Sprintf("line %d: %s", c.lines, msg)}
+// protocolError is a protocol violation on the line just read: msg is
+// evalgate's words, detail may quote the agent (transcripts only).
+func (c *conversation) protocolError(msg, detail string) *AgentError {
+	return &AgentError{Kind: results.ErrProtocol, Message: fmt.Sprintf("line %d: %s", c.lines, msg), Detail: detail}
 }
 
-// exitError describes an agent that ended its output without a final line.
-func (c *conversation) exitError(waitErr error) *AgentError {
+// exited sets the error of an agent that ended its output without a final
+// line: "exit status 2 before any line", or after how many lines. One that
+// failed by itself before writing anything is also mute.
+func (c *conversation) exited(waitErr error, out *Outcome) {
 	if c.ctx.Err() != nil {
-		return contextError(c.ctx, c.req)
+		out.Err = contextError(c.ctx, c.req)
+		return
 	}
-	return &AgentError{
-		Kind:    results.ErrAgentExit,
-		Message: fmt.Sprintf("the agent ended (%s) without a final line", c.p.exitText(waitErr)),
+	how := c.p.exitText(waitErr)
+	if c.total == 0 {
+		out.Err = &AgentError{Kind: results.ErrAgentExit, Message: how + " before any line"}
+		if !c.p.succeeded() {
+			out.Mute = how
+		}
+		return
+	}
+	out.Err = &AgentError{Kind: results.ErrAgentExit, Message: fmt.Sprintf("%s after %s, without a final line", how, countText(c.lines, "line", "lines"))}
+}
+
+// drain reads what the agent writes after its final or error line, until
+// it closes stdout or the deadline: usage lines add up, any other line is
+// counted in LinesAfterFinal. The outcome stands whatever comes.
+func (c *conversation) drain(out *Outcome, deadline time.Time) {
+	if c.ctx.Err() != nil {
+		return
+	}
+	_ = c.p.stdout.SetReadDeadline(deadline)
+	for {
+		line, err := c.readLine()
+		if errors.Is(err, errTooLarge) {
+			out.LinesAfterFinal++
+		}
+		if err != nil {
+			return
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var m agentLine
+		if json.Unmarshal(line, &m) == nil && m.Type == "usage" {
+			out.Usage.Add(Usage{Model: m.Model, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CostUsd: m.CostUsd})
+			continue
+		}
+		out.LinesAfterFinal++
 	}
 }
 
-// decodeText explains why a line is not an evalgate/1 message, in JSON
-// terms.
-func decodeText(err error, line []byte) string {
+// decodeError explains why a line is not an evalgate/1 message, in JSON
+// terms; the line itself goes only into the detail.
+func (c *conversation) decodeError(err error, line []byte) *AgentError {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
 		kind, _, _ := strings.Cut(te.Value, " ") // "number 1.5" -> "number"
-		return fmt.Sprintf("field %q cannot be %s", te.Field, article(kind))
+		return c.protocolError(fmt.Sprintf("field %q cannot be %s", te.Field, article(kind)), "")
 	}
-	if errors.As(err, &te) || json.Valid(line) {
-		return "the line is not a JSON object"
+	e := &AgentError{Kind: results.ErrProtocol, Message: fmt.Sprintf("line %d is not a JSON object", c.lines)}
+	if !errors.As(err, &te) && !json.Valid(line) {
+		e.Message = fmt.Sprintf("line %d is not JSON", c.lines)
+		e.Detail = fmt.Sprintf("%q", excerpt(line))
 	}
-	return fmt.Sprintf("the line is not JSON: %q", excerpt(line))
+	return e
+}
+
+// countText writes "1 line" or "3 lines".
+func countText(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func article(jsonKind string) string {
@@ -383,13 +441,25 @@ func excerpt(b []byte) string {
 // contextError is the error of a trial whose context ended first.
 func contextError(ctx context.Context, req *Request) *AgentError {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		msg := "the agent did not finish within the timeout"
+		msg := "timed out"
 		if req.Timeout > 0 {
-			msg = fmt.Sprintf("the agent did not finish within %s", req.Timeout)
+			msg = "timed out after " + durationText(req.Timeout)
 		}
 		return &AgentError{Kind: results.ErrTimeout, Message: msg}
 	}
 	return &AgentError{Kind: results.ErrCancelled, Message: "the run was cancelled"}
+}
+
+// durationText writes a timeout as people write it: 5s, 2m, 1m30s, 250ms.
+func durationText(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 func jsonText(s string) json.RawMessage {

@@ -52,7 +52,10 @@ type wantOutcome struct {
 	output  string // JSON; compared by value; "" when none is expected
 	kind    string // error kind; "" when the trial must succeed
 	message string // a substring of the error message
-	usage   Usage
+	// detail is the error's detail (what may quote the agent), exactly.
+	detail string
+	mute   string // Outcome.Mute, exactly
+	usage  Usage
 	// anyUsage skips the usage comparison, for an agent killed mid-stream.
 	anyUsage bool
 }
@@ -62,15 +65,21 @@ func checkOutcome(t *testing.T, out *Outcome, want wantOutcome) {
 	if out.Fatal != nil {
 		t.Fatalf("unexpected fatal error: %v (stderr %q)", out.Fatal, out.Stderr)
 	}
-	gotKind, gotMsg := "", ""
+	gotKind, gotMsg, gotDetail := "", "", ""
 	if out.Err != nil {
-		gotKind, gotMsg = out.Err.Kind, out.Err.Message
+		gotKind, gotMsg, gotDetail = out.Err.Kind, out.Err.Message, out.Err.Detail
 	}
 	if gotKind != want.kind {
 		t.Fatalf("error kind = %q (%s), want %q; stderr %q", gotKind, gotMsg, want.kind, out.Stderr)
 	}
 	if !strings.Contains(gotMsg, want.message) {
 		t.Errorf("error message = %q, want it to contain %q", gotMsg, want.message)
+	}
+	if gotDetail != want.detail {
+		t.Errorf("error detail = %q, want %q", gotDetail, want.detail)
+	}
+	if out.Mute != want.mute {
+		t.Errorf("Mute = %q, want %q", out.Mute, want.mute)
 	}
 	switch {
 	case want.output == "" && out.Output != nil:
@@ -223,7 +232,7 @@ func TestExec(t *testing.T) {
 			name:  "crash without final",
 			agent: "crash",
 			input: `{}`,
-			want:  wantOutcome{kind: results.ErrAgentExit, message: "exit status 3"},
+			want:  wantOutcome{kind: results.ErrAgentExit, message: "exit status 3 before any line", mute: "exit status 3"},
 			check: func(t *testing.T, out *Outcome, _ *fixtures.Session) {
 				if got := string(out.Stderr); got != "agent: something broke\n" {
 					t.Errorf("stderr = %q", got)
@@ -234,14 +243,44 @@ func TestExec(t *testing.T) {
 			name:  "clean exit without final",
 			agent: "exit0",
 			input: `{}`,
-			want:  wantOutcome{kind: results.ErrAgentExit, message: "exit status 0"},
+			// Not mute: the agent did not fail.
+			want: wantOutcome{kind: results.ErrAgentExit, message: "exit status 0 before any line"},
+		},
+		{
+			name:  "failure after a line",
+			agent: "halfway",
+			input: `{}`,
+			// Not mute: the agent spoke.
+			want: wantOutcome{kind: results.ErrAgentExit, message: "exit status 2 after 1 line, without a final line", usage: Usage{InputTokens: 1}},
+		},
+		{
+			name:  "lines after final: usage counts, the rest is counted and ignored",
+			agent: "chatty",
+			input: `{}`,
+			want:  wantOutcome{output: `"ok"`, usage: Usage{Model: "m", InputTokens: 7, OutputTokens: 3, CostUsd: 0.25}},
+			check: func(t *testing.T, out *Outcome, _ *fixtures.Session) {
+				if out.LinesAfterFinal != 2 {
+					t.Errorf("LinesAfterFinal = %d, want 2 (a text line and a second final)", out.LinesAfterFinal)
+				}
+			},
+		},
+		{
+			name:  "usage written once stdin is closed still counts",
+			agent: "usage-at-exit",
+			input: `{}`,
+			want:  wantOutcome{output: `"ok"`, usage: Usage{InputTokens: 5, CostUsd: 0.5}},
+			check: func(t *testing.T, out *Outcome, _ *fixtures.Session) {
+				if out.LinesAfterFinal != 0 {
+					t.Errorf("LinesAfterFinal = %d, want 0", out.LinesAfterFinal)
+				}
+			},
 		},
 		{
 			name:       "hang past the timeout, grandchild holding stdout",
 			agent:      "hang",
 			input:      `{"pidFile":"PIDFILE"}`,
 			timeout:    500 * time.Millisecond,
-			want:       wantOutcome{kind: results.ErrTimeout},
+			want:       wantOutcome{kind: results.ErrTimeout, message: "timed out after"},
 			grandchild: true, grandchildDies: true,
 		},
 		{
@@ -273,19 +312,19 @@ func TestExec(t *testing.T) {
 			name:  "garbage line",
 			agent: "garbage",
 			input: `{}`,
-			want:  wantOutcome{kind: results.ErrProtocol, message: `line 1: the line is not JSON: "thinking... {not json"`},
+			want:  wantOutcome{kind: results.ErrProtocol, message: "line 1 is not JSON", detail: `"thinking... {not json"`},
 		},
 		{
 			name:  "not an object",
 			agent: "array",
 			input: `{}`,
-			want:  wantOutcome{kind: results.ErrProtocol, message: "not a JSON object"},
+			want:  wantOutcome{kind: results.ErrProtocol, message: "line 1 is not a JSON object"},
 		},
 		{
 			name:  "unknown type",
 			agent: "unknown",
 			input: `{}`,
-			want:  wantOutcome{kind: results.ErrProtocol, message: `unknown message type "thought"`},
+			want:  wantOutcome{kind: results.ErrProtocol, message: "line 1: unknown message type", detail: `type "thought"`},
 		},
 		{
 			name:  "no type",
@@ -310,7 +349,7 @@ func TestExec(t *testing.T) {
 			agent:    "dupid",
 			input:    `{}`,
 			fixtures: &suites.Fixtures{ToolResponses: []suites.ToolResponse{{Tool: "t"}}},
-			want:     wantOutcome{kind: results.ErrProtocol, message: `line 2: tool_call id "c1" was already used`},
+			want:     wantOutcome{kind: results.ErrProtocol, message: "line 2: tool_call id repeats an earlier one", detail: `id "c1"`},
 		},
 		{
 			name:   "line over the cap",
@@ -342,7 +381,7 @@ func TestExec(t *testing.T) {
 			name:  "agent error line",
 			agent: "error",
 			input: `{}`,
-			want:  wantOutcome{kind: results.ErrAgentReported, message: "model refused"},
+			want:  wantOutcome{kind: results.ErrAgentReported, message: "line 1: the agent reported an error", detail: "model refused"},
 		},
 		{
 			name:   "stderr bounded",
@@ -543,10 +582,10 @@ func TestExecPythonAgent(t *testing.T) {
 			input: `{"behaviour":"env","envNames":["GITHUB_TOKEN","AGENT_MODE"]}`,
 			want:  wantOutcome{output: `{"EVALGATE_SUITE_ID":"acme.support.evals.refunds","EVALGATE_TASK_ID":"refund-window","EVALGATE_TRIAL":"2","AGENT_MODE":"test"}`},
 		},
-		{name: "error", input: `{"behaviour":"error","message":"no idea"}`, want: wantOutcome{kind: results.ErrAgentReported, message: "no idea"}},
-		{name: "crash", input: `{"behaviour":"crash","exitCode":4}`, want: wantOutcome{kind: results.ErrAgentExit, message: "exit status 4"}},
+		{name: "error", input: `{"behaviour":"error","message":"no idea"}`, want: wantOutcome{kind: results.ErrAgentReported, message: "the agent reported an error", detail: "no idea"}},
+		{name: "crash", input: `{"behaviour":"crash","exitCode":4}`, want: wantOutcome{kind: results.ErrAgentExit, message: "exit status 4 before any line", mute: "exit status 4"}},
 		{name: "hang", input: `{"behaviour":"hang"}`, timeout: 500 * time.Millisecond, want: wantOutcome{kind: results.ErrTimeout}},
-		{name: "garbage", input: `{"behaviour":"garbage"}`, want: wantOutcome{kind: results.ErrProtocol, message: "not JSON"}},
+		{name: "garbage", input: `{"behaviour":"garbage"}`, want: wantOutcome{kind: results.ErrProtocol, message: "line 1 is not JSON", detail: `"this is not JSON"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
@@ -590,5 +629,20 @@ func TestReadLine(t *testing.T) {
 		{name: "over the total cap", in: "abc\ndef\n", maxLine: 40, maxTotal: 7, want: []string{"abc"}, wantErr: errTooLarge},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestDurationText(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		5 * time.Second:         "5s",
+		250 * time.Millisecond:  "250ms",
+		2 * time.Minute:         "2m",
+		90 * time.Second:        "1m30s",
+		time.Hour:               "1h",
+		time.Hour + time.Second: "1h0m1s",
+	} {
+		if got := durationText(d); got != want {
+			t.Errorf("durationText(%v) = %q, want %q", d, got, want)
+		}
 	}
 }

@@ -149,12 +149,12 @@ func (o *OpenAI) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
 	out := &Outcome{Usage: Usage{Model: o.Model}}
 	fs, err := o.functions(req.Tools)
 	if err != nil {
-		out.Err = &AgentError{Kind: results.ErrProtocol, Message: err.Error()}
+		out.Err = &AgentError{Kind: results.ErrProtocol, Message: "could not encode the suite's tools", Detail: err.Error()}
 		return out
 	}
 	msgs, err := o.opening(req)
 	if err != nil {
-		out.Err = &AgentError{Kind: results.ErrProtocol, Message: err.Error()}
+		out.Err = &AgentError{Kind: results.ErrProtocol, Message: "could not encode the memory seed", Detail: err.Error()}
 		return out
 	}
 	maxTurns := orDefault(o.MaxTurns, DefaultMaxTurns)
@@ -291,7 +291,7 @@ func toolContent(res fixtures.Result) string {
 func (o *OpenAI) complete(ctx context.Context, req *Request, body *chatRequest) (*chatResponse, *AgentError, error) {
 	payload, err := json.Marshal(body)
 	if err != nil {
-		return nil, &AgentError{Kind: results.ErrProtocol, Message: fmt.Sprintf("could not encode the request: %v", err)}, nil
+		return nil, &AgentError{Kind: results.ErrProtocol, Message: "could not encode the request", Detail: err.Error()}, nil
 	}
 	attempts := orDefault(o.Attempts, DefaultAttempts)
 	var last error
@@ -305,7 +305,7 @@ func (o *OpenAI) complete(ctx context.Context, req *Request, body *chatRequest) 
 		}
 		var ae *apiError
 		if errors.As(err, &ae) && !ae.retryable {
-			return nil, &AgentError{Kind: results.ErrModel, Message: ae.Error()}, nil
+			return nil, &AgentError{Kind: results.ErrModel, Message: ae.text(), Detail: ae.body}, nil
 		}
 		last = err
 		if attempt >= attempts {
@@ -322,22 +322,43 @@ func (o *OpenAI) complete(ctx context.Context, req *Request, body *chatRequest) 
 	if errors.As(last, &op) && op.Op == "dial" {
 		return nil, nil, fmt.Errorf("could not reach the model API at %s: %w", o.BaseURL, last)
 	}
-	return nil, &AgentError{Kind: results.ErrModel, Message: fmt.Sprintf("the model API failed after %d attempts: %v", attempts, last)}, nil
+	msg := fmt.Sprintf("the model API failed after %d attempts", attempts)
+	var ae *apiError
+	if errors.As(last, &ae) {
+		msg += " (" + ae.text() + ")"
+	} else {
+		msg += " (no answer)"
+	}
+	return nil, &AgentError{Kind: results.ErrModel, Message: msg, Detail: last.Error()}, nil
 }
 
 // apiError is an HTTP answer other than 200, or a 200 that is not a usable
 // completion.
 type apiError struct {
-	status    int
+	status int
+	// message is evalgate's words; body what the server said, which may
+	// echo the conversation: transcripts only.
 	message   string
+	body      string
 	retryable bool
 }
 
-func (e *apiError) Error() string {
-	if e.status == 0 {
+// text describes the answer without what the server said in it.
+func (e *apiError) text() string {
+	switch {
+	case e.status == 0:
 		return e.message
+	case e.message == "":
+		return fmt.Sprintf("the model API answered %d", e.status)
 	}
 	return fmt.Sprintf("the model API answered %d: %s", e.status, e.message)
+}
+
+func (e *apiError) Error() string {
+	if e.body == "" {
+		return e.text()
+	}
+	return e.text() + ": " + e.body
 }
 
 // post makes one request. wait is the server's Retry-After, if any.
@@ -345,7 +366,7 @@ func (o *OpenAI) post(ctx context.Context, payload []byte) (*chatResponse, time.
 	url := strings.TrimSuffix(o.BaseURL, "/") + "/chat/completions"
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
-		return nil, 0, &apiError{message: fmt.Sprintf("could not build the request for %q: %v", url, err)}
+		return nil, 0, &apiError{message: "could not build the request", body: err.Error()}
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
@@ -378,15 +399,15 @@ func (o *OpenAI) post(ctx context.Context, payload []byte) (*chatResponse, time.
 	}
 	if hresp.StatusCode != http.StatusOK {
 		retryable := hresp.StatusCode == http.StatusTooManyRequests || hresp.StatusCode >= 500
-		return nil, retryAfter(hresp.Header.Get("Retry-After")), &apiError{status: hresp.StatusCode, message: excerpt(bytes.TrimSpace(data)), retryable: retryable}
+		return nil, retryAfter(hresp.Header.Get("Retry-After")), &apiError{status: hresp.StatusCode, body: excerpt(bytes.TrimSpace(data)), retryable: retryable}
 	}
 	var resp chatResponse
 	if err := json.Unmarshal(data, &resp); err != nil {
-		return nil, 0, &apiError{status: hresp.StatusCode, message: "the response is not a chat completion: " + err.Error()}
+		return nil, 0, &apiError{status: hresp.StatusCode, message: "the response is not a chat completion", body: err.Error()}
 	}
 	switch {
 	case resp.Error != nil:
-		return nil, 0, &apiError{status: hresp.StatusCode, message: resp.Error.Message}
+		return nil, 0, &apiError{status: hresp.StatusCode, message: "the response is an error object", body: resp.Error.Message}
 	case len(resp.Choices) == 0:
 		return nil, 0, &apiError{status: hresp.StatusCode, message: "the response has no choices"}
 	}

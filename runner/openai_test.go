@@ -257,6 +257,9 @@ func TestOpenAIOutcomes(t *testing.T) {
 		timeout  time.Duration
 		wantOut  string // the output JSON; "" when the trial errs
 		wantKind string
+		// wantMsg is the error's message, exactly: it goes to results.json,
+		// so it must not quote the server.
+		wantMsg  string
 		wantReqs int
 		check    func(t *testing.T, reqs []seenRequest, sess *fixtures.Session, out *Outcome)
 	}
@@ -287,6 +290,9 @@ func TestOpenAIOutcomes(t *testing.T) {
 		}
 		if gotKind != tc.wantKind {
 			t.Errorf("error kind = %q, want %q (err %v)", gotKind, tc.wantKind, out.Err)
+		}
+		if out.Err != nil && tc.wantMsg != "" && out.Err.Message != tc.wantMsg {
+			t.Errorf("error message = %q, want %q", out.Err.Message, tc.wantMsg)
 		}
 		if string(out.Output) != tc.wantOut {
 			t.Errorf("output = %s, want %s", out.Output, tc.wantOut)
@@ -336,13 +342,20 @@ func TestOpenAIOutcomes(t *testing.T) {
 			name:     "5xx is retried up to the attempts, then a model error",
 			replies:  []reply{{status: 503, body: "overloaded"}},
 			wantKind: results.ErrModel,
+			wantMsg:  "the model API failed after 3 attempts (the model API answered 503)",
 			wantReqs: 3,
 		},
 		{
 			name:     "400 is not retried",
 			replies:  []reply{{status: 400, body: `{"error":{"message":"bad tools"}}`}, final},
 			wantKind: results.ErrModel,
+			wantMsg:  "the model API answered 400",
 			wantReqs: 1,
+			check: func(t *testing.T, _ []seenRequest, _ *fixtures.Session, out *Outcome) {
+				if !strings.Contains(out.Err.Detail, "bad tools") {
+					t.Errorf("detail %q: what the server said is kept for the transcripts", out.Err.Detail)
+				}
+			},
 		},
 		{
 			name:     "401 is not retried",
@@ -354,17 +367,20 @@ func TestOpenAIOutcomes(t *testing.T) {
 			name:     "an error object in a 200 answer",
 			replies:  []reply{{body: `{"error":{"message":"model not loaded"}}`}},
 			wantKind: results.ErrModel,
+			wantMsg:  "the model API answered 200: the response is an error object",
 			wantReqs: 1,
 		},
 		{
 			name:     "an answer without choices",
 			replies:  []reply{{body: `{"choices":[]}`}},
 			wantKind: results.ErrModel,
+			wantMsg:  "the model API answered 200: the response has no choices",
 		},
 		{
 			name:     "an answer that is not JSON",
 			replies:  []reply{{body: `<html>proxy error</html>`}},
 			wantKind: results.ErrModel,
+			wantMsg:  "the model API answered 200: the response is not a chat completion",
 		},
 		{
 			name:     "a response over the cap",

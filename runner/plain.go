@@ -15,10 +15,10 @@ import (
 // answer on stdout: no tools, no memory, no usage. stdin gets the input (a
 // JSON string as its raw text, any other value as compact JSON) and is then
 // closed; the output is stdout as a JSON string with one trailing newline
-// removed. A non-zero exit is an agent-exit error, the timeout a timeout
-// (the process group is killed), more than MaxOutputBytes of stdout an
-// output-too-large error. Only a command that cannot be started at all is
-// Outcome.Fatal.
+// removed. A non-zero exit is an agent-exit error (and Outcome.Mute when
+// stdout stayed empty), the timeout a timeout (the process group is
+// killed), more than MaxOutputBytes of stdout an output-too-large error.
+// Only a command that cannot be started at all is Outcome.Fatal.
 //
 // Plain is built to run thousands of short processes: small inputs are
 // written into the pipe before the program starts, stdout is read by the
@@ -80,7 +80,7 @@ func (pl *Plain) Run(ctx context.Context, req *Request, _ Tools) *Outcome {
 	case int64(buf.Len()) > limit:
 		out.Err = &AgentError{Kind: results.ErrOutputTooLarge, Message: fmt.Sprintf("the agent wrote more than %d bytes", limit)}
 	case readErr != nil:
-		out.Err = &AgentError{Kind: results.ErrAgentExit, Message: fmt.Sprintf("could not read the agent's output: %v", readErr)}
+		out.Err = &AgentError{Kind: results.ErrAgentExit, Message: "could not read the agent's stdout", Detail: readErr.Error()}
 	}
 	if out.Err != nil {
 		p.kill()
@@ -93,8 +93,12 @@ func (pl *Plain) Run(ctx context.Context, req *Request, _ Tools) *Outcome {
 	switch {
 	case ctx.Err() != nil:
 		out.Err = contextError(ctx, req)
+	case !p.succeeded() && buf.Len() == 0:
+		how := p.exitText(waitErr)
+		out.Err = &AgentError{Kind: results.ErrAgentExit, Message: how + " before any output"}
+		out.Mute = how
 	case !p.succeeded():
-		out.Err = &AgentError{Kind: results.ErrAgentExit, Message: fmt.Sprintf("the agent ended with %s", p.exitText(waitErr))}
+		out.Err = &AgentError{Kind: results.ErrAgentExit, Message: fmt.Sprintf("%s after %s of output", p.exitText(waitErr), countText(buf.Len(), "byte", "bytes"))}
 	default:
 		out.Output, _ = json.Marshal(string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))) // a string always encodes
 	}

@@ -99,8 +99,15 @@ func TestPlain(t *testing.T) {
 			name:   "non-zero exit",
 			script: `echo partial; echo oops >&2; exit 2`,
 			input:  `{}`,
-			want:   wantOutcome{kind: results.ErrAgentExit, message: "exit status 2"},
+			want:   wantOutcome{kind: results.ErrAgentExit, message: "exit status 2 after 8 bytes of output"},
 			stderr: "oops\n",
+		},
+		{
+			name:   "non-zero exit before any output",
+			script: `echo "cannot open agent.py" >&2; exit 2`,
+			input:  `{}`,
+			want:   wantOutcome{kind: results.ErrAgentExit, message: "exit status 2 before any output", mute: "exit status 2"},
+			stderr: "cannot open agent.py\n",
 		},
 		{
 			name:    "timeout kills the group",

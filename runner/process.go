@@ -132,13 +132,29 @@ func (p *proc) kill() {
 	_ = killGroup(p.cmd.Process)
 }
 
+// closeStdin tells an interactive agent that no more input comes.
+func (p *proc) closeStdin() {
+	if p.stdin != nil {
+		p.stdin.Close()
+	}
+}
+
+// waitUntil is wait with the grace running out at deadline; an agent still
+// there when it has passed is killed first.
+func (p *proc) waitUntil(deadline time.Time) error {
+	grace := time.Until(deadline)
+	if grace <= 0 {
+		p.kill()
+		grace = 0
+	}
+	return p.wait(grace)
+}
+
 // wait closes the agent's stdin, gives it grace to exit (0: none, the
 // caller has killed it), reaps it, and kills whatever is left of its
 // process group. It returns the error of exec.Cmd.Wait.
 func (p *proc) wait(grace time.Duration) error {
-	if p.stdin != nil {
-		p.stdin.Close()
-	}
+	p.closeStdin()
 	var t *time.Timer
 	if grace > 0 {
 		t = time.AfterFunc(grace, p.kill)

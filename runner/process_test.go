@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,6 +112,19 @@ func testAgent(behaviour string) int {
 		return 3
 	case "exit0":
 		return 0
+	case "halfway": // one usage line, then a failure without final
+		send(map[string]any{"type": "usage", "inputTokens": 1})
+		return 2
+	case "chatty": // goes on writing after final
+		final("ok")
+		send(map[string]any{"type": "usage", "model": "m", "inputTokens": 7, "outputTokens": 3, "costUsd": 0.25})
+		fmt.Fprintln(out, "debug: all done")
+		fmt.Fprintln(out)
+		final("again")
+	case "usage-at-exit": // reports usage once its stdin is closed
+		final("ok")
+		io.Copy(io.Discard, in)
+		send(map[string]any{"type": "usage", "inputTokens": 5, "costUsd": 0.5})
 	case "hang", "escape", "linger":
 		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), testAgentEnv+"=sleep")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,10 +46,16 @@ type Options struct {
 // several goroutines at once; the other methods are called one at a time,
 // and SuiteStarted, TaskScored and SuiteCompleted come in suite order
 // whatever the concurrency, so streamed outputs are deterministic.
+//
+// Only Trial is called before a trial has shown that the agent runs at
+// all: the tasks that finish before then are held back and reported
+// together, so a run stopped with a CannotRunError reports no task, no
+// suite and no progress.
 type Observer interface {
 	// Trial receives the content of a finished trial (for transcripts).
 	Trial(s *suites.Suite, t *suites.Task, tr *TrialRecord)
-	// Progress is called after each task, in completion order.
+	// Progress is called after tasks finish, in completion order; done
+	// only grows, though it may skip the tasks that were held back.
 	Progress(done, total, passed, failed, errored int)
 	SuiteStarted(s *results.Suite, taskCount int)
 	TaskScored(s *results.Suite, t *results.Task)
@@ -134,9 +141,38 @@ func anyIn(want, have []string) bool {
 // its context (Ctrl-C): only the tasks that finished are in them.
 var ErrInterrupted = errors.New("run interrupted")
 
+// silentTasks is how many tasks, at most, decide that an agent never
+// speaks: the first ones of the run in plan order.
+const silentTasks = 3
+
+// CannotRunError stops a run whose agent never spoke (#10): the first
+// trials of the first tasks of the run in plan order, min(3, planned
+// tasks) of them, all ended by a failure of the agent before it wrote
+// anything on stdout (a command not found, a missing script, an
+// interpreter error), and no trial had shown that the agent runs. Such an
+// agent is not failing its tasks: it cannot run, and no task could tell
+// more. Tasks rather than trials decide, so one task that crashes the
+// agent in each of its trials cannot stop a run with more tasks; and the
+// first ones in plan order rather than the first to finish, so a task
+// whose crash is quick does not outrun the agent's slower successes.
+type CannotRunError struct {
+	Tasks  int    // the tasks whose first trial ended so
+	Exit   string // how the first of them ended: "exit status 127"
+	Stderr []byte // what it wrote on stderr, as kept (bounded); not content-free
+}
+
+func (e *CannotRunError) Error() string {
+	if e.Tasks == 1 {
+		return fmt.Sprintf("the agent cannot run: it ended with %s before writing a line", e.Exit)
+	}
+	return fmt.Sprintf("the agent cannot run: on each of the first %d tasks it ended before writing a line, the first time with %s", e.Tasks, e.Exit)
+}
+
 // Run executes every planned task trial with a bounded pool of agents and
 // returns one result per suite, in plan order. The error is nil, an agent
-// that could not start (the run stops), or ErrInterrupted.
+// that could not start or a *CannotRunError (the run stops: the trials
+// still running are killed and nothing more is reported), or
+// ErrInterrupted.
 func Run(ctx context.Context, plan []Planned, opts Options) ([]results.Suite, error) {
 	r := newRun(plan, opts)
 	err := r.execute(ctx)
@@ -167,6 +203,19 @@ type run struct {
 	failed   int
 	errored  int
 	started  []bool
+	silence  silence
+}
+
+// silence watches the first trials of a run for an agent that never
+// speaks; see CannotRunError.
+type silence struct {
+	first int  // the tasks whose first trial decides: min(silentTasks, planned tasks)
+	mute  int  // how many of those trials were mute
+	heard bool // a trial showed that the agent runs: nothing is held back
+	// The mute deciding trial earliest in plan order.
+	task   int
+	exit   string
+	stderr []byte
 }
 
 func newRun(plan []Planned, opts Options) *run {
@@ -188,6 +237,7 @@ func newRun(plan []Planned, opts Options) *run {
 			r.slots = append(r.slots, s)
 		}
 	}
+	r.silence.first = min(silentTasks, len(r.slots))
 	return r
 }
 
@@ -223,7 +273,7 @@ func (r *run) execute(ctx context.Context) error {
 	var fatal error
 	var fatalOnce sync.Once
 dispatch:
-	for _, slot := range r.slots {
+	for ti, slot := range r.slots {
 		// A slot's trials are allocated as it is dispatched, so only the
 		// tasks in flight hold them (#6).
 		slot.trials = make([]results.Trial, slot.n)
@@ -233,8 +283,13 @@ dispatch:
 			}
 			g.Go(func() error {
 				p := r.plan[slot.suite]
-				res, err := r.trial(gctx, p.Suite, slot.task, trial)
+				res, out, err := r.trial(gctx, p.Suite, slot.task, trial)
+				if err == nil {
+					err = r.heard(ti, trial, &res, out)
+				}
 				if err != nil {
+					// The group's context ends: the other trials are
+					// killed and no more start.
 					fatalOnce.Do(func() { fatal = err })
 					return err
 				}
@@ -249,14 +304,51 @@ dispatch:
 	_ = g.Wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.flush(true)
-	switch {
-	case fatal != nil:
+	if fatal != nil {
+		// The run could not happen: no suite is completed, so nothing
+		// reads as a verdict on the tasks that never ran.
 		return fatal
-	case ctx.Err() != nil:
+	}
+	r.silence.heard = true // an interrupted run reports what finished
+	r.flush(true)
+	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
 	return nil
+}
+
+// heard watches a finished trial, trial n of the task at index task in
+// plan order, for an agent that never speaks. It returns a
+// *CannotRunError when the deciding trials were all mute; a trial that was
+// not ends the watch and releases the tasks held back.
+func (r *run) heard(task, n int, res *results.Trial, out *Outcome) error {
+	if res.ErrorKind == results.ErrCancelled {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := &r.silence
+	switch {
+	case w.heard:
+		return nil
+	case out.Mute == "":
+		w.heard = true
+		if r.opts.Observer != nil && r.finished > 0 {
+			r.opts.Observer.Progress(r.finished, len(r.slots), r.passed, r.failed, r.errored)
+		}
+		r.flush(false)
+		return nil
+	case n != 1 || task >= w.first:
+		return nil
+	}
+	if w.mute == 0 || task < w.task {
+		w.task, w.exit, w.stderr = task, out.Mute, out.Stderr
+	}
+	w.mute++
+	if w.mute < w.first {
+		return nil
+	}
+	return &CannotRunError{Tasks: w.first, Exit: w.exit, Stderr: w.stderr}
 }
 
 // taskDone aggregates a finished task and emits whatever is now ready in
@@ -285,7 +377,7 @@ func (r *run) taskDone(slot *taskSlot) {
 		default:
 			r.errored++
 		}
-		if r.opts.Observer != nil {
+		if r.opts.Observer != nil && r.silence.heard {
 			r.opts.Observer.Progress(r.finished, len(r.slots), r.passed, r.failed, r.errored)
 		}
 	}
@@ -294,8 +386,12 @@ func (r *run) taskDone(slot *taskSlot) {
 
 // flush emits, in plan order, every finished task the cursor can reach and
 // completes the suites behind it. At the end of the run (final) tasks that
-// never finished are skipped so the suites still complete. r.mu is held.
+// never finished are skipped so the suites still complete. Nothing is
+// emitted before a trial has shown that the agent runs. r.mu is held.
 func (r *run) flush(final bool) {
+	if !r.silence.heard {
+		return
+	}
 	for r.cursor < len(r.slots) {
 		slot := r.slots[r.cursor]
 		if !slot.done && !final {
@@ -351,14 +447,15 @@ func (r *run) mode(s *suites.Suite, t *suites.Task) string {
 	return s.Modes[0]
 }
 
-// trial runs one task trial. The error is non-nil only when the agent could
-// not be started at all.
-func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int) (results.Trial, error) {
+// trial runs one task trial and returns its result and what the agent
+// did. The error is non-nil only when the agent could not be started at
+// all.
+func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int) (results.Trial, *Outcome, error) {
 	// Tasks of large suites are kept compact; this trial decodes its own
 	// copy and drops it when done.
 	t, err := s.Full(t)
 	if err != nil {
-		return results.Trial{}, err
+		return results.Trial{}, nil, err
 	}
 	timeout := r.opts.Timeout
 	if t.TimeoutMs > 0 {
@@ -385,7 +482,7 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 	latency := time.Since(start)
 	cancel()
 	if out.Fatal != nil {
-		return results.Trial{}, out.Fatal
+		return results.Trial{}, nil, out.Fatal
 	}
 	rec := &TrialRecord{
 		Trial:  n,
@@ -405,14 +502,17 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 		ToolCalls:    len(rec.Trace),
 		Checks:       []results.Check{},
 		Findings:     sess.Findings(),
+
+		LinesAfterFinal: out.LinesAfterFinal,
 	}
 	switch {
 	case out.Err != nil && ctx.Err() != nil:
 		res.Status, res.ErrorKind = results.StatusError, results.ErrCancelled
 	case out.Err != nil:
-		res.Status, res.ErrorKind = results.StatusError, out.Err.Kind
+		res.Status, res.ErrorKind, res.ErrorMessage = results.StatusError, out.Err.Kind, out.Err.Message
 	case sess.Failed():
 		res.Status, res.ErrorKind = results.StatusError, results.ErrUnmatchedTool
+		res.ErrorMessage = "a tool call had no fixture, and the fixtures say onUnmatched: fail"
 	default:
 		obs := &judges.Observation{
 			Input:     t.Input,
@@ -442,7 +542,7 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 	if r.opts.Observer != nil && res.ErrorKind != results.ErrCancelled {
 		r.opts.Observer.Trial(s, t, rec)
 	}
-	return res, nil
+	return res, out, nil
 }
 
 // score runs the checks of a trial that produced an output: golden checks,
@@ -455,8 +555,9 @@ func (r *run) score(ctx context.Context, s *suites.Suite, t *suites.Task, obs *j
 		checks, err = r.rubric(ctx, s, t, obs, rec, res, checks)
 		if err != nil {
 			res.Status, res.ErrorKind = results.StatusError, results.ErrJudge
+			res.ErrorMessage = judgeMessage(err, checks)
 			if rec.Err == nil {
-				rec.Err = &AgentError{Kind: results.ErrJudge, Message: err.Error()}
+				rec.Err = &AgentError{Kind: results.ErrJudge, Message: res.ErrorMessage, Detail: err.Error()}
 			}
 			res.Checks = checks
 			return
@@ -469,6 +570,26 @@ func (r *run) score(ctx context.Context, s *suites.Suite, t *suites.Task, obs *j
 // errNoJudge is the error of a rubric task whose judged criteria have no
 // judge to decide them: never a silent pass.
 var errNoJudge = errors.New("no judge configured")
+
+// judgeMessage says, in evalgate's words, why the judge decided none of
+// the judged criteria: what the judge said (its stderr, its API's answer)
+// may quote the task and stays in transcripts.
+func judgeMessage(err error, checks []results.Check) string {
+	var ids []string
+	for _, c := range checks {
+		if c.Judged {
+			ids = append(ids, c.ID)
+		}
+	}
+	which := strings.Join(ids, ", ")
+	switch {
+	case errors.Is(err, errNoJudge):
+		return "no judge configured for " + which
+	case errors.Is(err, judges.ErrUnavailable):
+		return "the judge could not be reached for " + which
+	}
+	return "the judge gave no usable verdict for " + which
+}
 
 func (r *run) rubric(ctx context.Context, s *suites.Suite, t *suites.Task, obs *judges.Observation, rec *TrialRecord, res *results.Trial, checks []results.Check) ([]results.Check, error) {
 	var out any
@@ -576,8 +697,9 @@ func aggregate(s *suites.Suite, t *suites.Task, trials []results.Trial) results.
 			res.Passed = false
 		}
 		if tr.Status == results.StatusError && res.ErrorKind == "" {
-			res.ErrorKind = tr.ErrorKind
+			res.ErrorKind, res.ErrorMessage = tr.ErrorKind, tr.ErrorMessage
 		}
+		res.LinesAfterFinal += tr.LinesAfterFinal
 		for _, c := range tr.Checks {
 			if !c.Passed {
 				failed[c.ID] = true

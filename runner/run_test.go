@@ -5,6 +5,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
 )
@@ -35,6 +37,7 @@ type recorder struct {
 	events   []string
 	trials   int
 	lastDone int
+	progress int
 }
 
 func (r *recorder) Trial(s *suites.Suite, t *suites.Task, tr *TrialRecord) {
@@ -44,7 +47,8 @@ func (r *recorder) Trial(s *suites.Suite, t *suites.Task, tr *TrialRecord) {
 }
 
 func (r *recorder) Progress(done, total, passed, failed, errored int) {
-	if done != r.lastDone+1 || done > total || passed+failed+errored != done {
+	r.progress++
+	if done <= r.lastDone || done > total || passed+failed+errored != done {
 		r.events = append(r.events, fmt.Sprintf("bad progress %d/%d %d+%d+%d", done, total, passed, failed, errored))
 	}
 	r.lastDone = done
@@ -257,6 +261,9 @@ tasks:
 	if judged.Status != results.StatusError || judged.ErrorKind != results.ErrJudge || judged.Passed {
 		t.Errorf("judged: status %s kind %s passed %v", judged.Status, judged.ErrorKind, judged.Passed)
 	}
+	if judged.ErrorMessage != "no judge configured for rubric[0]" {
+		t.Errorf("judged: message %q, want the criterion named", judged.ErrorMessage)
+	}
 	if asserts.Status != results.StatusPassed || asserts.Score != 1 {
 		t.Errorf("asserts only: status %s score %v", asserts.Status, asserts.Score)
 	}
@@ -313,6 +320,131 @@ tasks:
 		if task := got[0].Tasks[0]; task.Passed != wantPass {
 			b, _ := json.Marshal(task)
 			t.Errorf("mode %q: passed %v, want %v: %s", mode, task.Passed, wantPass, b)
+		}
+	}
+}
+
+// muteScript is an agent that fails before writing a line, the way a
+// mistyped command does, except on the tasks it was told to answer: for
+// "slow" it first sleeps, for "ok" it echoes.
+const muteScript = `read x
+case "$x" in
+ok) printf ok; exit 0 ;;
+slow) sleep 30 ;;
+esac
+echo "python3: can't open file 'nope.py': [Errno 2] No such file or directory" >&2
+exit 2`
+
+// muteSuite is a suite with one task per input, in order.
+func muteSuite(t *testing.T, inputs ...string) *suites.Suite {
+	var b strings.Builder
+	b.WriteString("suiteId: acme.t.evals.mute\nversion: 1.0.0\nmodes: [golden]\ntasks:\n")
+	for i, in := range inputs {
+		fmt.Fprintf(&b, "  - {taskId: t%d, input: %s, expected: {kind: golden, match: {strategy: exact, value: ok}}}\n", i, in)
+	}
+	return loadSuite(t, b.String())
+}
+
+// TestRunStopsWhenTheAgentNeverSpeaks: when the first trials of the first
+// three tasks all fail before a line, the run stops at once with a
+// CannotRunError, kills the trials still running and reports nothing.
+func TestRunStopsWhenTheAgentNeverSpeaks(t *testing.T) {
+	type testCase struct {
+		name      string
+		inputs    []string
+		trials    int
+		wantTasks int // CannotRunError.Tasks
+	}
+	run := func(t *testing.T, tc testCase) {
+		s := muteSuite(t, tc.inputs...)
+		rec := &recorder{}
+		start := time.Now()
+		_, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{
+			Agent:       &Plain{Command: []string{"/bin/sh", "-c", muteScript}},
+			Concurrency: 8,
+			Trials:      tc.trials,
+			Observer:    rec,
+		})
+		var cr *CannotRunError
+		if !errors.As(err, &cr) {
+			t.Fatalf("err = %v, want a CannotRunError", err)
+		}
+		want := &CannotRunError{Tasks: tc.wantTasks, Exit: "exit status 2", Stderr: []byte("python3: can't open file 'nope.py': [Errno 2] No such file or directory\n")}
+		if diff := cmp.Diff(want, cr); diff != "" {
+			t.Errorf("error (-want +got):\n%s", diff)
+		}
+		if len(rec.events) != 0 {
+			t.Errorf("the observer was told %v, want nothing: no task could run", rec.events)
+		}
+		if rec.progress != 0 {
+			t.Errorf("progress was reported %d times, want none", rec.progress)
+		}
+		if d := time.Since(start); d > 20*time.Second {
+			t.Errorf("the run took %s: the trials still running were not killed", d)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "three tasks decide, the slow ones are killed", inputs: []string{"a", "b", "c", "slow", "slow", "slow"}, wantTasks: 3},
+		{name: "one task", inputs: []string{"a"}, wantTasks: 1},
+		{name: "two tasks of three trials", inputs: []string{"a", "b"}, trials: 3, wantTasks: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestRunGoesOnWhenOneTaskCrashes: a task that crashes the agent before a
+// line, even first and in every trial, is that task's error when another
+// task shows the agent runs; the tasks held back meanwhile are reported
+// in order.
+func TestRunGoesOnWhenOneTaskCrashes(t *testing.T) {
+	for _, concurrency := range []int{1, 8} {
+		t.Run(fmt.Sprint("concurrency ", concurrency), func(t *testing.T) {
+			s := muteSuite(t, "crash", "ok", "ok", "ok")
+			rec := &recorder{}
+			got, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{
+				Agent:       &Plain{Command: []string{"/bin/sh", "-c", muteScript}},
+				Concurrency: concurrency,
+				Trials:      3,
+				Observer:    rec,
+			})
+			if err != nil {
+				t.Fatalf("err = %v, want the run to go on", err)
+			}
+			want := []string{"started acme.t.evals.mute 4", "scored t0", "scored t1", "scored t2", "scored t3", "completed acme.t.evals.mute 3/4"}
+			if diff := cmp.Diff(want, rec.events); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+			crashed := got[0].Tasks[0]
+			if crashed.Status != results.StatusError || crashed.ErrorKind != results.ErrAgentExit || crashed.ErrorMessage != "exit status 2 before any output" {
+				t.Errorf("crashed task: status %s, kind %s, message %q", crashed.Status, crashed.ErrorKind, crashed.ErrorMessage)
+			}
+			if m := crashed.Trials[2].ErrorMessage; m != "exit status 2 before any output" {
+				t.Errorf("trial 3 message %q", m)
+			}
+			if rec.lastDone != 4 {
+				t.Errorf("last progress at %d tasks, want 4", rec.lastDone)
+			}
+		})
+	}
+}
+
+func TestJudgeMessage(t *testing.T) {
+	checks := []results.Check{
+		{ID: "rubric[0]", Judged: true},
+		{ID: "rubric[1]"},
+		{ID: "rubric[2]", Judged: true},
+	}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{errNoJudge, "no judge configured for rubric[0], rubric[2]"},
+		{fmt.Errorf("the judge was unreachable: %w", judges.ErrUnavailable), "the judge could not be reached for rubric[0], rubric[2]"},
+		// What the judge said may quote the task: it stays out.
+		{errors.New(`the judge "judge.py" ended with exit status 1: the output "secret" is rude`), "the judge gave no usable verdict for rubric[0], rubric[2]"},
+	} {
+		if got := judgeMessage(tc.err, checks); got != tc.want {
+			t.Errorf("judgeMessage(%v) = %q, want %q", tc.err, got, tc.want)
 		}
 	}
 }

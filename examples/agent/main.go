@@ -179,6 +179,10 @@ func (a *agent) call(name string, args any) (json.RawMessage, bool) {
 	return r.Content, !r.IsError
 }
 
+// send writes one protocol line. The encoder writes straight to os.Stdout,
+// which Go does not buffer, so each line reaches evalgate at once, as the
+// protocol asks; an agent that wraps stdout in a bufio.Writer must Flush
+// after every line.
 func (a *agent) send(v any) {
 	if err := a.out.Encode(v); err != nil {
 		os.Exit(3)
