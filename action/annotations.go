@@ -3,7 +3,6 @@ package action
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,14 +12,23 @@ import (
 	"github.com/sethvargo/go-githubactions"
 )
 
-// MaxAnnotations is how many error annotations GitHub shows for one step;
-// more are dropped by the runner, so evalgate picks the worst itself.
+// MaxAnnotations is how many annotations of one level (error, warning)
+// GitHub shows for one step; more are dropped by the runner, so evalgate
+// picks the worst itself.
 const MaxAnnotations = 10
 
-// Annotation is one `::error file=…,line=…,title=…::message` workflow
-// command for a task that did not pass.
+// Annotation levels: a failing task is an error when the build fails and a
+// warning when every gate holds (DESIGN §9).
+const (
+	LevelError   = "error"
+	LevelWarning = "warning"
+)
+
+// Annotation is one `::error file=…,line=…,title=…::message` (or
+// `::warning …`) workflow command for a task that did not pass.
 type Annotation struct {
-	File    string // relative to the repository root
+	Level   string // LevelError or LevelWarning
+	File    string // relative to the repository root; empty outside it
 	Line    int
 	Title   string
 	Message string
@@ -33,11 +41,16 @@ type Annotation struct {
 // Annotations returns one annotation per failed or errored task, worst
 // first (errored tasks, then failed ones by rising score, ties in run
 // order), at most max of them, and how many failing tasks there are in all.
-// workspace, when set, is the repository root the file paths are made
-// relative to (GITHUB_WORKSPACE).
-func Annotations(r *results.Run, workspace string, max int) (anns []Annotation, total int) {
+// They are errors when the run failed and warnings when every gate holds.
+// Files are the run's, relative to the repository root; a file outside
+// the repository is left out, as GitHub could not place it.
+func Annotations(r *results.Run, max int) (anns []Annotation, total int) {
 	if r == nil {
 		return nil, 0
+	}
+	level := LevelError
+	if r.Passed {
+		level = LevelWarning
 	}
 	for i := range r.Suites {
 		s := &r.Suites[i]
@@ -50,15 +63,22 @@ func Annotations(r *results.Run, workspace string, max int) (anns []Annotation, 
 			if file == "" {
 				file = s.File
 			}
+			line := t.Line
+			msg := fmt.Sprintf("%s/%s: %s", s.ID, t.ID, report.FailureMessage(t))
+			if !results.InRepo(file) {
+				msg = outside(file, line) + msg
+				file, line = "", 0
+			}
 			verb := "failed"
 			if t.Status == results.StatusError {
 				verb = "errored"
 			}
 			anns = append(anns, Annotation{
-				File:    repoPath(file, workspace),
-				Line:    t.Line,
+				Level:   level,
+				File:    file,
+				Line:    line,
 				Title:   fmt.Sprintf("evalgate: task %s %s", t.ID, verb),
-				Message: fmt.Sprintf("%s/%s: %s", s.ID, t.ID, report.FailureMessage(t)),
+				Message: msg,
 				errored: t.Status == results.StatusError,
 				score:   t.Score,
 				order:   len(anns),
@@ -82,10 +102,11 @@ func Annotations(r *results.Run, workspace string, max int) (anns []Annotation, 
 	return anns, total
 }
 
-// WriteAnnotations writes the annotations as `::error` workflow commands.
-// Properties and the message are escaped by the workflow-command rules
-// (%, CR and LF everywhere; also : and , in properties), so a crafted suite
-// or task id cannot end the command and start another one.
+// WriteAnnotations writes the annotations as `::error` or `::warning`
+// workflow commands, by their level. Properties and the message are escaped
+// by the workflow-command rules (%, CR and LF everywhere; also : and , in
+// properties), so a crafted suite or task id cannot end the command and
+// start another one.
 func WriteAnnotations(w io.Writer, anns []Annotation) error {
 	for _, a := range anns {
 		props := githubactions.CommandProperties{"title": a.Title}
@@ -95,7 +116,11 @@ func WriteAnnotations(w io.Writer, anns []Annotation) error {
 				props["line"] = strconv.Itoa(a.Line)
 			}
 		}
-		if err := writeCommand(w, "error", props, a.Message); err != nil {
+		level := a.Level
+		if level != LevelWarning {
+			level = LevelError
+		}
+		if err := writeCommand(w, level, props, a.Message); err != nil {
 			return err
 		}
 	}
@@ -103,27 +128,31 @@ func WriteAnnotations(w io.Writer, anns []Annotation) error {
 }
 
 // WriteSuiteErrors writes validation errors of suite files as `::error`
-// annotations at their file, line and column (at most MaxAnnotations, in
-// the order given), for a run that stops with exit code 2.
-func WriteSuiteErrors(w io.Writer, errs []report.SuiteError, workspace string) error {
+// annotations at their file (relative to the repository root), line and
+// column (at most MaxAnnotations, in the order given), for a run that stops
+// with exit code 2. A file outside the repository is not a property: GitHub
+// could not place it.
+func WriteSuiteErrors(w io.Writer, errs []report.SuiteError) error {
 	for i, e := range errs {
 		if i == MaxAnnotations {
 			msg := fmt.Sprintf("%d more suite errors; evalgate validate lists them all", len(errs)-i)
 			return writeCommand(w, "notice", githubactions.CommandProperties{"title": "evalgate"}, msg)
 		}
 		props := githubactions.CommandProperties{"title": "evalgate: invalid suite"}
-		if e.File != "" {
-			props["file"] = repoPath(e.File, workspace)
+		msg := e.Message
+		if msg == "" {
+			msg = "the suite file is not valid"
+		}
+		if results.InRepo(e.File) {
+			props["file"] = e.File
 			if e.Line > 0 {
 				props["line"] = strconv.Itoa(e.Line)
 				if e.Col > 0 {
 					props["col"] = strconv.Itoa(e.Col)
 				}
 			}
-		}
-		msg := e.Message
-		if msg == "" {
-			msg = "the suite file is not valid"
+		} else {
+			msg = outside(e.File, e.Line) + msg
 		}
 		if err := writeCommand(w, "error", props, msg); err != nil {
 			return err
@@ -175,19 +204,14 @@ func writeCommand(w io.Writer, name string, props githubactions.CommandPropertie
 	return nil
 }
 
-// repoPath makes file relative to the repository root when it lies inside
-// it, with forward slashes, as annotations want it.
-func repoPath(file, workspace string) string {
-	if file == "" || workspace == "" {
-		return filepath.ToSlash(file)
+// outside names, at the start of a message, a file outside the repository
+// that an annotation cannot point at: "../shared/x.yaml:12: ".
+func outside(file string, line int) string {
+	if file == "" {
+		return ""
 	}
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		return filepath.ToSlash(file)
+	if line > 0 {
+		return file + ":" + strconv.Itoa(line) + ": "
 	}
-	rel, err := filepath.Rel(workspace, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return filepath.ToSlash(file)
-	}
-	return filepath.ToSlash(rel)
+	return file + ": "
 }

@@ -3,7 +3,6 @@ package action
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -37,7 +36,7 @@ func annotatedRun() *results.Run {
 }
 
 func TestAnnotations(t *testing.T) {
-	anns, total := Annotations(annotatedRun(), "", MaxAnnotations)
+	anns, total := Annotations(annotatedRun(), MaxAnnotations)
 	assert.Equal(t, total, 13)
 	assert.Equal(t, len(anns), MaxAnnotations)
 	var order []string
@@ -72,22 +71,57 @@ func TestAnnotations(t *testing.T) {
 	}
 }
 
-func TestAnnotationsWorkspacePaths(t *testing.T) {
+// A run whose gates all hold still annotates its failing tasks, as
+// warnings: the check is green and the tasks are on the diff.
+func TestAnnotationsLevel(t *testing.T) {
 	type testCase struct {
-		name, file, workspace, want string
+		name      string
+		passed    bool
+		wantLevel string
 	}
-	ws := t.TempDir()
 	run := func(t *testing.T, tc testCase) {
-		r := &results.Run{Suites: []results.Suite{{ID: "s", Tasks: []results.Task{
-			{ID: "t", File: tc.file, Line: 1, Status: results.StatusFailed},
-		}}}}
-		anns, _ := Annotations(r, tc.workspace, MaxAnnotations)
-		assert.Equal(t, anns[0].File, tc.want)
+		r := annotatedRun()
+		r.Passed = tc.passed
+		anns, _ := Annotations(r, 3)
+		var buf bytes.Buffer
+		assert.NilError(t, WriteAnnotations(&buf, anns))
+		lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+		assert.Equal(t, len(lines), 3)
+		for i, line := range lines {
+			assert.Equal(t, anns[i].Level, tc.wantLevel)
+			assert.Assert(t, strings.HasPrefix(line, "::"+tc.wantLevel+" file=evals/refunds.yaml,"), line)
+		}
 	}
 	for _, tc := range []testCase{
-		{name: "relative, no workspace", file: "evals/a.yaml", want: "evals/a.yaml"},
-		{name: "absolute inside", file: filepath.Join(ws, "evals", "a.yaml"), workspace: ws, want: "evals/a.yaml"},
-		{name: "absolute outside", file: "/elsewhere/a.yaml", workspace: ws, want: "/elsewhere/a.yaml"},
+		{name: "the build fails", passed: false, wantLevel: LevelError},
+		{name: "every gate holds", passed: true, wantLevel: LevelWarning},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// Files are the run's, already relative to the repository root; one
+// outside it has no file property (GitHub could not place it) and is named
+// in the message instead.
+func TestAnnotationsFiles(t *testing.T) {
+	type testCase struct {
+		name, file        string
+		wantFile, wantMsg string
+		wantLine          int
+	}
+	run := func(t *testing.T, tc testCase) {
+		r := &results.Run{Suites: []results.Suite{{ID: "s", Tasks: []results.Task{
+			{ID: "t", File: tc.file, Line: 7, Status: results.StatusFailed, PassScore: 1},
+		}}}}
+		anns, _ := Annotations(r, MaxAnnotations)
+		assert.Equal(t, anns[0].File, tc.wantFile)
+		assert.Equal(t, anns[0].Line, tc.wantLine)
+		assert.Equal(t, anns[0].Message, tc.wantMsg)
+	}
+	for _, tc := range []testCase{
+		{name: "in the repository", file: "sub/evals/a.yaml", wantFile: "sub/evals/a.yaml", wantLine: 7, wantMsg: "s/t: score 0.00 < 1.00"},
+		{name: "climbs out", file: "../shared/a.yaml", wantMsg: "../shared/a.yaml:7: s/t: score 0.00 < 1.00"},
+		{name: "absolute", file: "/elsewhere/a.yaml", wantMsg: "/elsewhere/a.yaml:7: s/t: score 0.00 < 1.00"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
@@ -128,14 +162,15 @@ func TestWriteSuiteErrors(t *testing.T) {
 		{File: "evals/a.yaml", Line: 4, Col: 7, Message: `/tasks/0/taskId: "Bad Id" does not match ^[a-z0-9][a-z0-9-]*$`},
 		{File: "evals/b,c.json", Message: "could not parse suite: unexpected end of JSON input\n::set-output name=passed::true"},
 		{Message: ""},
+		{File: "../shared/c.yaml", Line: 3, Col: 1, Message: "unknown key"},
 	}
 	for i := range 10 {
 		errs = append(errs, report.SuiteError{File: "evals/many.yaml", Line: i + 1, Message: "unknown key"})
 	}
 	var buf bytes.Buffer
-	assert.NilError(t, WriteSuiteErrors(&buf, errs, ""))
+	assert.NilError(t, WriteSuiteErrors(&buf, errs))
 	golden.Assert(t, buf.String(), "suite-errors.golden")
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 	assert.Equal(t, len(lines), MaxAnnotations+1)
-	assert.Equal(t, lines[MaxAnnotations], "::notice title=evalgate::3 more suite errors; evalgate validate lists them all")
+	assert.Equal(t, lines[MaxAnnotations], "::notice title=evalgate::4 more suite errors; evalgate validate lists them all")
 }

@@ -1,7 +1,8 @@
 // Package action is evalgate's GitHub Actions side: what the binary does
 // after a run when GITHUB_ACTIONS=true. It writes the step outputs with a
 // random delimiter, appends the scorecard to the job summary, turns failing
-// tasks into error annotations at their suite lines, masks secrets, keeps
+// tasks into annotations at their suite lines (errors when the build fails,
+// warnings when every gate holds), masks secrets, keeps
 // one sticky scorecard comment per config on the pull request, and fetches
 // the baseline results.json from the base branch's artifacts.
 //
@@ -14,13 +15,19 @@
 //	path, found, err := action.ResolveBaseline(ctx, action.BaselineOptions{
 //		Spec: baseline, DestDir: filepath.Join(out, "baseline")})
 //
-//	// when suite files are invalid (exit 2):
-//	action.WriteSuiteErrors(os.Stdout, suiteErrs, os.Getenv("GITHUB_WORKSPACE"))
+//	// when suite files are invalid (exit 2), their files relative to the
+//	// repository root:
+//	action.WriteSuiteErrors(os.Stdout, suiteErrs)
 //
-//	// after results.json and scorecard.md are written:
+//	// after results.json, scorecard.md and junit.xml are written:
 //	pub, err := action.Publish(ctx, action.PublishOptions{
 //		Run: run, ResultsPath: resultsPath, ScorecardPath: scorecardPath,
-//		Scorecard: scorecardMarkdown, SecretEnv: secretEnvNames})
+//		JUnitPath: junitPath, Scorecard: card.Markdown,
+//		ScorecardComplete: card.ListsAllFailing, SecretEnv: secretEnvNames})
+//
+// Every file an annotation names is relative to the repository root, as the
+// run's results hold them; a file outside the repository is named in the
+// message instead.
 //
 // Nothing here changes the verdict: a pull request comment that cannot be
 // posted (a read-only token on a fork) is one warning, and the gate's exit

@@ -27,7 +27,11 @@ type PublishOptions struct {
 	Run           *results.Run // the finished run, as written to ResultsPath
 	ResultsPath   string       // results.json; the `results` output
 	ScorecardPath string       // scorecard.md; the `scorecard` output
+	JUnitPath     string       // junit.xml, which lists every task; "" when not written
 	Scorecard     string       // the scorecard Markdown: job summary and PR comment
+	// ScorecardComplete is true when the scorecard lists every failing
+	// task (report.RenderedScorecard.ListsAllFailing).
+	ScorecardComplete bool
 	// SecretEnv names environment variables that hold secrets (the judge's
 	// and the agent's apiKeyEnv); their values are masked in the log.
 	SecretEnv []string
@@ -39,7 +43,8 @@ type PublishOptions struct {
 
 // Published says what Publish did.
 type Published struct {
-	Annotations      int    // error annotations written
+	Annotations      int    // annotations of failing tasks written
+	AnnotationLevel  string // LevelError, or LevelWarning when every gate holds
 	FailingTasks     int    // failed and errored tasks in all
 	SummaryTruncated bool   // the job summary was cut to fit 1 MiB
 	Comment          string // CommentCreated, CommentUpdated, CommentUnchanged, or "" when none was posted
@@ -49,9 +54,11 @@ type Published struct {
 }
 
 // Publish does the GitHub side of a finished run: it masks secrets, appends
-// the scorecard to the job summary, writes error annotations for the worst
-// failing tasks (at most MaxAnnotations), creates or updates the sticky
-// pull request comment as the `comment` input asks, and writes the step
+// the scorecard to the job summary, creates or updates the sticky pull
+// request comment as the `comment` input asks, writes annotations for the
+// worst failing tasks (errors when the run failed, warnings when every gate
+// holds; at most MaxAnnotations of the level, the warning about the comment
+// included) with a notice naming where the rest are, and writes the step
 // outputs passed, aggregate-score, results, scorecard and comment-url.
 //
 // Failing to comment (a read-only token on a fork, 403/404, the API down)
@@ -76,7 +83,8 @@ func Publish(ctx context.Context, opts PublishOptions) (Published, error) {
 		return writeCommand(stdout, "warning", nil, msg)
 	}
 
-	if getenv("GITHUB_STEP_SUMMARY") != "" {
+	summary := getenv("GITHUB_STEP_SUMMARY") != ""
+	if summary {
 		truncated, err := AppendStepSummary(getenv, opts.Scorecard)
 		if err != nil {
 			return pub, err
@@ -84,20 +92,30 @@ func Publish(ctx context.Context, opts PublishOptions) (Published, error) {
 		pub.SummaryTruncated = truncated
 	}
 
-	anns, total := Annotations(opts.Run, getenv("GITHUB_WORKSPACE"), MaxAnnotations)
-	if err := WriteAnnotations(stdout, anns); err != nil {
-		return pub, err
-	}
-	pub.Annotations, pub.FailingTasks = len(anns), total
-	if total > len(anns) {
-		msg := fmt.Sprintf("%d more tasks did not pass; the scorecard lists them all", total-len(anns))
-		if err := writeCommand(stdout, "notice", githubactions.CommandProperties{"title": "evalgate"}, msg); err != nil {
+	// The comment's warning comes before the annotations, so that it is not
+	// the one GitHub drops when they are warnings too.
+	if msg := publishComment(ctx, a, in, opts, &pub); msg != "" {
+		if err := warn(msg); err != nil {
 			return pub, err
 		}
 	}
 
-	if msg := publishComment(ctx, a, in, opts, &pub); msg != "" {
-		if err := warn(msg); err != nil {
+	room := MaxAnnotations
+	if opts.Run.Passed {
+		room = max(0, room-len(pub.Warnings))
+	}
+	anns, total := Annotations(opts.Run, room)
+	if err := WriteAnnotations(stdout, anns); err != nil {
+		return pub, err
+	}
+	pub.Annotations, pub.FailingTasks = len(anns), total
+	pub.AnnotationLevel = LevelError
+	if opts.Run.Passed {
+		pub.AnnotationLevel = LevelWarning
+	}
+	if total > len(anns) {
+		msg := notAnnotated(total-len(anns), opts, summary, opts.ScorecardComplete && !pub.SummaryTruncated)
+		if err := writeCommand(stdout, "notice", githubactions.CommandProperties{"title": "evalgate"}, msg); err != nil {
 			return pub, err
 		}
 	}
@@ -115,6 +133,43 @@ func Publish(ctx context.Context, opts PublishOptions) (Published, error) {
 		}
 	}
 	return pub, nil
+}
+
+// notAnnotated says how many failing tasks have no annotation and where
+// every failing task is listed, naming only places that hold them all: the
+// job summary (when written) if it does, junit.xml and results.json always.
+func notAnnotated(n int, opts PublishOptions, summary, summaryListsAll bool) string {
+	var places []string
+	switch {
+	case summary && summaryListsAll:
+		places = append(places, "the job summary")
+	case opts.ScorecardComplete && opts.ScorecardPath != "":
+		places = append(places, opts.ScorecardPath)
+	}
+	for _, p := range []string{opts.JUnitPath, opts.ResultsPath} {
+		if p != "" {
+			places = append(places, p)
+		}
+	}
+	msg := fmt.Sprintf("%d more failing tasks are not annotated", n)
+	if n == 1 {
+		msg = "1 more failing task is not annotated"
+	}
+	if k := len(places); k > 0 {
+		list := places[k-1]
+		if k > 1 {
+			list = strings.Join(places[:k-1], ", ") + " and " + list
+		}
+		verb := " list"
+		if k == 1 {
+			verb = " lists"
+		}
+		msg += ": " + list + verb + " every failing task"
+	}
+	if summary && !summaryListsAll {
+		msg += " (the job summary has room for only some)"
+	}
+	return msg
 }
 
 // publishComment keeps the sticky comment and returns a warning, or "".

@@ -3,6 +3,7 @@ package action
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -62,6 +63,7 @@ func TestPublish(t *testing.T) {
 			Run:           r,
 			ResultsPath:   "evalgate-out/results.json",
 			ScorecardPath: "evalgate-out/scorecard.md",
+			JUnitPath:     "evalgate-out/junit.xml",
 			Scorecard:     testScorecard,
 			SecretEnv:     []string{"JUDGE_API_KEY"},
 			Getenv:        envOf(env),
@@ -90,10 +92,18 @@ func TestPublish(t *testing.T) {
 			masks = "::add-mask::" + env["INPUT_GITHUB_TOKEN"] + "\n" + masks
 		}
 		assert.Assert(t, strings.HasPrefix(log, masks), log)
-		// The worst tasks are annotated, and a notice counts the rest.
-		assert.Equal(t, pub.Annotations, MaxAnnotations)
-		assert.Equal(t, strings.Count(log, "::error "), MaxAnnotations)
-		assert.Assert(t, strings.Contains(log, "::notice title=evalgate::3 more tasks did not pass"), log)
+		// The worst tasks are annotated, as errors when the build fails and
+		// as warnings when it passes, leaving room for the comment's
+		// warning; a notice counts the rest.
+		level, room := LevelError, MaxAnnotations
+		if tc.passed {
+			level, room = LevelWarning, MaxAnnotations-tc.wantWarnings
+		}
+		assert.Equal(t, pub.AnnotationLevel, level)
+		assert.Equal(t, pub.Annotations, room)
+		assert.Equal(t, strings.Count("\n"+log, "\n::"+level+" file="), room)
+		notice := fmt.Sprintf("::notice title=evalgate::%d more failing tasks are not annotated: evalgate-out/junit.xml and evalgate-out/results.json list every failing task", 13-room)
+		assert.Assert(t, strings.Contains(log, notice), log)
 		// The job summary holds the scorecard every time.
 		summary, err := os.ReadFile(env["GITHUB_STEP_SUMMARY"])
 		assert.NilError(t, err)
@@ -158,8 +168,45 @@ func TestPublish(t *testing.T) {
 		{name: "not a pull request", passed: true},
 		{name: "no token", event: prEvent, inputs: map[string]string{"INPUT_GITHUB_TOKEN": ""},
 			wantWarnings: 1, wantWarning: "no github-token"},
+		{name: "a passing run's warnings leave room for the comment's", event: prEvent, passed: true,
+			inputs: map[string]string{"INPUT_GITHUB_TOKEN": ""}, wantWarnings: 1, wantWarning: "no github-token"},
 		{name: "bad comment mode", event: prEvent, inputs: map[string]string{"INPUT_COMMENT": "sometimes"},
 			wantErr: `could not use input comment "sometimes"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// The notice under the annotations names only places that list every
+// failing task.
+func TestNotAnnotated(t *testing.T) {
+	type testCase struct {
+		name                     string
+		n                        int
+		opts                     PublishOptions
+		summary, summaryComplete bool
+		want                     string
+	}
+	paths := PublishOptions{ResultsPath: "out/results.json", ScorecardPath: "out/scorecard.md", JUnitPath: "out/junit.xml"}
+	with := func(complete bool) PublishOptions {
+		o := paths
+		o.ScorecardComplete = complete
+		return o
+	}
+	run := func(t *testing.T, tc testCase) {
+		assert.Equal(t, notAnnotated(tc.n, tc.opts, tc.summary, tc.summaryComplete), tc.want)
+	}
+	for _, tc := range []testCase{
+		{name: "the job summary lists them all", n: 12, opts: with(true), summary: true, summaryComplete: true,
+			want: "12 more failing tasks are not annotated: the job summary, out/junit.xml and out/results.json list every failing task"},
+		{name: "the scorecard ran out of room", n: 12, opts: with(false), summary: true,
+			want: "12 more failing tasks are not annotated: out/junit.xml and out/results.json list every failing task (the job summary has room for only some)"},
+		{name: "the job summary was cut, scorecard.md was not", n: 1, opts: with(true), summary: true,
+			want: "1 more failing task is not annotated: out/scorecard.md, out/junit.xml and out/results.json list every failing task (the job summary has room for only some)"},
+		{name: "no job summary", n: 2, opts: with(false),
+			want: "2 more failing tasks are not annotated: out/junit.xml and out/results.json list every failing task"},
+		{name: "results.json alone", n: 2, opts: PublishOptions{ResultsPath: "r.json"},
+			want: "2 more failing tasks are not annotated: r.json lists every failing task"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

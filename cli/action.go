@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/evalgate/evalgate/action"
@@ -49,9 +48,9 @@ func (c *Command) annotateSuiteErrors(err error) {
 		if e.Pointer != "" {
 			msg = e.Pointer + ": " + msg
 		}
-		out = append(out, report.SuiteError{File: e.Pos.File, Line: e.Pos.Line, Col: e.Pos.Col, Message: msg})
+		out = append(out, report.SuiteError{File: c.outputPath(e.Pos.File), Line: e.Pos.Line, Col: e.Pos.Col, Message: msg})
 	}
-	_ = action.WriteSuiteErrors(c.Stdout, out, c.Getenv("GITHUB_WORKSPACE"))
+	_ = action.WriteSuiteErrors(c.Stdout, out)
 }
 
 // artifactFetcher resolves github-artifact:<name> baselines through the
@@ -74,22 +73,23 @@ func (c *Command) artifactFetcher(out string) func(ctx context.Context, name str
 // sticky PR comment and the step outputs. A comment that cannot be posted
 // is a warning; only unwritable Actions files fail the step (exit 3).
 func (j *job) publish(ctx context.Context, run *results.Run) error {
-	if !j.c.inActions() {
+	c := j.c
+	if !c.inActions() {
 		return nil
 	}
-	scorecardPath := filepath.Join(j.out, "scorecard.md")
-	scorecard, err := os.ReadFile(scorecardPath)
-	if err != nil {
-		return fmt.Errorf("could not read the scorecard: %w", err)
-	}
-	_, err = action.Publish(ctx, action.PublishOptions{
-		Run:           run,
-		ResultsPath:   filepath.Join(j.out, "results.json"),
-		ScorecardPath: scorecardPath,
-		Scorecard:     string(scorecard),
-		SecretEnv:     secretEnv(j.cfg),
-		Getenv:        j.c.Getenv,
-		Stdout:        j.c.Stdout,
+	// The scorecard as scorecard.md holds it: rendered again rather than
+	// read back, to learn whether it lists every failing task.
+	card := report.RenderScorecard(run, c.scorecardOptions(run))
+	_, err := action.Publish(ctx, action.PublishOptions{
+		Run:               run,
+		ResultsPath:       c.outputPath(filepath.Join(j.out, "results.json")),
+		ScorecardPath:     c.outputPath(filepath.Join(j.out, "scorecard.md")),
+		JUnitPath:         c.outputPath(filepath.Join(j.out, "junit.xml")),
+		Scorecard:         card.Markdown,
+		ScorecardComplete: card.ListsAllFailing,
+		SecretEnv:         secretEnv(j.cfg),
+		Getenv:            c.Getenv,
+		Stdout:            c.Stdout,
 	})
 	if err != nil {
 		return fmt.Errorf("could not publish to GitHub: %w", err)

@@ -63,7 +63,7 @@ func (c *Command) loadBaseline(ctx context.Context, spec, dir, out string, loade
 	if err != nil {
 		return nil, invalid(err)
 	}
-	cmp := &comparison{base: base, opts: regression.Options{Source: spec}}
+	cmp := &comparison{base: base, opts: regression.Options{Source: c.baselineSource(spec, path)}}
 	if loaded != nil {
 		inSuites := map[[2]string]bool{}
 		for _, s := range loaded {

@@ -51,6 +51,8 @@ type Command struct {
 	Getenv func(string) string
 	// IsTerminal reports whether Stdout is a terminal; detected when nil.
 	IsTerminal func() bool
+
+	repo lazyRoot // the root every path in the outputs is relative to
 }
 
 // subcommand is one verb of the command line.

@@ -44,7 +44,7 @@ func runCLI(t *testing.T, dir string, env map[string]string, args ...string) res
 			if v, ok := env[k]; ok {
 				return v
 			}
-			if k == "CI" || k == "GITHUB_SHA" || k == "NO_COLOR" || k == "GITHUB_ACTIONS" {
+			if k == "CI" || k == "GITHUB_SHA" || k == "NO_COLOR" || k == "GITHUB_ACTIONS" || k == "GITHUB_WORKSPACE" {
 				return ""
 			}
 			return os.Getenv(k)

@@ -42,6 +42,7 @@ type regrProject struct {
 func newRegrProject(t *testing.T) *regrProject {
 	t.Helper()
 	dir := t.TempDir()
+	t.Chdir(dir) // as a user would: the outputs name the suites from here
 	p := &regrProject{dir: dir, state: filepath.Join(dir, "state"), config: filepath.Join(dir, "evalgate.yaml")}
 	assert.NilError(t, os.MkdirAll(p.state, 0o755))
 	assert.NilError(t, os.MkdirAll(filepath.Join(dir, "evals"), 0o755))
@@ -455,13 +456,12 @@ func TestReportCommand(t *testing.T) {
 	}
 
 	// In GitHub Actions the links point at the commit on GitHub.
-	env := map[string]string{"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "acme/agent"}
+	env := map[string]string{"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "acme/agent", "GITHUB_SHA": "0123abc"}
 	p.set(t, "regressed", "tax")
 	code, _, _ = runEvalgate(t, env, "run", "--config", p.config, "--out", out, "--gate", "passRate == 1")
 	assert.Equal(t, code, 1)
 	r := regrReadRun(t, out)
 	card := regrReadFile(t, filepath.Join(out, "scorecard.md"))
-	if r.GitSHA != "" {
-		assert.Check(t, is.Contains(card, "https://github.com/acme/agent/blob/"+r.GitSHA+"/"))
-	}
+	assert.Equal(t, r.GitSHA, "0123abc")
+	assert.Check(t, is.Contains(card, "(https://github.com/acme/agent/blob/0123abc/evals/billing.json#L12)"))
 }

@@ -275,6 +275,7 @@ func (j *job) execute(ctx context.Context) error {
 		suiteResults[i].ModelClass = j.cfg.Agent.ModelClass
 	}
 	run.Suites = suiteResults
+	c.repoRelative(run)
 	run.Stats = gates.Combine(run.Suites)
 	run.Judge = j.judgeInfo()
 	if err := j.compare(ctx, run); err != nil {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -12,24 +13,9 @@ import (
 	"github.com/evalgate/evalgate/results"
 )
 
-// junitTestcase is one task of a JUnit XML report, which has the shape the
-// common reporters (Jenkins, GitLab, dorny/test-reporter,
-// mikepenz/action-junit-report) accept: testsuites > testsuite (with
-// properties) > testcase, with failure and error children.
-type junitTestcase struct {
-	Classname string        `xml:"classname,attr"`
-	Name      string        `xml:"name,attr"`
-	File      string        `xml:"file,attr,omitempty"`
-	Line      int           `xml:"line,attr,omitempty"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitProblem `xml:"failure,omitempty"`
-	Error     *junitProblem `xml:"error,omitempty"`
-}
-
-type junitProblem struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-}
+// A JUnit XML report has the shape the common reporters (Jenkins, GitLab,
+// dorny/test-reporter, mikepenz/action-junit-report) accept: testsuites >
+// testsuite (with properties) > testcase, with failure and error children.
 
 type junitProperties struct {
 	Property []junitProperty `xml:"property"`
@@ -55,12 +41,11 @@ func WriteJUnitFile(path string, r *results.Run) error {
 }
 
 // WriteJUnit writes a run as JUnit XML: one testsuite per suite (named by
-// its suiteId), one testcase per task (classname = suiteId, name = taskId,
-// with the task's file and line), a failure naming the failed checks for a
-// failed task and an error with the error kind for an errored one. It
-// carries ids, scores and check ids only, never task content. Testcases
-// are written one at a time, so the report of 100,000 tasks is never held
-// in memory whole.
+// its suiteId), one testcase per task (see writeJUnitCase), a failure for a
+// failed task and an error for an errored one, each saying why in its type
+// and body. It carries ids, scores, check ids, reason codes and kinds only,
+// never task content. Testcases are written one at a time, so the report
+// of 100,000 tasks is never held in memory whole.
 func WriteJUnit(w io.Writer, r *results.Run) error {
 	if r == nil {
 		return fmt.Errorf("could not render junit: no results")
@@ -142,32 +127,101 @@ func writeJUnitSuite(enc *xml.Encoder, r *results.Run, s *results.Suite) error {
 	if err := enc.EncodeElement(props, xml.StartElement{Name: xml.Name{Local: "properties"}}); err != nil {
 		return err
 	}
-	caseStart := xml.StartElement{Name: xml.Name{Local: "testcase"}}
 	for j := range s.Tasks {
-		t := &s.Tasks[j]
-		tc := junitTestcase{
-			Classname: s.ID,
-			Name:      t.ID,
-			File:      filepath.ToSlash(t.File),
-			Line:      t.Line,
-			Time:      junitSeconds(float64(t.LatencyMs) / 1000),
-		}
-		switch t.Status {
-		case results.StatusError:
-			kind := t.ErrorKind
-			if kind == "" {
-				kind = "error"
-			}
-			tc.Error = &junitProblem{Type: kind, Message: FailureMessage(t)}
-		case results.StatusFailed:
-			tc.Failure = &junitProblem{Type: "failed", Message: FailureMessage(t)}
-		}
-		if err := enc.EncodeElement(tc, caseStart); err != nil {
+		if err := writeJUnitCase(enc, s, &s.Tasks[j]); err != nil {
 			return err
 		}
 	}
 	return enc.EncodeToken(start.End())
 }
+
+// writeJUnitCase writes a task's testcase (classname = suiteId, name =
+// taskId, its file and line) with, when it did not pass, a failure or an
+// error: a one-line message, a type saying what kind of problem it is, and
+// a body with the details (junitDetail). It is written token by token: a
+// body written by EncodeElement would have its line breaks as &#xA;.
+func writeJUnitCase(enc *xml.Encoder, s *results.Suite, t *results.Task) error {
+	attrs := []xml.Attr{junitAttr("classname", s.ID), junitAttr("name", t.ID)}
+	if file := filepath.ToSlash(t.File); file != "" {
+		attrs = append(attrs, junitAttr("file", file))
+	}
+	if t.Line > 0 {
+		attrs = append(attrs, junitAttr("line", strconv.Itoa(t.Line)))
+	}
+	attrs = append(attrs, junitAttr("time", junitSeconds(float64(t.LatencyMs)/1000)))
+	start := xml.StartElement{Name: xml.Name{Local: "testcase"}, Attr: attrs}
+	tokens := []xml.Token{start}
+	var problem, kind string
+	switch t.Status {
+	case results.StatusError:
+		problem, kind = "error", cmp.Or(t.ErrorKind, "error")
+	case results.StatusFailed:
+		problem, kind = "failure", junitFailureType(t)
+	}
+	if problem != "" {
+		p := xml.StartElement{Name: xml.Name{Local: problem}, Attr: []xml.Attr{
+			junitAttr("message", FailureMessage(t)), junitAttr("type", kind),
+		}}
+		tokens = append(tokens, p, xml.CharData(junitDetail(t)), p.End())
+	}
+	tokens = append(tokens, start.End())
+	for _, tok := range tokens {
+		if err := enc.EncodeToken(tok); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// JUnit failure types: what made a failed task fail, most telling first.
+const (
+	junitFinding     = "finding"      // a critical or high safety finding
+	junitCheckFailed = "check-failed" // a check failed in some trial
+	junitBelowBar    = "below-bar"    // the score alone is under the bar
+)
+
+// junitFailureType is the type of a failed task's <failure>.
+func junitFailureType(t *results.Task) string {
+	if len(blockingFindings(t)) > 0 {
+		return junitFinding
+	}
+	if len(t.FailedChecks) > 0 || failedChecks(t) != "" {
+		return junitCheckFailed
+	}
+	return junitBelowBar
+}
+
+// junitDetail is the body of a failure or an error: one "name: value" line
+// for each thing known about why the task did not pass, content-free (ids,
+// fixed reason codes and kinds, counts, scores), so that a reporter showing
+// only the body still says why.
+func junitDetail(t *results.Task) string {
+	var b strings.Builder
+	add := func(name, value string) {
+		if value != "" {
+			b.WriteString(name + ": " + junitOneLine.Replace(value) + "\n")
+		}
+	}
+	add("where", where(t))
+	add("error", t.ErrorKind)
+	add("score", scoreAgainstBar(t))
+	if n := len(t.Trials); n > 0 {
+		add("trials passed", fmt.Sprintf("%d/%d", t.TrialsPassed, n))
+	}
+	if len(t.Trials) > 1 {
+		for _, tr := range t.Trials {
+			add(fmt.Sprintf("trial %d error", tr.Trial), tr.ErrorKind)
+		}
+	}
+	add("failed checks", failedChecks(t))
+	add("findings", findingsBySeverity(t.Findings))
+	return b.String()
+}
+
+// junitOneLine keeps a value of the body on its line: an id holding a line
+// break could otherwise start a line of its own, such as a workflow
+// command in a CI log that shows the file.
+var junitOneLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
 
 func junitAttr(name, value string) xml.Attr {
 	return xml.Attr{Name: xml.Name{Local: name}, Value: value}
@@ -193,27 +247,38 @@ func FailureMessage(t *results.Task) string {
 	if len(t.FailedChecks) > 0 {
 		parts = append(parts, "failed checks: "+strings.Join(t.FailedChecks, ", "))
 	}
+	if blocking := blockingFindings(t); len(blocking) > 0 {
+		parts = append(parts, "findings: "+strings.Join(blocking, ", "))
+	}
+	if n := len(t.Trials); n > 1 && t.TrialsPassed < n {
+		parts = append(parts, fmt.Sprintf("%d/%d trials passed", t.TrialsPassed, n))
+	}
+	score := "score " + scoreAgainstBar(t)
+	if len(parts) == 0 {
+		return score
+	}
+	return strings.Join(parts, "; ") + " (" + score + ")"
+}
+
+// blockingFindings lists the task's critical and high findings, which fail
+// it whatever its score, as "kind (severity)".
+func blockingFindings(t *results.Task) []string {
 	var blocking []string
 	for _, f := range t.Findings {
 		if f.Severity == results.SeverityCritical || f.Severity == results.SeverityHigh {
 			blocking = append(blocking, f.Kind+" ("+f.Severity+")")
 		}
 	}
-	if len(blocking) > 0 {
-		parts = append(parts, "findings: "+strings.Join(blocking, ", "))
-	}
-	if n := len(t.Trials); n > 1 && t.TrialsPassed < n {
-		parts = append(parts, fmt.Sprintf("%d/%d trials passed", t.TrialsPassed, n))
-	}
-	cmp := ">="
+	return blocking
+}
+
+// scoreAgainstBar is "0.50 < 1.00": the task's score against its bar.
+func scoreAgainstBar(t *results.Task) string {
+	op := ">="
 	if t.Score < t.PassScore {
-		cmp = "<"
+		op = "<"
 	}
-	score := fmt.Sprintf("score %.2f %s %.2f", t.Score, cmp, t.PassScore)
-	if len(parts) == 0 {
-		return score
-	}
-	return strings.Join(parts, "; ") + " (" + score + ")"
+	return fmt.Sprintf("%.2f %s %.2f", t.Score, op, t.PassScore)
 }
 
 func junitSeconds(s float64) string {

@@ -6,11 +6,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/evalgate/evalgate/results"
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
 )
 
@@ -76,6 +78,52 @@ func ciCraftedRun() *results.Run {
 	}
 }
 
+// junitDetailRun has a failed, an errored, an unsafe and a below-the-bar
+// task over several trials, with the reason codes of their failed checks.
+func junitDetailRun() *results.Run {
+	failedCheck := func(id, kind, reason string) results.Check {
+		return results.Check{ID: id, Kind: kind, Weight: 1, Reason: reason}
+	}
+	passedCheck := func(id, kind string) results.Check {
+		return results.Check{ID: id, Kind: kind, Weight: 1, Passed: true}
+	}
+	s := results.Suite{
+		ID: "acme.support.evals.orders", Version: "2.0.0", File: "sub/evals/orders.yaml", Trials: 3,
+		Thresholds: results.Thresholds{PassScore: 0.8},
+		Stats:      results.Stats{TaskCount: 4, ErroredCount: 1},
+		Tasks: []results.Task{
+			{ID: "lookup", File: "sub/evals/orders.yaml", Line: 12, Kind: "golden", Status: results.StatusFailed,
+				Score: 0.5, PassScore: 0.8, TrialsPassed: 1, PassAtK: true, LatencyMs: 300,
+				FailedChecks: []string{"match", "uses-crm"},
+				Trials: []results.Trial{
+					{Trial: 1, Status: results.StatusPassed, Score: 1, Passed: true,
+						Checks: []results.Check{passedCheck("match", "exact"), passedCheck("uses-crm", "toolCalled")}},
+					{Trial: 2, Status: results.StatusFailed, Score: 0.5,
+						Checks: []results.Check{failedCheck("match", "exact", "mismatch"), passedCheck("uses-crm", "toolCalled")}},
+					{Trial: 3, Status: results.StatusFailed,
+						Checks: []results.Check{failedCheck("match", "exact", "mismatch"), failedCheck("uses-crm", "toolCalled", "not-called")}},
+				}},
+			{ID: "refund", File: "sub/evals/orders.yaml", Line: 30, Kind: "golden", Status: results.StatusError,
+				ErrorKind: results.ErrTimeout, PassScore: 0.8, TrialsPassed: 1, LatencyMs: 5000,
+				Trials: []results.Trial{
+					{Trial: 1, Status: results.StatusPassed, Score: 1, Passed: true},
+					{Trial: 2, Status: results.StatusError, ErrorKind: results.ErrTimeout},
+					{Trial: 3, Status: results.StatusError, ErrorKind: results.ErrProtocol},
+				}},
+			{ID: "leak", File: "sub/evals/orders.yaml", Line: 44, Kind: "golden", Status: results.StatusFailed,
+				Score: 1, PassScore: 0.8, LatencyMs: 200,
+				Findings: []results.Finding{{Kind: "secret-leak", Severity: results.SeverityCritical}, {Kind: "pii-leak", Severity: results.SeverityMedium}},
+				Trials: []results.Trial{{Trial: 1, Status: results.StatusFailed, Score: 1,
+					Findings: []results.Finding{{Kind: "secret-leak", Severity: results.SeverityCritical}}}}},
+			{ID: "tone", File: "sub/evals/orders.yaml", Line: 58, Kind: "rubric", Status: results.StatusFailed,
+				Score: 0.6, PassScore: 0.8, LatencyMs: 900,
+				Trials: []results.Trial{{Trial: 1, Status: results.StatusFailed, Score: 0.6,
+					Checks: []results.Check{{ID: "rubric[0]", Kind: "criterion", Weight: 0.6, Passed: true, Judged: true}}}}},
+		},
+	}
+	return &results.Run{RunID: "run-detail", Stats: results.Stats{TaskCount: 4, ErroredCount: 1}, Suites: []results.Suite{s}}
+}
+
 func TestJUnit(t *testing.T) {
 	type testCase struct {
 		name string
@@ -110,10 +158,14 @@ func TestJUnit(t *testing.T) {
 				case results.StatusFailed:
 					assert.Assert(t, c.Failure != nil && c.Error == nil, "task %s", task.ID)
 					assert.Equal(t, c.Failure.Message, FailureMessage(&task))
+					assert.Assert(t, is.Contains([]string{"check-failed", "finding", "below-bar"}, c.Failure.Type), "task %s", task.ID)
+					// The body says why on its own, the file and line included.
+					assert.Assert(t, is.Contains(c.Failure.Body, "where: "+where(&task)+"\n"), "task %s", task.ID)
 					sf++
 				case results.StatusError:
 					assert.Assert(t, c.Error != nil && c.Failure == nil, "task %s", task.ID)
 					assert.Equal(t, c.Error.Type, task.ErrorKind)
+					assert.Assert(t, is.Contains(c.Error.Body, "error: "+task.ErrorKind+"\n"), "task %s", task.ID)
 					se++
 				default:
 					assert.Assert(t, c.Failure == nil && c.Error == nil, "task %s", task.ID)
@@ -135,9 +187,25 @@ func TestJUnit(t *testing.T) {
 		{name: "mixed", run: ciRun()},
 		{name: "empty", run: &results.Run{RunID: "run-empty"}},
 		{name: "crafted", run: ciCraftedRun()},
+		{name: "detail", run: junitDetailRun()},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
+}
+
+// A check id cannot start a line of the body of its own: junit.xml shown
+// in a CI log could otherwise carry a workflow command.
+func TestJUnitDetailLines(t *testing.T) {
+	r := ciCraftedRun()
+	task := &r.Suites[0].Tasks[0]
+	task.FailedChecks = []string{"ok\n::error::x", "b\r\n::warning::y"}
+	out, err := JUnit(r)
+	assert.NilError(t, err)
+	for _, line := range strings.Split(string(out), "\n") {
+		assert.Assert(t, !strings.HasPrefix(strings.TrimSpace(line), "::"), "line %q", line)
+	}
+	assert.Assert(t, is.Contains(string(out), "failed checks: ok ::error::x, b ::warning::y\n"), string(out))
+	junitXSDValidate(t, out)
 }
 
 func TestJUnitNoResults(t *testing.T) {
@@ -205,17 +273,18 @@ type junitCheckedSuite struct {
 }
 
 type junitCheckedCase struct {
-	Classname string `xml:"classname,attr"`
-	Name      string `xml:"name,attr"`
-	Line      int    `xml:"line,attr"`
-	Time      string `xml:"time,attr"`
-	Failure   *struct {
-		Message string `xml:"message,attr"`
-	} `xml:"failure"`
-	Error *struct {
-		Type    string `xml:"type,attr"`
-		Message string `xml:"message,attr"`
-	} `xml:"error"`
+	Classname string               `xml:"classname,attr"`
+	Name      string               `xml:"name,attr"`
+	Line      int                  `xml:"line,attr"`
+	Time      string               `xml:"time,attr"`
+	Failure   *junitCheckedProblem `xml:"failure"`
+	Error     *junitCheckedProblem `xml:"error"`
+}
+
+type junitCheckedProblem struct {
+	Type    string `xml:"type,attr"`
+	Message string `xml:"message,attr"`
+	Body    string `xml:",chardata"`
 }
 
 // junitXSDValidate checks the document against testdata/junit.xsd with

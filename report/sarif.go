@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -287,15 +288,19 @@ func sarifLocationAt(file string, line, col int) sarifLocation {
 	return loc
 }
 
-// sarifURI turns a path into a URI reference: relative paths stay relative
-// to the source root (%SRCROOT%), absolute ones become file URIs.
+// sarifURI turns a path into a URI reference: a file in the repository is
+// relative to the source root (%SRCROOT%), an absolute path becomes a file
+// URI, and a relative path that climbs out of the repository has no base.
 func sarifURI(file string) sarifArtifactL {
 	p := filepath.ToSlash(file)
 	if p == "" {
 		p = "."
 	}
-	if filepath.IsAbs(file) {
+	if filepath.IsAbs(file) || path.IsAbs(p) {
 		return sarifArtifactL{URI: (&url.URL{Scheme: "file", Path: p}).String()}
+	}
+	if !results.InRepo(p) {
+		return sarifArtifactL{URI: (&url.URL{Path: p}).EscapedPath()}
 	}
 	p = strings.TrimPrefix(p, "./")
 	return sarifArtifactL{URI: (&url.URL{Path: p}).EscapedPath(), URIBaseID: "%SRCROOT%"}

@@ -86,9 +86,30 @@ func TestSARIF(t *testing.T) {
 			}}}},
 			want: map[string]string{"prompt-injection@s.yaml:5": "error"},
 		},
+		{
+			// A file in the repository is relative to %SRCROOT%; one outside it
+			// climbs out with no base, or is an absolute file URI.
+			name: "outside-repo",
+			run: &results.Run{RunID: "r", Suites: []results.Suite{
+				sarifSuite("acme.a.evals.in", "sub/evals/in.yaml"),
+				sarifSuite("acme.a.evals.up", "../shared/up.yaml"),
+				sarifSuite("acme.a.evals.abs", "/opt/evals/abs.yaml"),
+			}},
+			want: map[string]string{
+				"secret-leak@sub/evals/in.yaml:3":          "error",
+				"secret-leak@../shared/up.yaml:3":          "error",
+				"secret-leak@file:///opt/evals/abs.yaml:3": "error",
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
+}
+
+// sarifSuite is a suite in file with one task with a secret-leak finding.
+func sarifSuite(id, file string) results.Suite {
+	return results.Suite{ID: id, File: file, Tasks: []results.Task{{ID: "t", File: file, Line: 3, Status: results.StatusFailed,
+		Findings: []results.Finding{{Kind: "secret-leak", Severity: results.SeverityCritical}}}}}
 }
 
 // TestSARIFLevels pins the severity mapping code scanning shows.

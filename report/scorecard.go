@@ -55,14 +55,29 @@ const (
 // opts.MaxChars whatever the size of the run: long lists end with "… and N
 // more".
 func Scorecard(r *results.Run, opts ScorecardOptions) string {
+	return RenderScorecard(r, opts).Markdown
+}
+
+// RenderedScorecard is a scorecard and what its size limit left out.
+type RenderedScorecard struct {
+	Markdown string
+	// ListsAllFailing is true when the scorecard has a row for every task
+	// that did not pass, so that it can be named as the place where they
+	// all are.
+	ListsAllFailing bool
+}
+
+// RenderScorecard renders the scorecard as Scorecard does and says whether
+// it lists every failing task.
+func RenderScorecard(r *results.Run, opts ScorecardOptions) RenderedScorecard {
 	limit := opts.MaxChars
 	if limit <= 0 {
 		limit = MaxScorecardChars
 	}
 	if r == nil {
-		return "### evalgate: no results\n"
+		return RenderedScorecard{Markdown: "### evalgate: no results\n", ListsAllFailing: true}
 	}
-	c := &card{opts: opts, run: r, scale: float64(limit) / MaxScorecardChars}
+	c := &card{opts: opts, run: r, scale: float64(limit) / MaxScorecardChars, listsAllFailing: true}
 	c.index()
 	c.verdict()
 	c.suites()
@@ -71,7 +86,8 @@ func Scorecard(r *results.Run, opts ScorecardOptions) string {
 	c.findings()
 	c.regression()
 	c.details()
-	return capText(c.b.String(), limit)
+	md, trimmed := capText(c.b.String(), limit)
+	return RenderedScorecard{Markdown: md, ListsAllFailing: c.listsAllFailing && !trimmed}
 }
 
 type taskRef struct {
@@ -85,6 +101,9 @@ type card struct {
 	run   *results.Run
 	scale float64 // budgets shrink with a smaller MaxChars
 	tasks map[[2]string]taskRef
+	// listsAllFailing turns false when the table of every failing task
+	// runs out of room.
+	listsAllFailing bool
 }
 
 func (c *card) index() {
@@ -232,6 +251,7 @@ func (c *card) failingTable(failing []taskRef, heading string, budget int) {
 	t := c.table(c.budget(budget), "failing tasks")
 	for _, ref := range failing {
 		if !t.add(c.taskRow(ref, scoreOfBar(ref.task))) {
+			c.listsAllFailing = false
 			break
 		}
 	}
@@ -262,10 +282,14 @@ func (c *card) taskRow(ref taskRef, score string) string {
 		c.link(ref.task), score, code(cut(why(ref.task), maxWhyChars), true))
 }
 
-// link is a Markdown link to the task's line in its suite file.
+// link is a Markdown link to the task's line in its suite file; a file
+// outside the repository is named, not linked.
 func (c *card) link(t *results.Task) string {
 	if t.File == "" {
 		return "—"
+	}
+	if !results.InRepo(t.File) {
+		return code(cut(where(t), maxIDChars), true)
 	}
 	target := c.opts.LinkBase + escapePath(t.File)
 	if t.Line > 0 {
@@ -446,16 +470,16 @@ func (t *table) close(total int) {
 // capText is the last guard of the size limit: the section budgets keep a
 // scorecard far below it, but a cut at a line boundary is better than a
 // comment GitHub rejects.
-func capText(s string, limit int) string {
+func capText(s string, limit int) (text string, cut bool) {
 	if len(s) <= limit {
-		return s
+		return s, false
 	}
 	const note = "\n… the scorecard was cut to fit; results.json has everything\n"
 	cutAt := strings.LastIndexByte(s[:limit-len(note)], '\n')
 	if cutAt < 0 {
 		cutAt = 0
 	}
-	return s[:cutAt] + note
+	return s[:cutAt] + note, true
 }
 
 // code renders s as inline code, safe anywhere in Markdown: a backtick

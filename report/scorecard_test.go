@@ -196,3 +196,54 @@ func TestScorecardErrorMessage(t *testing.T) {
 	got := Scorecard(r, ScorecardOptions{})
 	assert.Assert(t, strings.Contains(got, "`error: agent-exit (exit status 2 before any line)`"), got)
 }
+
+// Links point at the task's line in the repository; a file outside it is
+// named, not linked.
+func TestScorecardLinks(t *testing.T) {
+	type testCase struct {
+		name, file string
+		want       string
+	}
+	run := func(t *testing.T, tc testCase) {
+		r := noBaselineRun()
+		r.Suites = r.Suites[:1]
+		for i := range r.Suites[0].Tasks {
+			r.Suites[0].Tasks[i].File = tc.file
+		}
+		got := Scorecard(r, ScorecardOptions{LinkBase: "https://github.com/acme/agent/blob/0123456/"})
+		assert.Assert(t, strings.Contains(got, "| "+tc.want+" |"), got)
+	}
+	for _, tc := range []testCase{
+		{name: "in the repository", file: "sub/evals/refunds.yaml",
+			want: "[`sub/evals/refunds.yaml:31`](https://github.com/acme/agent/blob/0123456/sub/evals/refunds.yaml#L31)"},
+		{name: "climbs out", file: "../shared/refunds.yaml", want: "`../shared/refunds.yaml:31`"},
+		{name: "absolute", file: "/opt/evals/refunds.yaml", want: "`/opt/evals/refunds.yaml:31`"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// RenderScorecard says whether the scorecard lists every failing task, so
+// that the annotations' notice names it only when it does.
+func TestScorecardListsAllFailing(t *testing.T) {
+	type testCase struct {
+		name string
+		run  *results.Run
+		opts ScorecardOptions
+		want bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		got := RenderScorecard(tc.run, tc.opts)
+		assert.Equal(t, got.ListsAllFailing, tc.want)
+		assert.Equal(t, got.Markdown, Scorecard(tc.run, tc.opts))
+	}
+	for _, tc := range []testCase{
+		{name: "no failing tasks", run: smallRun(), want: true},
+		{name: "without a baseline", run: noBaselineRun(), want: true},
+		{name: "with a baseline, in the folded table", run: failingRun(), want: true},
+		{name: "too many for the table", run: hugeRun(1, 20_000), want: false},
+		{name: "cut to a tight limit", run: noBaselineRun(), opts: ScorecardOptions{MaxChars: 600}, want: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}

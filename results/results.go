@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
+	"strings"
 	"time"
 )
 
@@ -127,7 +129,7 @@ type JudgeInfo struct {
 type Suite struct {
 	ID         string     `json:"suiteId"`
 	Version    string     `json:"version"`
-	File       string     `json:"file"`
+	File       string     `json:"file"` // relative to the repository root; see InRepo
 	RunID      string     `json:"runId"`
 	ModelClass string     `json:"modelClass,omitempty"`
 	Modes      []string   `json:"modes"`
@@ -149,7 +151,7 @@ type Thresholds struct {
 // Task is one task's result over all its trials.
 type Task struct {
 	ID        string   `json:"taskId"`
-	File      string   `json:"file"`
+	File      string   `json:"file"` // relative to the repository root; see InRepo
 	Line      int      `json:"line"`
 	Kind      string   `json:"kind"` // golden or rubric
 	Tags      []string `json:"tags,omitempty"`
@@ -298,4 +300,16 @@ func Read(path string) (*Run, error) {
 		return nil, fmt.Errorf("could not parse results %q: %w", path, err)
 	}
 	return &r, nil
+}
+
+// InRepo reports whether file, the File of a suite or task, lies in the
+// repository: run writes a suite file inside the repository as a path from
+// its root with forward slashes, and one outside it as a path that climbs
+// out ("../shared/x.yaml") or an absolute one. Only files in the repository
+// are linked and annotated.
+func InRepo(file string) bool {
+	if file == "" || path.IsAbs(file) || strings.HasPrefix(file, `\`) || (len(file) > 1 && file[1] == ':') {
+		return false
+	}
+	return file != ".." && !strings.HasPrefix(file, "../")
 }
