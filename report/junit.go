@@ -204,6 +204,7 @@ func junitDetail(t *results.Task) string {
 	}
 	add("where", where(t))
 	add("error", t.ErrorKind)
+	add("error message", t.ErrorMessage)
 	add("score", scoreAgainstBar(t))
 	if n := len(t.Trials); n > 0 {
 		add("trials passed", fmt.Sprintf("%d/%d", t.TrialsPassed, n))
@@ -211,6 +212,7 @@ func junitDetail(t *results.Task) string {
 	if len(t.Trials) > 1 {
 		for _, tr := range t.Trials {
 			add(fmt.Sprintf("trial %d error", tr.Trial), tr.ErrorKind)
+			add(fmt.Sprintf("trial %d error message", tr.Trial), tr.ErrorMessage)
 		}
 	}
 	add("failed checks", failedChecks(t))
@@ -237,11 +239,7 @@ func FailureMessage(t *results.Task) string {
 	case results.StatusPassed:
 		return ""
 	case results.StatusError:
-		kind := t.ErrorKind
-		if kind == "" {
-			kind = "unknown"
-		}
-		return "task errored: " + kind
+		return "task errored: " + errorText(t.ErrorKind, t.ErrorMessage)
 	}
 	var parts []string
 	if len(t.FailedChecks) > 0 {

@@ -104,11 +104,11 @@ func junitDetailRun() *results.Run {
 						Checks: []results.Check{failedCheck("match", "exact", "mismatch"), failedCheck("uses-crm", "toolCalled", "not-called")}},
 				}},
 			{ID: "refund", File: "sub/evals/orders.yaml", Line: 30, Kind: "golden", Status: results.StatusError,
-				ErrorKind: results.ErrTimeout, PassScore: 0.8, TrialsPassed: 1, LatencyMs: 5000,
+				ErrorKind: results.ErrTimeout, ErrorMessage: "the agent did not finish within 5s", PassScore: 0.8, TrialsPassed: 1, LatencyMs: 5000,
 				Trials: []results.Trial{
 					{Trial: 1, Status: results.StatusPassed, Score: 1, Passed: true},
-					{Trial: 2, Status: results.StatusError, ErrorKind: results.ErrTimeout},
-					{Trial: 3, Status: results.StatusError, ErrorKind: results.ErrProtocol},
+					{Trial: 2, Status: results.StatusError, ErrorKind: results.ErrTimeout, ErrorMessage: "the agent did not finish within 5s"},
+					{Trial: 3, Status: results.StatusError, ErrorKind: results.ErrProtocol, ErrorMessage: "line 1 is not JSON"},
 				}},
 			{ID: "leak", File: "sub/evals/orders.yaml", Line: 44, Kind: "golden", Status: results.StatusFailed,
 				Score: 1, PassScore: 0.8, LatencyMs: 200,
@@ -247,6 +247,8 @@ func TestFailureMessage(t *testing.T) {
 			want: "2/3 trials passed (score 0.67 >= 0.50)",
 		},
 		{name: "error", task: results.Task{Status: results.StatusError, ErrorKind: "timeout"}, want: "task errored: timeout"},
+		{name: "error with its message", task: results.Task{Status: results.StatusError, ErrorKind: "agent-exit", ErrorMessage: "exit status 2 before any line"},
+			want: "task errored: agent-exit (exit status 2 before any line)"},
 		{name: "error without kind", task: results.Task{Status: results.StatusError}, want: "task errored: unknown"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
