@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // yamlReader converts a yaml.Node tree into the position-keeping tree,
@@ -25,13 +25,13 @@ type yamlReader struct {
 	walking map[*yaml.Node]bool // anchors being expanded, to catch cycles
 }
 
-// yamlLine finds the line in yaml.v3's error messages ("yaml: line 3: ...").
+// yamlLine finds the line in yaml v3's error messages ("yaml: line 3: ...").
 var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
 // parseYAML reads a YAML file holding one document.
 func parseYAML(file string, data []byte) (root *value, errs Errors) {
 	defer func() {
-		// yaml.v3 has panicked on malformed input before; a suite file must
+		// yaml v3 has panicked on malformed input before; a suite file must
 		// never crash the tool.
 		if p := recover(); p != nil {
 			root, errs = nil, Errors{{Pos: Pos{File: file}, Message: "could not parse YAML", Kind: ErrSyntax}}
@@ -65,7 +65,7 @@ func parseYAML(file string, data []byte) (root *value, errs Errors) {
 	return root, nil
 }
 
-// yamlError turns a yaml.v3 parse error into an Error.
+// yamlError turns a yaml v3 parse error into an Error.
 func yamlError(file string, err error) *Error {
 	msg := err.Error()
 	var te *yaml.TypeError
@@ -73,13 +73,13 @@ func yamlError(file string, err error) *Error {
 		msg = te.Errors[0]
 	}
 	msg = strings.TrimPrefix(msg, "yaml: ")
-	// yaml.v3 reports lines only, and no line at all on the first one.
+	// yaml v3 reports lines only, and no line at all on the first one.
 	e := &Error{Pos: Pos{File: file, Line: 1, Col: 1}, Kind: ErrSyntax}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		e.Pos.Line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 		if yamlParserProblems[msg] {
-			// yaml.v3 prints the 0-based line for parser (not scanner)
+			// yaml v3 prints the 0-based line for parser (not scanner)
 			// errors.
 			e.Pos.Line++
 		}
@@ -88,7 +88,7 @@ func yamlError(file string, err error) *Error {
 	return e
 }
 
-// yamlParserProblems are the messages of yaml.v3's parser, as opposed to its
+// yamlParserProblems are the messages of yaml v3's parser, as opposed to its
 // scanner.
 var yamlParserProblems = map[string]bool{
 	"did not find expected <document start>": true,
