@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/evalgate/evalgate/suites"
 )
 
 // DefaultFile is the config file looked for in the working directory.
@@ -127,7 +129,8 @@ func Parse(path string, data []byte) (*Config, error) {
 	p := &parser{file: path}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, Errors{yamlError(path, err)}
+		line, msg := suites.YAMLErrorLine(data, err)
+		return nil, Errors{{File: path, Line: line, Col: 1, Message: "invalid YAML: " + msg}}
 	}
 	if len(doc.Content) == 0 {
 		return c, nil
@@ -138,20 +141,6 @@ func Parse(path string, data []byte) (*Config, error) {
 	}
 	c.resolve()
 	return c, nil
-}
-
-// yamlError turns "yaml: line 3: msg" into an Error at that line.
-func yamlError(path string, err error) *Error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	e := &Error{File: path, Message: "invalid YAML: " + msg}
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if n, m, ok := strings.Cut(rest, ": "); ok {
-			if line, err := strconv.Atoi(n); err == nil {
-				e.Line, e.Col, e.Message = line, 1, "invalid YAML: "+m
-			}
-		}
-	}
-	return e
 }
 
 // resolve makes relative paths relative to the config's folder.

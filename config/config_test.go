@@ -116,6 +116,11 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`evalgate.yaml:1:1: invalid YAML: did not find expected ',' or ']'`},
 		},
 		{
+			name: "invalid yaml at the problem's line, not its mapping's",
+			src:  "suites: [evals/]\nagent:\n  exec: [python3, agent.py]\n  env:\n    A: 1\n\n   B: 2\n",
+			want: []string{`evalgate.yaml:7:1: invalid YAML: did not find expected key (in the mapping that starts at line 3)`},
+		},
+		{
 			name: "wrong shapes",
 			src:  "suites: {a: 1}\ngates: 3\n",
 			want: []string{`evalgate.yaml:1:9: suites: expected a string or a list of strings`},
