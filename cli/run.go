@@ -282,7 +282,8 @@ func (j *job) execute(ctx context.Context) error {
 }
 
 // compileGates returns the gates a run must pass: --gate, else the config's
-// gates, else the defaults. A gate that does not compile is exit 2.
+// gates, else the defaults. A gate that does not compile is exit 2; the
+// config's were compiled when it was read, with their place in the file.
 func compileGates(cfg *config.Config, flagGates []string) ([]*gates.Gate, error) {
 	exprs := cfg.Gates
 	if len(flagGates) > 0 {
@@ -292,6 +293,14 @@ func compileGates(cfg *config.Config, flagGates []string) ([]*gates.Gate, error)
 		return gates.Defaults(), nil
 	}
 	gs, err := gates.Compile(exprs)
+	var errs gates.CompileErrors
+	if len(flagGates) > 0 && errors.As(err, &errs) {
+		lines := make([]string, len(errs))
+		for i, e := range errs {
+			lines[i] = "--" + e.Error()
+		}
+		return nil, invalid(errors.New(strings.Join(lines, "\n")))
+	}
 	if err != nil {
 		return nil, invalid(err)
 	}

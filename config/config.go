@@ -19,6 +19,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/evalgate/evalgate/gates"
 	"github.com/evalgate/evalgate/suites"
 )
 
@@ -295,9 +296,55 @@ func (p *parser) config(n *yaml.Node, c *Config) {
 			c.Timeout = d
 		},
 		"baseline": func(v *yaml.Node) { p.str(v, "baseline", &c.Baseline) },
-		"gates":    func(v *yaml.Node) { p.strs(v, "gates", &c.Gates) },
+		"gates":    func(v *yaml.Node) { p.gates(v, &c.Gates) },
 		"out":      func(v *yaml.Node) { p.str(v, "out", &c.Out) },
 	})
+}
+
+// gates reads the gate expressions and compiles them, so that a gate that
+// does not compile is reported at its place in the file, like any other
+// mistake in it.
+func (p *parser) gates(n *yaml.Node, dst *[]string) {
+	p.strs(n, "gates", dst)
+	nodes := n.Content
+	if n.Kind == yaml.ScalarNode {
+		nodes = []*yaml.Node{n}
+	}
+	if len(nodes) != len(*dst) {
+		return // not a list of strings: reported
+	}
+	_, err := gates.Compile(*dst)
+	var errs gates.CompileErrors
+	if !errors.As(err, &errs) {
+		return
+	}
+	for _, e := range errs {
+		v := nodes[e.Index]
+		line, col, exact := exprPos(v, e.Line, e.Col)
+		msg := e.Message
+		if !exact && e.Line > 0 {
+			msg = e.Where() + ": " + msg // where in the expression, when the file cannot say
+		}
+		p.errs = append(p.errs, &Error{File: p.file, Line: line, Col: col, Message: fmt.Sprintf("gates[%d]: %s", e.Index, msg)})
+	}
+}
+
+// exprPos is the place in the file of line, col (from 1) of the expression
+// in scalar n. It is exact on the first line of a scalar whose text is the
+// expression as written (plain, or quoted without escapes); otherwise it is
+// the scalar's own place.
+func exprPos(n *yaml.Node, line, col int) (fileLine, fileCol int, exact bool) {
+	if line != 1 || col < 1 || strings.Contains(n.Value, "\n") {
+		return n.Line, n.Column, false
+	}
+	switch {
+	case n.Style == 0:
+		return n.Line, n.Column + col - 1, true
+	case n.Style == yaml.SingleQuotedStyle && !strings.Contains(n.Value, "'"),
+		n.Style == yaml.DoubleQuotedStyle && !strings.ContainsAny(n.Value, "\"\\"):
+		return n.Line, n.Column + col, true
+	}
+	return n.Line, n.Column, false
 }
 
 func (p *parser) agent(n *yaml.Node, a *Agent) {

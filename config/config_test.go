@@ -121,9 +121,29 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`evalgate.yaml:7:1: invalid YAML: did not find expected key (in the mapping that starts at line 3)`},
 		},
 		{
+			name: "gates that do not compile, at their place",
+			src: "gates:\n  - aggregateScore >= 0.9\n  - aggregateScor >= 0.9\n  - 'regression.newFailure == 0'\n" +
+				"  - \"findings.critical == 0 && \\\"x\\\" == passe\"\n  - >-\n    passRate >\n  - aggregateScore\n",
+			want: []string{
+				`evalgate.yaml:3:5: gates[1]: unknown name "aggregateScor"; did you mean aggregateScore?`,
+				`evalgate.yaml:4:17: gates[2]: regression has no field "newFailure"; did you mean newFailures?`,
+				`evalgate.yaml:5:5: gates[3]: column 34: unknown name "passe"; did you mean passed?`,
+				`evalgate.yaml:6:5: gates[4]: column 10: unexpected token EOF`,
+				`evalgate.yaml:8:5: gates[5]: expected boolean, but got number`,
+			},
+		},
+		{
+			name: "a gate on its own",
+			src:  "gates: passRat > 0.5\n",
+			want: []string{`evalgate.yaml:1:8: gates[0]: unknown name "passRat"; did you mean passRate?`},
+		},
+		{
 			name: "wrong shapes",
 			src:  "suites: {a: 1}\ngates: 3\n",
-			want: []string{`evalgate.yaml:1:9: suites: expected a string or a list of strings`},
+			want: []string{
+				`evalgate.yaml:1:9: suites: expected a string or a list of strings`,
+				`evalgate.yaml:2:8: gates[0]: expected boolean, but got integer`,
+			},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
