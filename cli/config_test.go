@@ -28,6 +28,75 @@ tasks:
           assert: {maxToolCalls: 0}
 `
 
+// TestValidateNeedsAJudge: with a config file that configures no judge, a
+// criterion without an assert is reported at its line (exit 2), where the
+// config file is and whichever folder validate runs from. run keeps
+// DESIGN §5: such a task is an error "no judge configured", the run goes on.
+func TestValidateNeedsAJudge(t *testing.T) {
+	type testCase struct {
+		name       string
+		config     string // evalgate.yaml in proj/; "" for none
+		cwd        string // relative to the temp folder
+		args       []string
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}
+	run := func(t *testing.T, tc testCase) {
+		root := t.TempDir()
+		files := map[string]string{"proj/evals/replies.yaml": judgedSuite}
+		if tc.config != "" {
+			files["proj/evalgate.yaml"] = tc.config
+		}
+		writeFiles(t, root, files)
+		r := runCLI(t, filepath.Join(root, tc.cwd), nil, tc.args...)
+		assert.Equal(t, r.code, tc.wantCode, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		assert.Equal(t, r.stdout, tc.wantStdout)
+		assert.Equal(t, r.stderr, tc.wantStderr)
+	}
+	for _, tc := range []testCase{
+		{
+			name: "the criterion's line", config: "suites: [evals/]\n", cwd: "proj", args: []string{"validate"},
+			wantCode:   ExitInvalid,
+			wantStdout: `evals/replies.yaml:10:11: task "polite": rubric[0] needs a judge: set judge.openai or judge.exec in evalgate.yaml, or give the criterion an assert [judge]` + "\n",
+			wantStderr: "evalgate: no judge configured in evalgate.yaml for 1 rubric criterion\n",
+		},
+		{
+			name: "from another folder", config: "suites: [evals/]\n", args: []string{"validate", "--config", "proj/evalgate.yaml"},
+			wantCode:   ExitInvalid,
+			wantStdout: `proj/evals/replies.yaml:10:11: task "polite": rubric[0] needs a judge: set judge.openai or judge.exec in proj/evalgate.yaml, or give the criterion an assert [judge]` + "\n",
+			wantStderr: "evalgate: no judge configured in proj/evalgate.yaml for 1 rubric criterion\n",
+		},
+		{
+			name: "suites named on the command line", config: "agent: {plain: [cat]}\n", cwd: "proj", args: []string{"validate", "evals/replies.yaml"},
+			wantCode:   ExitInvalid,
+			wantStdout: `evals/replies.yaml:10:11: task "polite": rubric[0] needs a judge: set judge.openai or judge.exec in evalgate.yaml, or give the criterion an assert [judge]` + "\n",
+			wantStderr: "evalgate: no judge configured in evalgate.yaml for 1 rubric criterion\n",
+		},
+		{
+			name: "a judge configured", config: "suites: [evals/]\njudge: {exec: [python3, judge.py]}\n", cwd: "proj", args: []string{"validate"},
+			wantStdout: "1 suite(s), 1 task(s): valid\n",
+		},
+		{
+			name: "no config file", cwd: "proj", args: []string{"validate", "evals/"},
+			wantStdout: "1 suite(s), 1 task(s): valid\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+
+	t.Run("run makes the task an error", func(t *testing.T) {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"evals/replies.yaml": judgedSuite, "evalgate.yaml": "suites: [evals/]\nagent: {plain: [cat]}\n"})
+		r := runCLI(t, dir, nil, "run", "--out", "out")
+		assert.Equal(t, r.code, ExitGateFail, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		run := regrReadRun(t, filepath.Join(dir, "out"))
+		task := run.Suites[0].Tasks[0]
+		assert.Equal(t, task.Status, "error")
+		assert.Equal(t, task.ErrorKind, "judge")
+	})
+}
+
 // TestGateErrorsSayWhere: a gate of evalgate.yaml that does not compile is
 // reported at its file, line and column by run and validate, before any
 // agent runs; one from --gate names the flag.
