@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -155,4 +156,87 @@ func TestYAMLErrorsSayWhere(t *testing.T) {
 	r = runCLI(t, dir, nil, "run", "--config", "bad/evalgate.yaml")
 	assert.Equal(t, r.code, ExitInvalid)
 	assert.Check(t, is.Contains(r.stderr, "bad/evalgate.yaml:6:1: invalid YAML: did not find expected key (in the mapping that starts at line 3)"))
+}
+
+// TestRelativePaths: a path in evalgate.yaml is relative to the file's
+// folder, so the project runs the same from any working directory and
+// writes nothing there; its judge cache is next to it. A path on the
+// command line is relative to the working directory.
+func TestRelativePaths(t *testing.T) {
+	root := t.TempDir()
+	judge, err := os.ReadFile(filepath.Join(testdata, "rubric", "judge.py"))
+	assert.NilError(t, err)
+	const config = "suites: [evals/]\nagent:\n  plain: [sh, agent.sh]\njudge:\n  exec: [python3, judge.py, received.jsonl]\nout: out\n"
+	writeFiles(t, root, map[string]string{
+		"proj/evalgate.yaml":     config,
+		"proj/evals/rubric.yaml": rubricSuite,
+		"proj/agent.sh":          "cat > /dev/null\necho 'We will refund your order.'\n",
+		"proj/judge.py":          string(judge),
+		"work/labels.jsonl": `{"input": "a", "output": "refund", "criterion": "Says \"refund\".", "human": true}
+{"input": "a", "output": "no", "criterion": "Says \"refund\".", "human": false}
+{"input": "a", "output": "sorry", "criterion": "Says \"sorry\".", "human": true}
+{"input": "a", "output": "fine", "criterion": "Says \"sorry\".", "human": false}
+`,
+	})
+	proj, work := filepath.Join(root, "proj"), filepath.Join(root, "work")
+	asked := func() int { return len(readLines(t, filepath.Join(proj, "received.jsonl"))) }
+	workHolds := func(want ...string) {
+		t.Helper()
+		entries, err := os.ReadDir(work)
+		assert.NilError(t, err)
+		var got []string
+		for _, e := range entries {
+			got = append(got, e.Name())
+		}
+		want = append(want, "labels.jsonl")
+		sort.Strings(want)
+		assert.DeepEqual(t, got, want)
+	}
+
+	// From the project's folder: the judge is asked and its verdicts cached
+	// in proj/.evalgate/cache/judge.
+	r := runCLI(t, proj, nil, "run")
+	assert.Equal(t, r.code, ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Equal(t, asked(), 2)
+	cached, err := os.ReadDir(filepath.Join(proj, ".evalgate", "cache", "judge"))
+	assert.NilError(t, err)
+	assert.Assert(t, len(cached) > 0)
+
+	// From another folder: the suites, the agent, the judge, its cache and
+	// the outputs are the project's; nothing is written in the working
+	// directory.
+	assert.NilError(t, os.Remove(filepath.Join(proj, "out", "results.json")))
+	r = runCLI(t, work, nil, "run", "--config", "../proj/evalgate.yaml")
+	assert.Equal(t, r.code, ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Equal(t, asked(), 2, "the cache next to evalgate.yaml answered")
+	_, err = os.Stat(filepath.Join(proj, "out", "results.json"))
+	assert.NilError(t, err)
+	workHolds()
+
+	// A baseline in the config is the project's too.
+	r = runCLI(t, work, nil, "baseline", "promote", "../proj/out", "--out", "../proj/base/baseline.json")
+	assert.Equal(t, r.code, ExitPass, r.stderr)
+	writeFiles(t, proj, map[string]string{"evalgate.yaml": config + "baseline: base/baseline.json\n"})
+	r = runCLI(t, work, nil, "run", "--config", "../proj/evalgate.yaml")
+	assert.Equal(t, r.code, ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Assert(t, regrReadRun(t, filepath.Join(proj, "out")).Regression != nil)
+	workHolds()
+
+	// Paths on the command line are the working directory's.
+	data, err := os.ReadFile(filepath.Join(proj, "base", "baseline.json"))
+	assert.NilError(t, err)
+	writeFiles(t, work, map[string]string{"mine.json": string(data)})
+	r = runCLI(t, work, nil, "run", "--config", "../proj/evalgate.yaml", "--out", "here", "--baseline", "mine.json", "../proj/evals/rubric.yaml")
+	assert.Equal(t, r.code, ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	here := regrReadRun(t, filepath.Join(work, "here"))
+	assert.Equal(t, here.Regression.BaselineFile, "mine.json")
+	assert.Equal(t, here.Suites[0].File, "../proj/evals/rubric.yaml")
+
+	// calibrate reads --labels from the working directory and writes the
+	// calibration next to evalgate.yaml, where run reads it.
+	r = runCLI(t, work, nil, "calibrate", "--config", "../proj/evalgate.yaml", "--labels", "labels.jsonl")
+	assert.Equal(t, r.code, ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	_, err = os.Stat(filepath.Join(proj, ".evalgate", "calibration.json"))
+	assert.NilError(t, err)
+	workHolds("here", "mine.json")
 }

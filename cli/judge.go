@@ -56,7 +56,9 @@ func (c *Command) newRubricJudge(cfg *config.Config, noCache bool, timeout time.
 	}
 	rj.rubric = rj.judge
 	if !noCache {
-		rj.rubric = &judges.Cache{Dir: judges.DefaultCacheDir, Judge: rj.judge}
+		// Next to evalgate.yaml, like the rest of the project's .evalgate/,
+		// so the cache is the same from any working directory.
+		rj.rubric = &judges.Cache{Dir: cfg.Path(judges.DefaultCacheDir), Judge: rj.judge}
 	}
 	return &rj, nil
 }

@@ -2,9 +2,12 @@
 // to run, which agent to drive, which judge decides rubric criteria, and
 // which gates the run must pass. Every setting also has a flag; flags win.
 //
-// Relative paths in the file (suites, baseline, out, systemPromptFile, the
-// agent's working directory) are relative to the file's own folder, so a
-// config works the same from any working directory.
+// Relative paths in the file (suites, baseline, out, agent.dir,
+// systemPromptFile, judge.calibration) are relative to the file's own
+// folder, and so are the folder exec agents and judges run in and the
+// project's .evalgate/ (Path): a config works the same from any working
+// directory. Paths given on the command line are the caller's to resolve,
+// against the working directory.
 package config
 
 import (
@@ -351,7 +354,7 @@ func (p *parser) agent(n *yaml.Node, a *Agent) {
 	p.fields(n, "agent", map[string]func(*yaml.Node){
 		"exec":       func(v *yaml.Node) { p.command(v, "agent.exec", &a.Exec) },
 		"plain":      func(v *yaml.Node) { p.command(v, "agent.plain", &a.Plain) },
-		"openai":     func(v *yaml.Node) { a.OpenAI = p.openai(v, "agent.openai") },
+		"openai":     func(v *yaml.Node) { a.OpenAI = p.openai(v, "agent.openai", true) },
 		"modelClass": func(v *yaml.Node) { p.str(v, "agent.modelClass", &a.ModelClass) },
 		"dir":        func(v *yaml.Node) { p.str(v, "agent.dir", &a.Dir) },
 		"env": func(v *yaml.Node) {
@@ -386,9 +389,12 @@ func (p *parser) agent(n *yaml.Node, a *Agent) {
 	}
 }
 
-func (p *parser) openai(n *yaml.Node, where string) *OpenAI {
+// openai reads an OpenAI-compatible endpoint. The prompt, turns and
+// temperature are the agent's: the judge has its own fixed prompt and
+// temperature 0, so they are unknown keys under judge.openai.
+func (p *parser) openai(n *yaml.Node, where string, agent bool) *OpenAI {
 	o := &OpenAI{}
-	p.fields(n, where, map[string]func(*yaml.Node){
+	keys := map[string]func(*yaml.Node){
 		"baseURL":          func(v *yaml.Node) { p.str(v, where+".baseURL", &o.BaseURL) },
 		"model":            func(v *yaml.Node) { p.str(v, where+".model", &o.Model) },
 		"apiKeyEnv":        func(v *yaml.Node) { p.str(v, where+".apiKeyEnv", &o.APIKeyEnv) },
@@ -406,7 +412,13 @@ func (p *parser) openai(n *yaml.Node, where string) *OpenAI {
 				"outputPerMTok": func(v *yaml.Node) { p.float(v, where+".pricing.outputPerMTok", &o.Pricing.OutputPerMTok) },
 			})
 		},
-	})
+	}
+	if !agent {
+		for _, k := range []string{"systemPrompt", "systemPromptFile", "maxTurns", "temperature"} {
+			delete(keys, k)
+		}
+	}
+	p.fields(n, where, keys)
 	if o.BaseURL == "" {
 		p.errorf(n, "%s: baseURL is required", where)
 	}
@@ -421,7 +433,7 @@ func (p *parser) openai(n *yaml.Node, where string) *OpenAI {
 
 func (p *parser) judge(n *yaml.Node, j *Judge) {
 	p.fields(n, "judge", map[string]func(*yaml.Node){
-		"openai":      func(v *yaml.Node) { j.OpenAI = p.openai(v, "judge.openai") },
+		"openai":      func(v *yaml.Node) { j.OpenAI = p.openai(v, "judge.openai", false) },
 		"exec":        func(v *yaml.Node) { p.command(v, "judge.exec", &j.Exec) },
 		"samples":     func(v *yaml.Node) { p.int(v, "judge.samples", 1, &j.Samples) },
 		"concurrency": func(v *yaml.Node) { p.int(v, "judge.concurrency", 1, &j.Concurrency) },
