@@ -245,6 +245,7 @@ func (j *job) execute(ctx context.Context) error {
 		Tool:      results.Tool{Name: "evalgate", Version: version()},
 		StartedAt: time.Now().UTC(),
 		Shard:     j.shard,
+		Selection: j.flags.selection(),
 	}
 	// Asking git for the commit starts a process: it runs beside the agents
 	// rather than before the first one.
