@@ -166,11 +166,11 @@ func TestRelativePaths(t *testing.T) {
 	root := t.TempDir()
 	judge, err := os.ReadFile(filepath.Join(testdata, "rubric", "judge.py"))
 	assert.NilError(t, err)
-	const config = "suites: [evals/]\nagent:\n  plain: [sh, agent.sh]\njudge:\n  exec: [python3, judge.py, received.jsonl]\nout: out\n"
+	const config = "suites: [evals/]\nagent:\n  plain: [./agent.sh]\njudge:\n  exec: [python3, judge.py, received.jsonl]\nout: out\n"
 	writeFiles(t, root, map[string]string{
 		"proj/evalgate.yaml":     config,
 		"proj/evals/rubric.yaml": rubricSuite,
-		"proj/agent.sh":          "cat > /dev/null\necho 'We will refund your order.'\n",
+		"proj/agent.sh":          "#!/bin/sh\ncat > /dev/null\necho 'We will refund your order.'\n",
 		"proj/judge.py":          string(judge),
 		"work/labels.jsonl": `{"input": "a", "output": "refund", "criterion": "Says \"refund\".", "human": true}
 {"input": "a", "output": "no", "criterion": "Says \"refund\".", "human": false}
@@ -232,11 +232,17 @@ func TestRelativePaths(t *testing.T) {
 	assert.Equal(t, here.Regression.BaselineFile, "mine.json")
 	assert.Equal(t, here.Suites[0].File, "../proj/evals/rubric.yaml")
 
+	// --agent-cmd runs in the working directory: the agent finds here.txt.
+	writeFiles(t, work, map[string]string{"here.txt": "We will refund your order."})
+	r = runCLI(t, work, nil, "run", "--config", "../proj/evalgate.yaml", "--out", "here", "--agent-cmd",
+		`head -n 1 > /dev/null; printf '{"type":"final","output":"%s"}\n' "$(cat here.txt)"`)
+	assert.Equal(t, r.code, ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+
 	// calibrate reads --labels from the working directory and writes the
 	// calibration next to evalgate.yaml, where run reads it.
 	r = runCLI(t, work, nil, "calibrate", "--config", "../proj/evalgate.yaml", "--labels", "labels.jsonl")
 	assert.Equal(t, r.code, ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	_, err = os.Stat(filepath.Join(proj, ".evalgate", "calibration.json"))
 	assert.NilError(t, err)
-	workHolds("here", "mine.json")
+	workHolds("here", "here.txt", "mine.json")
 }
