@@ -57,7 +57,7 @@ func TestPromoteRefusesPartialRuns(t *testing.T) {
 	runOK(t, "--out", "full")
 	r := runCLI(t, "", nil, "baseline", "promote", "full")
 	assert.Equal(t, r.code, ExitPass, r.stderr)
-	assert.Equal(t, r.stdout, "evalgate: baseline .evalgate/baseline.json written from run "+readRun(t, "full").RunID+" (1 suite, 3 tasks)\n")
+	assert.Equal(t, r.stdout, "evalgate: baseline .evalgate/baseline.json written from run "+regrReadRun(t, "full").RunID+" (1 suite, 3 tasks)\n")
 	baseline, err := os.ReadFile(".evalgate/baseline.json")
 	assert.NilError(t, err)
 
@@ -70,7 +70,7 @@ func TestPromoteRefusesPartialRuns(t *testing.T) {
 		out := tc.prepare(t)
 		r := runCLI(t, "", nil, "baseline", "promote", out)
 		assert.Equal(t, r.code, ExitInvalid, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-		assert.Check(t, is.Contains(r.stderr, "evalgate: will not promote run "+readRun(t, out).RunID+" to .evalgate/baseline.json:\n"))
+		assert.Check(t, is.Contains(r.stderr, "evalgate: will not promote run "+regrReadRun(t, out).RunID+" to .evalgate/baseline.json:\n"))
 		for _, want := range tc.wantStderr {
 			assert.Check(t, is.Contains(r.stderr, "\n  - "+want+"\n"))
 		}
@@ -91,7 +91,7 @@ func TestPromoteRefusesPartialRuns(t *testing.T) {
 		}
 		promoted, err := results.Read(forced)
 		assert.NilError(t, err)
-		assert.Equal(t, promoted.RunID, readRun(t, out).RunID)
+		assert.Equal(t, promoted.RunID, regrReadRun(t, out).RunID)
 	}
 	filtered := func(args ...string) func(t *testing.T) string {
 		return func(t *testing.T) string {
@@ -126,7 +126,7 @@ func TestPromoteRefusesPartialRuns(t *testing.T) {
 			prepare: func(t *testing.T) string {
 				out := filepath.Join(t.TempDir(), "out")
 				runOK(t, "--out", out)
-				run := readRun(t, out)
+				run := regrReadRun(t, out)
 				run.Interrupted = true
 				data, err := json.Marshal(run)
 				assert.NilError(t, err)
@@ -172,7 +172,7 @@ func TestPromoteRefusesPartialRuns(t *testing.T) {
 		merged := filepath.Join(tmp, "merged")
 		r := runCLI(t, "", nil, "merge", "--out", merged, shards[0], shards[1])
 		assert.Equal(t, r.code, ExitPass, r.stderr)
-		assert.DeepEqual(t, readRun(t, merged).Selection, &results.Selection{Mode: "golden"})
+		assert.DeepEqual(t, regrReadRun(t, merged).Selection, &results.Selection{Mode: "golden"})
 		r = runCLI(t, "", nil, "baseline", "promote", merged, "--out", filepath.Join(tmp, "baseline.json"))
 		assert.Equal(t, r.code, ExitInvalid)
 		assert.Check(t, is.Contains(r.stderr, "it ran only some of the tasks (--mode golden)"))
@@ -195,11 +195,4 @@ func TestPromoteRefusesPartialRuns(t *testing.T) {
 		assert.NilError(t, err)
 		assert.Equal(t, string(data), "my notes\n")
 	})
-}
-
-func readRun(t *testing.T, dir string) *results.Run {
-	t.Helper()
-	r, err := results.Read(filepath.Join(dir, "results.json"))
-	assert.NilError(t, err)
-	return r
 }
