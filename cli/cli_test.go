@@ -480,7 +480,7 @@ func TestFlagErrors(t *testing.T) {
 		{
 			name: "unknown flag of baseline promote",
 			args: []string{"baseline", "promote", "out", "--force-it"},
-			want: `unknown flag --force-it for "baseline" (evalgate baseline --help lists the flags)`,
+			want: `unknown flag --force-it for "baseline"; did you mean --force? (evalgate baseline --help lists the flags)`,
 		},
 		{
 			name: "unknown command",

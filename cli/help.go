@@ -142,8 +142,12 @@ var commandDocs = map[string]commandDoc{
 		about: "promote writes the canonical baseline from a run's results.json (or the folder " +
 			"holding it): content-free, one line per task, stable order, so that a baseline " +
 			"update reads well in review. Commit it and point \"baseline:\" (or --baseline) at " +
-			"it, or at git:<ref>:<path> to read it from a branch.",
-		exits: []string{"0  the baseline was written", exitBadInput, "3  could not write the baseline"},
+			"it, or at git:<ref>:<path> to read it from a branch. A baseline must hold every " +
+			"task, each scored on what the agent answered, so promote refuses a run that ran " +
+			"only some tasks (--task, --tag, --mode, --shard; merge the shards first), was " +
+			"interrupted, has errored tasks, or lacks tasks of the baseline already at --out; " +
+			"it says why, and --force promotes such a run anyway.",
+		exits: []string{"0  the baseline was written", "2  bad invocation, or a run promote refuses (without --force)", "3  could not write the baseline"},
 		examples: []commandExample{
 			{"Make the last run the baseline (then commit .evalgate/baseline.json)", "evalgate baseline promote evalgate-out/"},
 			{"Write it somewhere else", "evalgate baseline promote evalgate-out/results.json --out baselines/nightly.json"},

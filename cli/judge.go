@@ -3,12 +3,14 @@ package cli
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/runner"
+	"github.com/evalgate/evalgate/suites"
 )
 
 // rubricJudge is the configured rubric judge of a run or a calibration.
@@ -54,7 +56,9 @@ func (c *Command) newRubricJudge(cfg *config.Config, noCache bool, timeout time.
 	}
 	rj.rubric = rj.judge
 	if !noCache {
-		rj.rubric = &judges.Cache{Dir: judges.DefaultCacheDir, Judge: rj.judge}
+		// Next to evalgate.yaml, like the rest of the project's .evalgate/,
+		// so the cache is the same from any working directory.
+		rj.rubric = &judges.Cache{Dir: cfg.Path(judges.DefaultCacheDir), Judge: rj.judge}
 	}
 	return &rj, nil
 }
@@ -121,4 +125,48 @@ func calibrationFile(cfg *config.Config) string {
 		return cfg.Judge.Calibration
 	}
 	return cfg.Path(judges.DefaultCalibrationFile)
+}
+
+// checkJudged reports, at each criterion, the rubric criteria that need a
+// judge (those without an assert) in suites validated under a config file
+// that configures none: `run` would make each of their tasks an error "no
+// judge configured", so `validate` says so first (exit 2). Without a config
+// file there is nothing to check, since only a config file configures a
+// judge.
+func (c *Command) checkJudged(cfg *config.Config, all []*suites.Suite) error {
+	if cfg.File == "" || cfg.Judge.OpenAI != nil || len(cfg.Judge.Exec) > 0 {
+		return nil
+	}
+	var errs suites.Errors
+	for _, s := range all {
+		for _, t := range s.Tasks {
+			if t.Expected.Kind != suites.KindRubric {
+				continue
+			}
+			full, err := s.Full(t)
+			if err != nil {
+				return invalid(err)
+			}
+			for i, cr := range full.Expected.Rubric {
+				if cr.Assert != nil {
+					continue
+				}
+				pos := cr.Pos
+				if t.Compact() {
+					pos = t.Pos // a task of a large suite is decoded again without its file's positions
+				}
+				errs = append(errs, &suites.Error{
+					Pos: pos,
+					Message: fmt.Sprintf("task %q: rubric[%d] needs a judge: set judge.openai or judge.exec in %s, or give the criterion an assert",
+						t.ID, i, filepath.ToSlash(cfg.File)),
+					Kind: "judge",
+				})
+			}
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	fmt.Fprintln(c.Stdout, errs)
+	return invalid(fmt.Errorf("no judge configured in %s for %d rubric %s", filepath.ToSlash(cfg.File), len(errs), pluralWord(len(errs), "criterion", "criteria")))
 }

@@ -148,6 +148,13 @@ func mergeRuns(shards []*results.Run, names []string) (*results.Run, error) {
 			run.FinishedAt = sh.FinishedAt
 		}
 		run.Interrupted = run.Interrupted || sh.Interrupted
+		// The shards of one run share its filters; the merged run keeps them.
+		if n == 0 {
+			run.Selection = sh.Selection
+		} else if sh.Selection.Flags() != run.Selection.Flags() {
+			return nil, fmt.Errorf("could not merge %s: it ran %s, another shard %s; merge the shards of one run",
+				names[n], selectionWords(sh.Selection), selectionWords(run.Selection))
+		}
 		if run.Judge == nil {
 			run.Judge = sh.Judge
 		}
@@ -200,6 +207,14 @@ func mergeRuns(shards []*results.Run, names []string) (*results.Run, error) {
 	})
 	run.Stats = gates.Combine(run.Suites)
 	return run, nil
+}
+
+// selectionWords says how a run chose its tasks, for a message.
+func selectionWords(s *results.Selection) string {
+	if f := s.Flags(); f != "" {
+		return "with " + f
+	}
+	return "without --task, --tag or --mode"
 }
 
 // checkShards makes sure that shards of one --shard i/n run are all there

@@ -62,7 +62,7 @@ func (c *Command) runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.BoolVar(&f.transcripts, "transcripts", false, "write per-task transcripts (inputs, outputs, tool calls: not content-free)")
 	fs.BoolVar(&f.noColor, "no-color", false, "no colour in the terminal report (NO_COLOR is honoured too)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict")
-	fs.BoolVar(&f.noCache, "no-cache", false, "ask the rubric judge again instead of reusing cached verdicts from .evalgate/cache/judge")
+	fs.BoolVar(&f.noCache, "no-cache", false, "ask the rubric judge again instead of reusing cached verdicts (kept in .evalgate/cache/judge beside evalgate.yaml)")
 	return fs
 }
 
@@ -246,6 +246,7 @@ func (j *job) execute(ctx context.Context) error {
 		Tool:      results.Tool{Name: "evalgate", Version: version()},
 		StartedAt: time.Now().UTC(),
 		Shard:     j.shard,
+		Selection: j.flags.selection(),
 	}
 	// Asking git for the commit starts a process: it runs beside the agents
 	// rather than before the first one.
@@ -290,7 +291,8 @@ func (j *job) execute(ctx context.Context) error {
 }
 
 // compileGates returns the gates a run must pass: --gate, else the config's
-// gates, else the defaults. A gate that does not compile is exit 2.
+// gates, else the defaults. A gate that does not compile is exit 2; the
+// config's were compiled when it was read, with their place in the file.
 func compileGates(cfg *config.Config, flagGates []string) ([]*gates.Gate, error) {
 	exprs := cfg.Gates
 	if len(flagGates) > 0 {
@@ -300,6 +302,14 @@ func compileGates(cfg *config.Config, flagGates []string) ([]*gates.Gate, error)
 		return gates.Defaults(), nil
 	}
 	gs, err := gates.Compile(exprs)
+	var errs gates.CompileErrors
+	if len(flagGates) > 0 && errors.As(err, &errs) {
+		lines := make([]string, len(errs))
+		for i, e := range errs {
+			lines[i] = "--" + e.Error()
+		}
+		return nil, invalid(errors.New(strings.Join(lines, "\n")))
+	}
 	if err != nil {
 		return nil, invalid(err)
 	}

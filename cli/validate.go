@@ -20,12 +20,12 @@ func validateCmd(_ context.Context, c *Command, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	cfg, err := loadConfig(*configPath)
+	if err != nil {
+		return invalid(err)
+	}
 	paths := fs.Args()
 	if len(paths) == 0 {
-		cfg, err := loadConfig(*configPath)
-		if err != nil {
-			return invalid(err)
-		}
 		paths = cfg.Suites
 	}
 	if len(paths) == 0 {
@@ -35,6 +35,9 @@ func validateCmd(_ context.Context, c *Command, args []string) error {
 	if err != nil {
 		fmt.Fprintln(c.Stdout, err)
 		return invalid(errors.New("invalid suites"))
+	}
+	if err := c.checkJudged(cfg, all); err != nil {
+		return err
 	}
 	tasks := 0
 	for _, s := range all {

@@ -2,9 +2,12 @@
 // to run, which agent to drive, which judge decides rubric criteria, and
 // which gates the run must pass. Every setting also has a flag; flags win.
 //
-// Relative paths in the file (suites, baseline, out, systemPromptFile, the
-// agent's working directory) are relative to the file's own folder, so a
-// config works the same from any working directory.
+// Relative paths in the file (suites, baseline, out, agent.dir,
+// systemPromptFile, judge.calibration) are relative to the file's own
+// folder, and so are the folder exec agents and judges run in and the
+// project's .evalgate/ (Path): a config works the same from any working
+// directory. Paths given on the command line are the caller's to resolve,
+// against the working directory.
 package config
 
 import (
@@ -17,7 +20,10 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/evalgate/evalgate/gates"
+	"github.com/evalgate/evalgate/suites"
 )
 
 // DefaultFile is the config file looked for in the working directory.
@@ -127,7 +133,8 @@ func Parse(path string, data []byte) (*Config, error) {
 	p := &parser{file: path}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, Errors{yamlError(path, err)}
+		line, msg := suites.YAMLErrorLine(data, err)
+		return nil, Errors{{File: path, Line: line, Col: 1, Message: "invalid YAML: " + msg}}
 	}
 	if len(doc.Content) == 0 {
 		return c, nil
@@ -138,20 +145,6 @@ func Parse(path string, data []byte) (*Config, error) {
 	}
 	c.resolve()
 	return c, nil
-}
-
-// yamlError turns "yaml: line 3: msg" into an Error at that line.
-func yamlError(path string, err error) *Error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	e := &Error{File: path, Message: "invalid YAML: " + msg}
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if n, m, ok := strings.Cut(rest, ": "); ok {
-			if line, err := strconv.Atoi(n); err == nil {
-				e.Line, e.Col, e.Message = line, 1, "invalid YAML: "+m
-			}
-		}
-	}
-	return e
 }
 
 // resolve makes relative paths relative to the config's folder.
@@ -306,16 +299,62 @@ func (p *parser) config(n *yaml.Node, c *Config) {
 			c.Timeout = d
 		},
 		"baseline": func(v *yaml.Node) { p.str(v, "baseline", &c.Baseline) },
-		"gates":    func(v *yaml.Node) { p.strs(v, "gates", &c.Gates) },
+		"gates":    func(v *yaml.Node) { p.gates(v, &c.Gates) },
 		"out":      func(v *yaml.Node) { p.str(v, "out", &c.Out) },
 	})
+}
+
+// gates reads the gate expressions and compiles them, so that a gate that
+// does not compile is reported at its place in the file, like any other
+// mistake in it.
+func (p *parser) gates(n *yaml.Node, dst *[]string) {
+	p.strs(n, "gates", dst)
+	nodes := n.Content
+	if n.Kind == yaml.ScalarNode {
+		nodes = []*yaml.Node{n}
+	}
+	if len(nodes) != len(*dst) {
+		return // not a list of strings: reported
+	}
+	_, err := gates.Compile(*dst)
+	var errs gates.CompileErrors
+	if !errors.As(err, &errs) {
+		return
+	}
+	for _, e := range errs {
+		v := nodes[e.Index]
+		line, col, exact := exprPos(v, e.Line, e.Col)
+		msg := e.Message
+		if !exact && e.Line > 0 {
+			msg = e.Where() + ": " + msg // where in the expression, when the file cannot say
+		}
+		p.errs = append(p.errs, &Error{File: p.file, Line: line, Col: col, Message: fmt.Sprintf("gates[%d]: %s", e.Index, msg)})
+	}
+}
+
+// exprPos is the place in the file of line, col (from 1) of the expression
+// in scalar n. It is exact on the first line of a scalar whose text is the
+// expression as written (plain, or quoted without escapes); otherwise it is
+// the scalar's own place.
+func exprPos(n *yaml.Node, line, col int) (fileLine, fileCol int, exact bool) {
+	if line != 1 || col < 1 || strings.Contains(n.Value, "\n") {
+		return n.Line, n.Column, false
+	}
+	switch {
+	case n.Style == 0:
+		return n.Line, n.Column + col - 1, true
+	case n.Style == yaml.SingleQuotedStyle && !strings.Contains(n.Value, "'"),
+		n.Style == yaml.DoubleQuotedStyle && !strings.ContainsAny(n.Value, "\"\\"):
+		return n.Line, n.Column + col, true
+	}
+	return n.Line, n.Column, false
 }
 
 func (p *parser) agent(n *yaml.Node, a *Agent) {
 	p.fields(n, "agent", map[string]func(*yaml.Node){
 		"exec":       func(v *yaml.Node) { p.command(v, "agent.exec", &a.Exec) },
 		"plain":      func(v *yaml.Node) { p.command(v, "agent.plain", &a.Plain) },
-		"openai":     func(v *yaml.Node) { a.OpenAI = p.openai(v, "agent.openai") },
+		"openai":     func(v *yaml.Node) { a.OpenAI = p.openai(v, "agent.openai", true) },
 		"modelClass": func(v *yaml.Node) { p.str(v, "agent.modelClass", &a.ModelClass) },
 		"dir":        func(v *yaml.Node) { p.str(v, "agent.dir", &a.Dir) },
 		"env": func(v *yaml.Node) {
@@ -350,9 +389,12 @@ func (p *parser) agent(n *yaml.Node, a *Agent) {
 	}
 }
 
-func (p *parser) openai(n *yaml.Node, where string) *OpenAI {
+// openai reads an OpenAI-compatible endpoint. The prompt, turns and
+// temperature are the agent's: the judge has its own fixed prompt and
+// temperature 0, so they are unknown keys under judge.openai.
+func (p *parser) openai(n *yaml.Node, where string, agent bool) *OpenAI {
 	o := &OpenAI{}
-	p.fields(n, where, map[string]func(*yaml.Node){
+	keys := map[string]func(*yaml.Node){
 		"baseURL":          func(v *yaml.Node) { p.str(v, where+".baseURL", &o.BaseURL) },
 		"model":            func(v *yaml.Node) { p.str(v, where+".model", &o.Model) },
 		"apiKeyEnv":        func(v *yaml.Node) { p.str(v, where+".apiKeyEnv", &o.APIKeyEnv) },
@@ -370,7 +412,13 @@ func (p *parser) openai(n *yaml.Node, where string) *OpenAI {
 				"outputPerMTok": func(v *yaml.Node) { p.float(v, where+".pricing.outputPerMTok", &o.Pricing.OutputPerMTok) },
 			})
 		},
-	})
+	}
+	if !agent {
+		for _, k := range []string{"systemPrompt", "systemPromptFile", "maxTurns", "temperature"} {
+			delete(keys, k)
+		}
+	}
+	p.fields(n, where, keys)
 	if o.BaseURL == "" {
 		p.errorf(n, "%s: baseURL is required", where)
 	}
@@ -385,7 +433,7 @@ func (p *parser) openai(n *yaml.Node, where string) *OpenAI {
 
 func (p *parser) judge(n *yaml.Node, j *Judge) {
 	p.fields(n, "judge", map[string]func(*yaml.Node){
-		"openai":      func(v *yaml.Node) { j.OpenAI = p.openai(v, "judge.openai") },
+		"openai":      func(v *yaml.Node) { j.OpenAI = p.openai(v, "judge.openai", false) },
 		"exec":        func(v *yaml.Node) { p.command(v, "judge.exec", &j.Exec) },
 		"samples":     func(v *yaml.Node) { p.int(v, "judge.samples", 1, &j.Samples) },
 		"concurrency": func(v *yaml.Node) { p.int(v, "judge.concurrency", 1, &j.Concurrency) },

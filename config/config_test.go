@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/assert"
 )
 
 func TestParse(t *testing.T) {
@@ -116,9 +117,34 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`evalgate.yaml:1:1: invalid YAML: did not find expected ',' or ']'`},
 		},
 		{
+			name: "invalid yaml at the problem's line, not its mapping's",
+			src:  "suites: [evals/]\nagent:\n  exec: [python3, agent.py]\n  env:\n    A: 1\n\n   B: 2\n",
+			want: []string{`evalgate.yaml:7:1: invalid YAML: did not find expected key (in the mapping that starts at line 3)`},
+		},
+		{
+			name: "gates that do not compile, at their place",
+			src: "gates:\n  - aggregateScore >= 0.9\n  - aggregateScor >= 0.9\n  - 'regression.newFailure == 0'\n" +
+				"  - \"findings.critical == 0 && \\\"x\\\" == passe\"\n  - >-\n    passRate >\n  - aggregateScore\n",
+			want: []string{
+				`evalgate.yaml:3:5: gates[1]: unknown name "aggregateScor"; did you mean aggregateScore?`,
+				`evalgate.yaml:4:17: gates[2]: regression has no field "newFailure"; did you mean newFailures?`,
+				`evalgate.yaml:5:5: gates[3]: column 34: unknown name "passe"; did you mean passed?`,
+				`evalgate.yaml:6:5: gates[4]: column 10: unexpected token EOF`,
+				`evalgate.yaml:8:5: gates[5]: expected boolean, but got number`,
+			},
+		},
+		{
+			name: "a gate on its own",
+			src:  "gates: passRat > 0.5\n",
+			want: []string{`evalgate.yaml:1:8: gates[0]: unknown name "passRat"; did you mean passRate?`},
+		},
+		{
 			name: "wrong shapes",
 			src:  "suites: {a: 1}\ngates: 3\n",
-			want: []string{`evalgate.yaml:1:9: suites: expected a string or a list of strings`},
+			want: []string{
+				`evalgate.yaml:1:9: suites: expected a string or a list of strings`,
+				`evalgate.yaml:2:8: gates[0]: expected boolean, but got integer`,
+			},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -133,4 +159,56 @@ func TestLoadMissingDefaultIsEmpty(t *testing.T) {
 	if _, err := Load(filepath.Join(t.TempDir(), "evalgate.yaml"), true); err == nil {
 		t.Fatal("an explicit missing config must be an error")
 	}
+}
+
+// TestParseResolvesPaths: every path of the file is relative to its folder;
+// absolute paths and git:/github-artifact: baselines are left as they are.
+func TestParseResolvesPaths(t *testing.T) {
+	dir := filepath.Join("proj", "sub")
+	src := `
+suites: [evals/, /abs/suite.yaml]
+agent:
+  openai: {baseURL: http://127.0.0.1:9/v1, model: m, systemPromptFile: prompts/agent.md}
+  dir: bin
+judge:
+  exec: [./judge.sh]
+  calibration: cal/calibration.json
+baseline: base/baseline.json
+out: ../out
+`
+	c, err := Parse(filepath.Join(dir, "evalgate.yaml"), []byte(src))
+	assert.NilError(t, err)
+	got := map[string]any{
+		"suites":           c.Suites,
+		"systemPromptFile": c.Agent.OpenAI.SystemPromptFile,
+		"agent.dir":        c.Agent.Dir,
+		"calibration":      c.Judge.Calibration,
+		"baseline":         c.Baseline,
+		"out":              c.Out,
+		"Path":             c.Path(".evalgate/cache/judge"),
+	}
+	want := map[string]any{
+		"suites":           []string{"proj/sub/evals", "/abs/suite.yaml"},
+		"systemPromptFile": "proj/sub/prompts/agent.md",
+		"agent.dir":        "proj/sub/bin",
+		"calibration":      "proj/sub/cal/calibration.json",
+		"baseline":         "proj/sub/base/baseline.json",
+		"out":              "proj/out",
+		"Path":             "proj/sub/.evalgate/cache/judge",
+	}
+	assert.DeepEqual(t, got, want)
+
+	// Without a folder (a config in the working directory) paths stay as written.
+	c, err = Parse("evalgate.yaml", []byte("suites: [evals/]\nout: out\n"))
+	assert.NilError(t, err)
+	assert.DeepEqual(t, []string{c.Suites[0], c.Out, c.Path(".evalgate/cache/judge")}, []string{"evals/", "out", ".evalgate/cache/judge"})
+}
+
+// TestJudgeOpenAIHasNoAgentKeys: the judge has its own prompt and
+// temperature 0, so the agent's keys are errors under judge.openai rather
+// than settings that do nothing.
+func TestJudgeOpenAIHasNoAgentKeys(t *testing.T) {
+	_, err := Parse("evalgate.yaml", []byte("judge:\n  openai: {baseURL: http://x/v1, model: m, systemPromptFile: p.md, temperature: 0.5}\n"))
+	assert.Error(t, err, `evalgate.yaml:2:44: judge.openai: unknown key "systemPromptFile"; expected one of "apiKeyEnv", "baseURL", "model", "pricing"`+"\n"+
+		`evalgate.yaml:2:68: judge.openai: unknown key "temperature"; expected one of "apiKeyEnv", "baseURL", "model", "pricing"`)
 }

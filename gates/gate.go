@@ -12,6 +12,7 @@ import (
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 
@@ -113,40 +114,100 @@ func Defaults() []*Gate {
 }
 
 // Compile compiles gate expressions against the gate variables. A syntax
-// error, an unknown variable or a result that is not a boolean is an error
-// naming the gate; every bad gate is reported, joined in one error.
+// error, an unknown variable or a result that is not a boolean is an error;
+// every bad gate is reported, in a CompileErrors.
 func Compile(exprs []string) ([]*Gate, error) {
 	gs := make([]*Gate, 0, len(exprs))
-	var errs []error
-	for _, src := range exprs {
+	var errs CompileErrors
+	for i, src := range exprs {
 		g, err := compile(src)
 		if err != nil {
+			err.Index = i
 			errs = append(errs, err)
 			continue
 		}
 		gs = append(gs, g)
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, errs
 	}
 	return gs, nil
 }
 
-func compile(src string) (*Gate, error) {
+// CompileError is a gate expression that does not compile.
+type CompileError struct {
+	Index   int    // the gate's place in the list given to Compile
+	Expr    string // the expression as written
+	Line    int    // where in Expr the problem is, from 1; 0 when it is the whole expression
+	Col     int    // from 1
+	Message string // what is wrong, in the gate's terms
+}
+
+// Error renders the error as `gate "EXPR": column C: MESSAGE`.
+func (e *CompileError) Error() string {
+	if w := e.Where(); w != "" {
+		return fmt.Sprintf("gate %q: %s: %s", e.Expr, w, e.Message)
+	}
+	return fmt.Sprintf("gate %q: %s", e.Expr, e.Message)
+}
+
+// Where is the problem's place in the expression: "column 7", "line 2,
+// column 3" in an expression of several lines, or "" for the whole
+// expression.
+func (e *CompileError) Where() string {
+	switch {
+	case e.Line == 0:
+		return ""
+	case e.Line == 1 && !strings.Contains(e.Expr, "\n"):
+		return fmt.Sprintf("column %d", e.Col)
+	}
+	return fmt.Sprintf("line %d, column %d", e.Line, e.Col)
+}
+
+// CompileErrors are the gates of a list that do not compile, in order.
+type CompileErrors []*CompileError
+
+// Error renders one error per line.
+func (es CompileErrors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+func compile(src string) (*Gate, *CompileError) {
 	if strings.TrimSpace(src) == "" {
-		return nil, fmt.Errorf("could not compile gate %q: the expression is empty", src)
+		return nil, &CompileError{Expr: src, Message: "the expression is empty"}
 	}
 	program, err := expr.Compile(src, expr.Env(env{}), expr.AsBool())
 	if err != nil {
-		return nil, fmt.Errorf("could not compile gate %q: %s", src, message(err))
+		return nil, compileError(src, err)
 	}
 	tree, err := parser.Parse(src)
 	if err != nil {
-		return nil, fmt.Errorf("could not compile gate %q: %s", src, message(err))
+		return nil, compileError(src, err)
 	}
 	g := &Gate{Expr: src, program: program}
 	g.collect(tree.Node)
 	return g, nil
+}
+
+// compileError turns an expr compile error into a CompileError: its
+// position apart, its message in the gate's terms, and a suggestion for a
+// misspelt name.
+func compileError(src string, err error) *CompileError {
+	e := &CompileError{Expr: src}
+	var fe *file.Error
+	if !errors.As(err, &fe) {
+		e.Message = message(err)
+		return e
+	}
+	e.Message = message(errors.New(fe.Message))
+	if fe.Snippet != "" {
+		e.Line, e.Col = fe.Line, fe.Column+1
+	}
+	return e
 }
 
 // collect records the variable paths an expression reads.
@@ -396,7 +457,8 @@ func flatten(prefix string, v reflect.Value, vars map[string]any) {
 }
 
 // message turns an expr error into a one-line message in the user's terms:
-// no Go type names and the variables listed for an unknown one.
+// no Go type names, and for an unknown variable or field the nearest name
+// (or the list of them).
 func message(err error) string {
 	msg, _, _ := strings.Cut(err.Error(), "\n")
 	if rest, ok := strings.CutPrefix(msg, "reflect: "); ok {
@@ -413,11 +475,76 @@ func message(err error) string {
 	if !strings.HasPrefix(msg, "unknown name ") && !strings.Contains(msg, " has no field ") {
 		msg = goKinds.ReplaceAllStringFunc(msg, func(k string) string { return kindNames[k] })
 	}
-	if strings.HasPrefix(msg, "unknown name ") {
-		msg = "unknown variable " + strings.TrimPrefix(msg, "unknown name ") +
-			"; the variables are " + strings.Join(variableNames(), ", ")
+	if name, ok := strings.CutPrefix(msg, "unknown name "); ok {
+		return fmt.Sprintf("unknown name %q; %s", name, suggest(name, "the variables are", variableNames(reflect.TypeFor[env]())))
+	}
+	if rest, ok := strings.CutPrefix(msg, "type "); ok {
+		typ, field, _ := strings.Cut(rest, " has no field ")
+		if t, known := fieldTypes[typ]; known && field != "" {
+			return fmt.Sprintf("%s has no field %q; %s", typ, field, suggest(field, "its fields are", variableNames(t)))
+		}
 	}
 	return msg
+}
+
+// fieldTypes are the types whose fields a gate reads, by the name messages
+// give them.
+var fieldTypes = map[string]reflect.Type{
+	"findings":   reflect.TypeFor[findingCounts](),
+	"regression": reflect.TypeFor[regressionVars](),
+	"judge":      reflect.TypeFor[judgeVars](),
+	"suite":      reflect.TypeFor[scope](),
+}
+
+// suggest returns "did you mean X?" for the name closest to a misspelt one,
+// or the list of names when none is close.
+func suggest(name, listIntro string, names []string) string {
+	if near := nearest(name, names); near != "" {
+		return "did you mean " + near + "?"
+	}
+	return listIntro + " " + strings.Join(names, ", ")
+}
+
+// nearest returns the name closest to s: the same but for case, or within
+// an edit distance of a third of its length (at least 1); "" when none is.
+func nearest(s string, names []string) string {
+	best, bestDist := "", max(1, len(s)/3)+1
+	for _, n := range names {
+		if strings.EqualFold(n, s) {
+			return n
+		}
+		if d := editDistance(s, n); d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the number of insertions, deletions, substitutions and
+// swaps of two neighbours that turn a into b (optimal string alignment), in
+// bytes.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }
 
 var typeNames = strings.NewReplacer(
@@ -427,6 +554,7 @@ var typeNames = strings.NewReplacer(
 	"gates.scope", "suite",
 	"gates.findingCounts", "findings",
 	"gates.regressionVars", "regression",
+	"gates.judgeVars", "judge",
 	"gates.env", "gate variables",
 )
 
@@ -434,8 +562,8 @@ var goKinds = regexp.MustCompile(`\b(float64|int|int64|bool)\b`)
 
 var kindNames = map[string]string{"float64": "number", "int": "integer", "int64": "integer", "bool": "boolean"}
 
-// variableNames lists the top-level gate variables, sorted.
-func variableNames() []string {
+// variableNames lists the variables (expr names) of a struct type, sorted.
+func variableNames(typ reflect.Type) []string {
 	var names []string
 	var add func(t reflect.Type)
 	add = func(t reflect.Type) {
@@ -448,7 +576,7 @@ func variableNames() []string {
 			names = append(names, f.Tag.Get("expr"))
 		}
 	}
-	add(reflect.TypeFor[env]())
+	add(typ)
 	sort.Strings(names)
 	return names
 }

@@ -2,10 +2,12 @@ package gates
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/assert"
 	"gotest.tools/v3/golden"
 
 	"github.com/evalgate/evalgate/results"
@@ -133,7 +135,7 @@ func TestCompileErrors(t *testing.T) {
 		if err.Error() != tc.want {
 			t.Errorf("error:\n got %s\nwant %s", err, tc.want)
 		}
-		for _, goName := range []string{"gates.", "float64", "*", "reflect"} {
+		for _, goName := range []string{"gates.", "float64", "*", "reflect", "Vars"} {
 			if strings.Contains(strings.ReplaceAll(err.Error(), "* 2", ""), goName) {
 				t.Errorf("error %q speaks Go (%q)", err, goName)
 			}
@@ -141,31 +143,57 @@ func TestCompileErrors(t *testing.T) {
 	}
 	vars := "agentCostUsd, aggregateScore, erroredCount, findings, judge, judgeCostUsd, p95LatencyMs, passRate, passed, passedCount, regression, suiteList, suites, taskCount, totalCostUsd"
 	testCases := []testCase{
-		{name: "unknown variable", exprs: []string{"aggregateScor >= 0.9"},
-			want: `could not compile gate "aggregateScor >= 0.9": unknown variable aggregateScor (1:1); the variables are ` + vars},
+		{name: "misspelt variable", exprs: []string{"aggregateScor >= 0.9"},
+			want: `gate "aggregateScor >= 0.9": column 1: unknown name "aggregateScor"; did you mean aggregateScore?`},
+		{name: "variable in the wrong case", exprs: []string{"passrate > 0.5"},
+			want: `gate "passrate > 0.5": column 1: unknown name "passrate"; did you mean passRate?`},
+		{name: "unknown variable", exprs: []string{"score > 0.5"},
+			want: `gate "score > 0.5": column 1: unknown name "score"; the variables are ` + vars},
 		{name: "unknown finding severity", exprs: []string{"findings.severe == 0"},
-			want: `could not compile gate "findings.severe == 0": type findings has no field severe (1:10)`},
-		{name: "unknown regression field", exprs: []string{"regression.delta > 0"},
-			want: `could not compile gate "regression.delta > 0": type regression has no field delta (1:12)`},
+			want: `gate "findings.severe == 0": column 10: findings has no field "severe"; its fields are critical, high, low, medium`},
+		{name: "misspelt regression field", exprs: []string{"regression.newFailure == 0"},
+			want: `gate "regression.newFailure == 0": column 12: regression has no field "newFailure"; did you mean newFailures?`},
+		{name: "swapped letters", exprs: []string{"findings.hihg == 0"},
+			want: `gate "findings.hihg == 0": column 10: findings has no field "hihg"; did you mean high?`},
+		{name: "misspelt judge field", exprs: []string{"judge.calibratd"},
+			want: `gate "judge.calibratd": column 7: judge has no field "calibratd"; did you mean calibrated?`},
 		{name: "unknown suite field", exprs: []string{`suites["a.evals.b"].score > 0.5`},
-			want: `could not compile gate "suites[\"a.evals.b\"].score > 0.5": type suite has no field score (1:21)`},
+			want: `gate "suites[\"a.evals.b\"].score > 0.5": column 21: suite has no field "score"; its fields are agentCostUsd, aggregateScore, erroredCount, findings, judgeCostUsd, p95LatencyMs, passRate, passed, passedCount, regression, taskCount, totalCostUsd`},
+		{name: "misspelt field in a suiteList predicate", exprs: []string{"all(suiteList, .pased)"},
+			want: `gate "all(suiteList, .pased)": column 17: suite has no field "pased"; did you mean passed?`},
 		{name: "syntax error", exprs: []string{"aggregateScore >= "},
-			want: `could not compile gate "aggregateScore >= ": unexpected token EOF (1:18)`},
+			want: `gate "aggregateScore >= ": column 18: unexpected token EOF`},
+		{name: "on the second line", exprs: []string{"aggregateScore >= 0.9 &&\n  passRat > 0.5"},
+			want: `gate "aggregateScore >= 0.9 &&\n  passRat > 0.5": line 2, column 3: unknown name "passRat"; did you mean passRate?`},
 		{name: "not a boolean", exprs: []string{"aggregateScore * 2"},
-			want: `could not compile gate "aggregateScore * 2": expected boolean, but got number`},
+			want: `gate "aggregateScore * 2": expected boolean, but got number`},
 		{name: "mismatched types", exprs: []string{`taskCount > "5"`},
-			want: `could not compile gate "taskCount > \"5\"": invalid operation: > (mismatched types integer and string) (1:11)`},
+			want: `gate "taskCount > \"5\"": column 11: invalid operation: > (mismatched types integer and string)`},
 		{name: "a suite compared", exprs: []string{`suites["x"] == true`},
-			want: `could not compile gate "suites[\"x\"] == true": invalid operation: == (mismatched types suite and boolean) (1:13)`},
+			want: `gate "suites[\"x\"] == true": column 13: invalid operation: == (mismatched types suite and boolean)`},
 		{name: "empty", exprs: []string{"  "},
-			want: `could not compile gate "  ": the expression is empty`},
+			want: `gate "  ": the expression is empty`},
 		{name: "every bad gate reported", exprs: []string{"passRate > 0.5", "foo", "passRate >"},
-			want: "could not compile gate \"foo\": unknown variable foo (1:1); the variables are " + vars + "\n" +
-				`could not compile gate "passRate >": unexpected token EOF (1:10)`},
+			want: "gate \"foo\": column 1: unknown name \"foo\"; the variables are " + vars + "\n" +
+				`gate "passRate >": column 10: unexpected token EOF`},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
+}
+
+// TestCompileErrorPlaces checks what a caller needs to point at a gate:
+// its index in the list and the problem's line and column in it.
+func TestCompileErrorPlaces(t *testing.T) {
+	_, err := Compile([]string{"passRate > 0.5", "aggregateScor >= 0.9", "passed &&\n  findings.hig == 0", "aggregateScore"})
+	var errs CompileErrors
+	assert.Assert(t, errors.As(err, &errs), "%v", err)
+	type place struct{ Index, Line, Col int }
+	var got []place
+	for _, e := range errs {
+		got = append(got, place{e.Index, e.Line, e.Col})
+	}
+	assert.DeepEqual(t, got, []place{{1, 1, 1}, {2, 2, 12}, {3, 0, 0}})
 }
 
 func TestDefaults(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"github.com/evalgate/evalgate/jsonvalue"
 )
 
-// DefaultCacheDir is where judge verdicts are cached, under the working
-// directory.
+// DefaultCacheDir is where judge verdicts are cached, relative to the
+// project's folder: evalgate.yaml's, or the working directory without one.
 const DefaultCacheDir = ".evalgate/cache/judge"
 
 // Identified is a rubric judge that can say what it is: a content-free ID

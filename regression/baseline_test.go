@@ -76,12 +76,56 @@ func TestPromoteGolden(t *testing.T) {
 	assert.Equal(t, r.Suites[1].Tasks[2].Trials[1].Score, 0.0)
 }
 
-func TestPromoteRefusesPartialRuns(t *testing.T) {
-	r := headRun()
-	r.Interrupted = true
-	_, err := Promote(r)
-	assert.ErrorContains(t, err, "interrupted")
-	_, err = Promote(&results.Run{})
+func TestPromoteProblems(t *testing.T) {
+	type testCase struct {
+		name string
+		run  func(r *results.Run)
+		old  *results.Run
+		want []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		r := headRun()
+		r.Suites[0].Tasks[2].Status = results.StatusFailed // address: no error
+		if tc.run != nil {
+			tc.run(r)
+		}
+		var got []string
+		for _, p := range PromoteProblems(r, tc.old) {
+			got = append(got, p.String())
+		}
+		assert.DeepEqual(t, got, tc.want)
+	}
+	smaller := headRun()
+	smaller.Suites[1].Tasks = smaller.Suites[1].Tasks[:1]
+	bigger := headRun()
+	for _, id := range []string{"a", "b", "c", "d"} {
+		bigger.Suites[1].Tasks = append(bigger.Suites[1].Tasks, results.Task{ID: id})
+	}
+	for _, tc := range []testCase{
+		{name: "a whole run"},
+		{name: "a whole run replacing a smaller baseline", old: smaller},
+		{name: "filters", run: func(r *results.Run) {
+			r.Selection = &results.Selection{Tasks: []string{"window", "hello"}, Tags: []string{"smoke"}, Mode: "golden"}
+			r.Shard = &results.Shard{Index: 2, Count: 3}
+		}, want: []string{"it ran only some of the tasks (--task window,hello --tag smoke --mode golden --shard 2/3): promote a run of every task (for a sharded run, what evalgate merge wrote)"}},
+		{name: "interrupted", run: func(r *results.Run) { r.Interrupted = true },
+			want: []string{"it was interrupted, so it holds only the tasks that finished: promote a run that finished"}},
+		{name: "errors", run: func(r *results.Run) {
+			for i := range r.Suites {
+				for j := range r.Suites[i].Tasks {
+					r.Suites[i].Tasks[j].Status = results.StatusError
+				}
+			}
+		}, want: []string{"4 tasks ended in an error (acme.evals.refunds/window, acme.evals.refunds/late-fee, acme.evals.refunds/address and 1 more), and an error's score of 0 says nothing about the agent: fix what stopped the agent and run again"}},
+		{name: "fewer tasks than the baseline", old: bigger,
+			want: []string{"it lacks 4 tasks of the baseline it would replace (acme.evals.greeting/a, acme.evals.greeting/b, acme.evals.greeting/c and 1 more), which would no longer be compared: promote a run of every task, or pass --force when they left the suites on purpose"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestPromoteNeedsARunID(t *testing.T) {
+	_, err := Promote(&results.Run{})
 	assert.ErrorContains(t, err, "no run id")
 }
 

@@ -32,18 +32,102 @@ type (
 	}
 )
 
+// PromoteProblem is one reason a run should not become the baseline.
+type PromoteProblem struct {
+	What string // what is wrong with the run
+	Fix  string // what to do
+}
+
+func (p PromoteProblem) String() string { return p.What + ": " + p.Fix }
+
+// PromoteProblems says why run r should not become the baseline in place of
+// old (nil when there is none yet). A baseline is the bar every later run
+// is compared with, so it should hold every task of the suites, each scored
+// on what the agent answered: not a filtered, sharded, interrupted or
+// errored run, and not fewer tasks than the baseline it replaces, which
+// would stop comparing the ones left out. None means r is fit.
+func PromoteProblems(r, old *results.Run) []PromoteProblem {
+	var problems []PromoteProblem
+	var filters []string
+	if f := r.Selection.Flags(); f != "" {
+		filters = append(filters, f)
+	}
+	if r.Shard != nil {
+		filters = append(filters, fmt.Sprintf("--shard %d/%d", r.Shard.Index, r.Shard.Count))
+	}
+	if len(filters) > 0 {
+		problems = append(problems, PromoteProblem{
+			What: fmt.Sprintf("it ran only some of the tasks (%s)", strings.Join(filters, " ")),
+			Fix:  "promote a run of every task (for a sharded run, what evalgate merge wrote)",
+		})
+	}
+	if r.Interrupted {
+		problems = append(problems, PromoteProblem{
+			What: "it was interrupted, so it holds only the tasks that finished",
+			Fix:  "promote a run that finished",
+		})
+	}
+	var errored []string
+	have := map[[2]string]bool{}
+	for _, s := range r.Suites {
+		for _, t := range s.Tasks {
+			have[[2]string{s.ID, t.ID}] = true
+			if t.Status == results.StatusError {
+				errored = append(errored, s.ID+"/"+t.ID)
+			}
+		}
+	}
+	if len(errored) > 0 {
+		problems = append(problems, PromoteProblem{
+			What: fmt.Sprintf("%s ended in an error (%s), and an error's score of 0 says nothing about the agent", count(len(errored), "task", "tasks"), someOf(errored)),
+			Fix:  "fix what stopped the agent and run again",
+		})
+	}
+	if old != nil {
+		var dropped []string
+		for _, s := range old.Suites {
+			for _, t := range s.Tasks {
+				if !have[[2]string{s.ID, t.ID}] {
+					dropped = append(dropped, s.ID+"/"+t.ID)
+				}
+			}
+		}
+		if len(dropped) > 0 {
+			problems = append(problems, PromoteProblem{
+				What: fmt.Sprintf("it lacks %s of the baseline it would replace (%s), which would no longer be compared", count(len(dropped), "task", "tasks"), someOf(dropped)),
+				Fix:  "promote a run of every task, or pass --force when they left the suites on purpose",
+			})
+		}
+	}
+	return problems
+}
+
+// someOf lists the first three ids, and how many more there are.
+func someOf(ids []string) string {
+	const shown = 3
+	if len(ids) <= shown {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:shown], ", "), len(ids)-shown)
+}
+
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // Promote renders r as the canonical baseline file: content-free, keys in a
 // fixed order, indented by two spaces, suites sorted by id and one line per
 // task in suite-file order, so that a baseline update reads in review as
 // one changed line per changed task. A task row holds its id, status,
 // verdict (pass^k), mean score, cost, latency and the score and verdict of
-// each trial. The file loads as a baseline, and as results.json.
+// each trial. The file loads as a baseline, and as results.json. Whether r
+// should be promoted at all is PromoteProblems's question.
 func Promote(r *results.Run) ([]byte, error) {
 	if r == nil || r.RunID == "" {
 		return nil, errors.New("could not promote the baseline: the results have no run id")
-	}
-	if r.Interrupted {
-		return nil, errors.New("could not promote the baseline: the run was interrupted, so its results hold only some tasks")
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "{\n  \"$schema\": %s,\n  \"runId\": %s,\n  \"tool\": %s,\n",

@@ -22,6 +22,7 @@ func fullRun() *results.Run {
 	r := failingRun()
 	r.Interrupted = true
 	r.Shard = &results.Shard{Index: 2, Count: 4}
+	r.Selection = &results.Selection{Tasks: []string{"refund-window", "lost-parcel"}, Tags: []string{"smoke"}, Mode: "golden"}
 	r.Judge = &results.JudgeInfo{ID: "openai:judge-model", Calibrated: true, Agreement: ptr(0.86)}
 	r.Gates[2].Error = "unknown name findings.severe"
 	r.Regression.Warnings = []string{"baseline ran a different suite version"}

@@ -60,6 +60,9 @@ type Run struct {
 	FinishedAt  time.Time `json:"finishedAt"`
 	Interrupted bool      `json:"interrupted,omitempty"` // stopped by a signal; only finished tasks are counted
 	Shard       *Shard    `json:"shard,omitempty"`
+	// Selection holds the filters the run chose its tasks by; nil when it
+	// ran every task of its suite files.
+	Selection *Selection `json:"selection,omitempty"`
 
 	Passed bool `json:"passed"` // every gate holds
 	Stats
@@ -80,6 +83,34 @@ type Tool struct {
 type Shard struct {
 	Index int `json:"index"` // 1-based
 	Count int `json:"count"`
+}
+
+// Selection is how a run chose its tasks among those of its suite files:
+// the filters it ran with (a shard is in Run.Shard). Ids and tags only, so
+// it is content-free.
+type Selection struct {
+	Tasks []string `json:"tasks,omitempty"` // --task
+	Tags  []string `json:"tags,omitempty"`  // --tag
+	Mode  string   `json:"mode,omitempty"`  // --mode
+}
+
+// Flags renders the selection as the flags that make it, such as
+// "--task refund,late-fee --mode golden"; "" for a nil one.
+func (s *Selection) Flags() string {
+	if s == nil {
+		return ""
+	}
+	var flags []string
+	if len(s.Tasks) > 0 {
+		flags = append(flags, "--task "+strings.Join(s.Tasks, ","))
+	}
+	if len(s.Tags) > 0 {
+		flags = append(flags, "--tag "+strings.Join(s.Tags, ","))
+	}
+	if s.Mode != "" {
+		flags = append(flags, "--mode "+s.Mode)
+	}
+	return strings.Join(flags, " ")
 }
 
 // Stats are the figures gates see, for one suite or for the whole run.

@@ -69,6 +69,9 @@ func FuzzParse(f *testing.F) {
 			if e.Message == "" || e.Pos.File != path || !validPointer(e.Pointer) {
 				t.Fatalf("malformed error: %#v", e)
 			}
+			if yaml && e.Kind == ErrSyntax && e.Pos.Line > len(lineStarts(data)) {
+				t.Fatalf("error outside the file's lines: %v", e)
+			}
 			for _, h := range goTypeHints {
 				if strings.Contains(e.Message, h) && !strings.Contains(string(data), h) {
 					t.Fatalf("message leaks %q: %v", h, e)

@@ -2,15 +2,13 @@ package suites
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // yamlReader converts a yaml.Node tree into the position-keeping tree,
@@ -25,13 +23,10 @@ type yamlReader struct {
 	walking map[*yaml.Node]bool // anchors being expanded, to catch cycles
 }
 
-// yamlLine finds the line in yaml.v3's error messages ("yaml: line 3: ...").
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-
 // parseYAML reads a YAML file holding one document.
 func parseYAML(file string, data []byte) (root *value, errs Errors) {
 	defer func() {
-		// yaml.v3 has panicked on malformed input before; a suite file must
+		// yaml v3 has panicked on malformed input before; a suite file must
 		// never crash the tool.
 		if p := recover(); p != nil {
 			root, errs = nil, Errors{{Pos: Pos{File: file}, Message: "could not parse YAML", Kind: ErrSyntax}}
@@ -43,12 +38,12 @@ func parseYAML(file string, data []byte) (root *value, errs Errors) {
 		if err == io.EOF {
 			return nil, Errors{{Pos: Pos{File: file}, Message: "the file is empty; expected a suite object", Kind: ErrSyntax}}
 		}
-		return nil, Errors{yamlError(file, err)}
+		return nil, Errors{yamlError(file, data, err)}
 	}
 	var next yaml.Node
 	if err := dec.Decode(&next); err != io.EOF {
 		if err != nil {
-			return nil, Errors{yamlError(file, err)}
+			return nil, Errors{yamlError(file, data, err)}
 		}
 		return nil, Errors{{
 			Pos:     Pos{File: file, Line: next.Line, Col: next.Column},
@@ -65,42 +60,11 @@ func parseYAML(file string, data []byte) (root *value, errs Errors) {
 	return root, nil
 }
 
-// yamlError turns a yaml.v3 parse error into an Error.
-func yamlError(file string, err error) *Error {
-	msg := err.Error()
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
-	}
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	// yaml.v3 reports lines only, and no line at all on the first one.
-	e := &Error{Pos: Pos{File: file, Line: 1, Col: 1}, Kind: ErrSyntax}
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		e.Pos.Line, _ = strconv.Atoi(m[1])
-		msg = m[2]
-		if yamlParserProblems[msg] {
-			// yaml.v3 prints the 0-based line for parser (not scanner)
-			// errors.
-			e.Pos.Line++
-		}
-	}
-	e.Message = msg
-	return e
-}
-
-// yamlParserProblems are the messages of yaml.v3's parser, as opposed to its
-// scanner.
-var yamlParserProblems = map[string]bool{
-	"did not find expected <document start>": true,
-	"did not find expected node content":     true,
-	"did not find expected key":              true,
-	"did not find expected '-' indicator":    true,
-	"did not find expected ',' or ']'":       true,
-	"did not find expected ',' or '}'":       true,
-	"found duplicate %YAML directive":        true,
-	"found incompatible YAML document":       true,
-	"found duplicate %TAG directive":         true,
-	"found undefined tag handle":             true,
+// yamlError turns a yaml v3 parse error into an Error at the line of the
+// problem.
+func yamlError(file string, data []byte, err error) *Error {
+	line, msg := YAMLErrorLine(data, err)
+	return &Error{Pos: Pos{File: file, Line: line, Col: 1}, Message: msg, Kind: ErrSyntax}
 }
 
 // countNodes counts the nodes of the document without following aliases.
