@@ -7,7 +7,7 @@
 //	0  every gate holds
 //	1  a gate failed (the report says which and why)
 //	2  bad invocation: flags, config or suite files invalid
-//	3  could not run: the agent cannot start, the judge is unreachable, the out dir is unwritable
+//	3  could not run: the agent cannot start or never writes a line, the judge is unreachable, the out dir is unwritable
 //	130 interrupted (Ctrl-C): the outputs hold the tasks that finished
 package cli
 

@@ -29,7 +29,7 @@ const exitCodesHelp = `Exit codes:
   0  every gate holds
   1  a gate failed (the report says which and why)
   2  bad invocation: flags, config or suite files invalid
-  3  could not run: agent cannot start, judge unreachable, out dir unwritable
+  3  could not run: agent cannot start or never speaks, judge unreachable, out dir unwritable
   130  interrupted (Ctrl-C): the outputs hold the tasks that finished
 `
 
@@ -76,7 +76,7 @@ var commandDocs = map[string]commandDoc{
 			exitGatesHold,
 			exitGateFailed,
 			"2  bad invocation: flags, config, suites or gates invalid (nothing ran)",
-			"3  could not run: the agent cannot start, the judge is unreachable, the out dir is unwritable",
+			"3  could not run: the agent cannot start or never writes a line, the judge is unreachable, the out dir is unwritable",
 			exitInterrupted,
 		},
 		examples: []commandExample{
