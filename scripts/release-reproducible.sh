@@ -22,6 +22,9 @@ cp action/checksums.txt "$work/checksums.txt"
 echo "== first build, in $PWD"
 bash scripts/release-build.sh "$version" --out "$work/first" --write --checksums "$work/checksums.txt" "$@"
 
+# The README's check of a downloaded archive, against the committed file.
+(cd "$work/first" && sha256sum --check --ignore-missing "$work/checksums.txt")
+
 echo "== second build, in $work/src with an empty build cache"
 mkdir "$work/src"
 # The files git would commit, as they are now (changes not yet committed included).
