@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +23,13 @@ import (
 // and with a read-only token the third warns and keeps the gate's verdict.
 //
 // It needs act on PATH and EVALGATE_E2E_ACT=1 (scripts/e2e-act.sh sets both
-// up). Each run builds evalgate from source (install-mode: source).
+// up). The workflow sets no install input: each run takes install-mode
+// auto's path for an action that is not a listed release and builds
+// evalgate from the action's checkout with the Go already on the runner,
+// offline. act fetches every action a composite action names before it
+// looks at the step's if:, so the actions that only a runner without a
+// recent Go needs (actions/setup-go, actions/cache) are replaced by local
+// stand-ins that fail the job if they ever run.
 func TestActEndToEnd(t *testing.T) {
 	if os.Getenv("EVALGATE_E2E_ACT") != "1" {
 		t.Skip("set EVALGATE_E2E_ACT=1 to run the act end-to-end test (scripts/e2e-act.sh)")
@@ -33,6 +41,7 @@ func TestActEndToEnd(t *testing.T) {
 	root, err := filepath.Abs("..")
 	assert.NilError(t, err)
 
+	standIns := standInActions(t, filepath.Join(root, "action.yml"))
 	f := newFakeGitHub(t, "/api/v3")
 	f.token = "ghs_e2e_token"
 	marker := Marker("")
@@ -58,6 +67,9 @@ func TestActEndToEnd(t *testing.T) {
 		assert.Equal(t, len(found), 1, "comments with our marker")
 		return found[0]
 	}
+	// install.sh's notice for an action used from a path (uses: ./).
+	builtFromSource := "::notice title=evalgate install::building evalgate from source (the action's checkout) with the runner's Go, " +
+		runtime.Version() + ", because the action is used from a path, not from a release listed in action/checksums.txt"
 	var bodies []string
 	run := func(t *testing.T, tc testCase) {
 		if tc.setup != nil {
@@ -66,17 +78,21 @@ func TestActEndToEnd(t *testing.T) {
 		out := t.TempDir()
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, act, "pull_request",
+		args := []string{"pull_request",
 			"--workflows", filepath.Join("action", "testdata", "e2e", "workflow.yml"),
 			"--eventpath", filepath.Join("action", "testdata", "e2e", "event.json"),
 			"--platform", "ubuntu-latest=-self-hosted",
 			"--no-cache-server",
 			"--secret", "GITHUB_TOKEN=ghs_e2e_token",
-			"--env", "GITHUB_API_URL="+f.apiURL(),
+			"--env", "GITHUB_API_URL=" + f.apiURL(),
 			"--env", "GITHUB_REPOSITORY=acme/agent",
-			"--env", "E2E_OUT="+out,
-			"--env", "E2E_AGENT_MODE="+tc.agentMode,
-		)
+			"--env", "E2E_OUT=" + out,
+			"--env", "E2E_AGENT_MODE=" + tc.agentMode,
+		}
+		for _, s := range standIns {
+			args = append(args, "--local-repository", s)
+		}
+		cmd := exec.CommandContext(ctx, act, args...)
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "NO_COLOR=1")
 		logBytes, err := cmd.CombinedOutput()
@@ -92,9 +108,10 @@ func TestActEndToEnd(t *testing.T) {
 		if (exit == 0) != (tc.wantExit == 0) {
 			t.Fatalf("act exited %d, want %d; log:\n%s", exit, tc.wantExit, log)
 		}
-		for _, want := range tc.wantLog {
+		for _, want := range append(tc.wantLog, builtFromSource) {
 			assert.Assert(t, strings.Contains(log, want), "log lacks %q:\n%s", want, log)
 		}
+		assert.Assert(t, !strings.Contains(log, "the stand-in for"), "a step for runners without a recent Go ran:\n%s", log)
 		assert.Assert(t, !strings.Contains(log, "ghs_e2e_token"), "the token leaked into the log")
 
 		outs := readKeyValues(t, filepath.Join(out, "outputs.txt"))
@@ -157,6 +174,26 @@ func TestActEndToEnd(t *testing.T) {
 	}
 	assert.Assert(t, bodies[0] != bodies[1], "the second run should change the comment")
 	assert.Equal(t, bodies[2], bodies[1], "a refused update leaves the comment as it was")
+}
+
+// standInActions writes, for every action that action.yml uses by
+// owner/repo@ref, a local action that fails the job when it runs, and
+// returns act's --local-repository mappings to them.
+func standInActions(t *testing.T, actionYML string) []string {
+	t.Helper()
+	data, err := os.ReadFile(actionYML)
+	assert.NilError(t, err)
+	var mappings []string
+	for _, m := range regexp.MustCompile(`(?m)^\s*uses:\s*([\w.-]+/[\w.-]+)@([0-9a-f]{40})\b`).FindAllStringSubmatch(string(data), -1) {
+		dir := t.TempDir()
+		yml := "name: stand-in\ndescription: stands in for " + m[1] + " in the offline act test\n" +
+			"runs:\n  using: composite\n  steps:\n    - shell: bash\n" +
+			"      run: echo '::error::the stand-in for " + m[1] + " ran' && exit 1\n"
+		assert.NilError(t, os.WriteFile(filepath.Join(dir, "action.yml"), []byte(yml), 0o644))
+		mappings = append(mappings, m[1]+"@"+m[2]+"="+dir)
+	}
+	assert.Assert(t, len(mappings) >= 2, "action.yml names actions/setup-go and actions/cache by commit SHA: %v", mappings)
+	return mappings
 }
 
 func readKeyValues(t *testing.T, path string) map[string]string {

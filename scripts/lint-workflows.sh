@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Lints the repository's workflows, the example workflows and the act test's
-# workflow with actionlint (shellcheck is used for run: scripts when it is
+# Lints the repository's workflows, the example workflows, the workflow
+# `evalgate init` writes and the act test's workflow with actionlint (shellcheck is used for run: scripts when it is
 # installed). Installs actionlint with `go install` when it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,8 +17,10 @@ fi
 
 files=()
 while IFS= read -r f; do files+=("$f"); done < <(
-	find .github/workflows examples/workflows action/testdata/e2e -name '*.yml' -o -name '*.yaml' 2>/dev/null |
-		grep -v '/suites/' | sort
+	{
+		find .github/workflows examples/workflows action/testdata/e2e -name '*.yml' -o -name '*.yaml' 2>/dev/null
+		echo cli/scaffold/workflow.yml
+	} | grep -v '/suites/' | sort
 )
 echo "actionlint: ${#files[@]} workflow files"
 actionlint -no-color "${files[@]}"
