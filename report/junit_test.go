@@ -104,10 +104,10 @@ func junitDetailRun() *results.Run {
 						Checks: []results.Check{failedCheck("match", "exact", "mismatch"), failedCheck("uses-crm", "toolCalled", "not-called")}},
 				}},
 			{ID: "refund", File: "sub/evals/orders.yaml", Line: 30, Kind: "golden", Status: results.StatusError,
-				ErrorKind: results.ErrTimeout, ErrorMessage: "the agent did not finish within 5s", PassScore: 0.8, TrialsPassed: 1, LatencyMs: 5000,
+				ErrorKind: results.ErrTimeout, ErrorMessage: "timed out after 5s", PassScore: 0.8, TrialsPassed: 1, LatencyMs: 5000,
 				Trials: []results.Trial{
 					{Trial: 1, Status: results.StatusPassed, Score: 1, Passed: true},
-					{Trial: 2, Status: results.StatusError, ErrorKind: results.ErrTimeout, ErrorMessage: "the agent did not finish within 5s"},
+					{Trial: 2, Status: results.StatusError, ErrorKind: results.ErrTimeout, ErrorMessage: "timed out after 5s"},
 					{Trial: 3, Status: results.StatusError, ErrorKind: results.ErrProtocol, ErrorMessage: "line 1 is not JSON"},
 				}},
 			{ID: "leak", File: "sub/evals/orders.yaml", Line: 44, Kind: "golden", Status: results.StatusFailed,
