@@ -1,13 +1,27 @@
 // Command mockllm is an OpenAI-compatible chat completions server for the
-// benchmark: it answers at once, on loopback only, with the line the bench
-// agents print. The last user message must read "task <id>: add <a> <b>";
-// the reply's content is then
+// benchmark: it answers at once, on loopback only, as the agent under test
+// and as the judge of its answers.
+//
+// As the agent: when the last user message reads "task <id>: add <a> <b>",
+// the reply's content is the line the bench agents print,
 //
 //	{"id":"<id>","answer":<a+b>,"text":"The sum of <a> and <b> is <a+b>"}
 //
-// and any other prompt is echoed back as {"echo":"<prompt>"}. It serves
+// As the judge: a request from evalgate's judge.openai or from promptfoo's
+// llm-rubric (judge.go tells them apart) gets a verdict per criterion in the
+// format that tool expects. The mock decides criteria of one form,
+// `The output's "<field>" field is <JSON value>.`, by reading the output as
+// JSON; any other criterion is not met.
+//
+// Any other prompt is echoed back as {"echo":"<prompt>"}. It serves
 // POST /v1/chat/completions (also /chat/completions and /v1/completions),
-// GET /stats (the request count) and POST /reset (zero it).
+// GET /stats (the counts below) and POST /reset (zero them):
+//
+//	{"requests":R,"agent":A,"judge":J,"llmRubric":L,"met":M,"unmet":U}
+//
+// R counts every completion request, A the task prompts, J evalgate's judge
+// requests, L promptfoo's llm-rubric requests, and M and U the criteria the
+// judge found met and not met.
 //
 //	go run ./bench/mockllm -addr 127.0.0.1:18080
 package main
@@ -58,7 +72,21 @@ func newServer(addr string) (*http.Server, error) {
 
 // mock counts the completions it served.
 type mock struct {
-	requests atomic.Int64
+	requests, agent, judge, llmRubric, met, unmet atomic.Int64
+}
+
+// stats are the counts GET /stats returns.
+type stats struct {
+	Requests  int64 `json:"requests"`
+	Agent     int64 `json:"agent"`
+	Judge     int64 `json:"judge"`
+	LLMRubric int64 `json:"llmRubric"`
+	Met       int64 `json:"met"`
+	Unmet     int64 `json:"unmet"`
+}
+
+func (m *mock) counters() []*atomic.Int64 {
+	return []*atomic.Int64{&m.requests, &m.agent, &m.judge, &m.llmRubric, &m.met, &m.unmet}
 }
 
 func (m *mock) routes() http.Handler {
@@ -67,10 +95,16 @@ func (m *mock) routes() http.Handler {
 	mux.HandleFunc("POST /chat/completions", m.chat)
 	mux.HandleFunc("POST /v1/completions", m.chat)
 	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) {
-		fmt.Fprintf(w, "{\"requests\":%d}\n", m.requests.Load())
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(stats{
+			Requests: m.requests.Load(), Agent: m.agent.Load(), Judge: m.judge.Load(),
+			LLMRubric: m.llmRubric.Load(), Met: m.met.Load(), Unmet: m.unmet.Load(),
+		})
 	})
 	mux.HandleFunc("POST /reset", func(w http.ResponseWriter, _ *http.Request) {
-		m.requests.Store(0)
+		for _, c := range m.counters() {
+			c.Store(0)
+		}
 		fmt.Fprintln(w, "ok")
 	})
 	return mux
@@ -130,7 +164,7 @@ func (m *mock) chat(w http.ResponseWriter, r *http.Request) {
 	if model == "" {
 		model = "mock-model"
 	}
-	content := Answer(prompt)
+	content := m.reply(prompt)
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(chatResponse{
 		ID:      "chatcmpl-mock-" + strconv.FormatInt(n, 10),
@@ -140,6 +174,26 @@ func (m *mock) chat(w http.ResponseWriter, r *http.Request) {
 		Choices: []choice{{Message: message{Role: "assistant", Content: content}, Text: content, FinishReason: "stop"}},
 		Usage:   usage{PromptTokens: 8, CompletionTokens: 16, TotalTokens: 24},
 	})
+}
+
+// reply is the content answering prompt, counted by kind.
+func (m *mock) reply(prompt string) string {
+	kind, output, criteria := parseJudge(prompt)
+	switch kind {
+	case evalgateJudge:
+		m.judge.Add(1)
+	case promptfooRubric:
+		m.llmRubric.Add(1)
+	default:
+		if _, _, _, err := parse(prompt); err == nil {
+			m.agent.Add(1)
+		}
+		return Answer(prompt)
+	}
+	content, met, unmet := judgeAnswer(kind, output, criteria)
+	m.met.Add(int64(met))
+	m.unmet.Add(int64(unmet))
+	return content
 }
 
 // text is a message's content: a string, or the text parts of an array.
