@@ -2,14 +2,21 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/golden"
+
+	"github.com/evalgate/evalgate/config"
+	"github.com/evalgate/evalgate/suites"
 )
 
 // referenceGen is the shared workload's reference generator, beside the
@@ -55,6 +62,8 @@ func TestGolden(t *testing.T) {
 	for _, tc := range []testCase{
 		{name: "exec-3", args: []string{"-n", "3"}},
 		{name: "openai-3-fail", args: []string{"-n", "3", "-provider", "openai", "-fail-every", "2", "-json-check", "js"}},
+		{name: "rubric-openai-3-fail", args: []string{"-n", "3", "-workload", "rubric", "-provider", "openai", "-fail-every", "2"}},
+		{name: "rubric-exec-2", args: []string{"-n", "2", "-workload", "rubric"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
@@ -76,6 +85,8 @@ func TestFlagErrors(t *testing.T) {
 		{name: "format", args: []string{"-format", "csv"}, want: `unknown format "csv"`},
 		{name: "assert", args: []string{"-asserts", "equals,length"}, want: `unknown assert kind "length"`},
 		{name: "negative", args: []string{"-n", "-1"}, want: "-n must not be negative"},
+		{name: "workload", args: []string{"-workload", "vibes"}, want: `unknown workload "vibes" (have: checks, rubric)`},
+		{name: "rubric asserts", args: []string{"-workload", "rubric", "-asserts", "equals"}, want: "-asserts applies to the checks workload only"},
 		{name: "argument", args: []string{"extra"}, want: `unexpected argument "extra"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -141,4 +152,134 @@ func dropHeader(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// TestRubricWorkload checks the rubric workload's shape: evalgate reads its
+// suite and config as a rubric suite judged by the mock, and promptfoo's
+// config and cases.jsonl hold the same three criteria a case as
+// llm-rubric assertions graded by the mock; every k-th case, and only it,
+// names a wrong sum in its answer criterion. (The workload is evalgate's
+// own: no reference generator has it.)
+func TestRubricWorkload(t *testing.T) {
+	const n, failEvery, port = 25, 10, 18099
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	assert.NilError(t, run([]string{"gen", "-out", out, "-workload", "rubric", "-provider", "openai",
+		"-n", strconv.Itoa(n), "-fail-every", strconv.Itoa(failEvery), "-port", strconv.Itoa(port)}, &stdout, &stderr))
+	mock := fmt.Sprintf("http://127.0.0.1:%d/v1", port)
+	read := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join(out, name))
+		assert.NilError(t, err)
+		return data
+	}
+
+	// What each case's criteria must be, from its input alone.
+	cases := BuildCases(n, 1, 0)
+	var want [][]string
+	var failing []string
+	for i := range n {
+		var id string
+		var a, b int
+		_, err := fmt.Sscanf(cases[i].Input, "task %s add %d %d", &id, &a, &b)
+		assert.NilError(t, err)
+		id = strings.TrimSuffix(id, ":")
+		answer := a + b
+		if (i+1)%failEvery == 0 {
+			answer++
+			failing = append(failing, id)
+		}
+		want = append(want, []string{
+			fmt.Sprintf(`The output's "id" field is "%s".`, id),
+			fmt.Sprintf(`The output's "answer" field is %d.`, answer),
+			fmt.Sprintf(`The output's "text" field is "The sum of %d and %d is %d".`, a, b, a+b),
+		})
+	}
+	assert.DeepEqual(t, failing, []string{"t9", "t19"})
+
+	suite, err := suites.Parse("evalgate.suite.json", read("evalgate.suite.json"))
+	assert.NilError(t, err)
+	assert.Equal(t, suite.ID, "bench.evalgate.evals.rubric-openai-25")
+	assert.DeepEqual(t, suite.Modes, []string{"rubric"})
+	assert.Equal(t, len(suite.Tasks), n)
+	for i, task := range suite.Tasks {
+		assert.Equal(t, task.ID, fmt.Sprintf("t%d", i))
+		assert.Equal(t, task.Expected.Kind, suites.KindRubric)
+		var got []string
+		for _, c := range task.Expected.Rubric {
+			assert.Equal(t, c.Weight, 1.0)
+			assert.Assert(t, c.Assert == nil, "%s: every criterion goes to the judge", task.ID)
+			got = append(got, c.Criterion)
+		}
+		assert.DeepEqual(t, got, want[i])
+	}
+
+	cfg, err := config.Parse(filepath.Join(out, "evalgate.yaml"), read("evalgate.yaml"))
+	assert.NilError(t, err)
+	assert.Equal(t, cfg.Agent.OpenAI.BaseURL, mock)
+	assert.Equal(t, cfg.Judge.OpenAI.BaseURL, mock)
+	assert.Equal(t, cfg.Judge.Samples, 1)
+
+	var pf struct {
+		Providers []struct {
+			ID     string `yaml:"id"`
+			Config struct {
+				APIBaseURL string `yaml:"apiBaseUrl"`
+			} `yaml:"config"`
+		} `yaml:"providers"`
+		DefaultTest struct {
+			Options struct {
+				Provider struct {
+					ID     string `yaml:"id"`
+					Config struct {
+						APIBaseURL string `yaml:"apiBaseUrl"`
+					} `yaml:"config"`
+				} `yaml:"provider"`
+			} `yaml:"options"`
+		} `yaml:"defaultTest"`
+		Tests []struct {
+			Description string `yaml:"description"`
+			Vars        struct {
+				Input string `yaml:"input"`
+			} `yaml:"vars"`
+			Assert []pfAssert `yaml:"assert"`
+		} `yaml:"tests"`
+	}
+	assert.NilError(t, yaml.Unmarshal(read("promptfooconfig.yaml"), &pf))
+	assert.Equal(t, len(pf.Providers), 1)
+	assert.Equal(t, pf.Providers[0].ID, "openai:chat:mock-model")
+	assert.Equal(t, pf.Providers[0].Config.APIBaseURL, mock)
+	assert.Equal(t, pf.DefaultTest.Options.Provider.ID, "openai:chat:mock-judge")
+	assert.Equal(t, pf.DefaultTest.Options.Provider.Config.APIBaseURL, mock)
+	assert.Equal(t, len(pf.Tests), n)
+	for i, tc := range pf.Tests {
+		assert.Equal(t, tc.Description, suite.Tasks[i].ID)
+		assert.Equal(t, jsonText(tc.Vars.Input), string(suite.Tasks[i].Input))
+		assert.DeepEqual(t, rubricValues(t, tc.Assert), want[i])
+	}
+
+	lines := strings.Split(strings.TrimSuffix(string(read("cases.jsonl")), "\n"), "\n")
+	assert.Equal(t, len(lines), n)
+	for i, line := range lines {
+		var c struct {
+			ID      string     `json:"id"`
+			Asserts []pfAssert `json:"asserts"`
+		}
+		assert.NilError(t, json.Unmarshal([]byte(line), &c))
+		assert.Equal(t, c.ID, suite.Tasks[i].ID)
+		assert.DeepEqual(t, rubricValues(t, c.Asserts), want[i])
+	}
+}
+
+// rubricValues are the criteria of llm-rubric assertions; any other kind
+// fails the test.
+func rubricValues(t *testing.T, as []pfAssert) []string {
+	t.Helper()
+	var out []string
+	for _, a := range as {
+		assert.Equal(t, a.Type, "llm-rubric")
+		s, ok := a.Value.(string)
+		assert.Assert(t, ok, "an llm-rubric value is a string, got %v", a.Value)
+		out = append(out, s)
+	}
+	return out
 }

@@ -8,16 +8,23 @@
 //
 //	{"id":"t<i>","answer":<a+b>,"text":"The sum of <a> and <b> is <a+b>"}
 //
-// with four deterministic checks: the whole output (equals), a substring
-// (contains), a regex and a JSON field. The files are byte for byte those of
-// the reference generator given the same flags, so both tools run exactly
-// the same cases (gen_test.go checks it when node is installed).
+// The checks workload (the default) has four deterministic checks per case:
+// the whole output (equals), a substring (contains), a regex and a JSON
+// field. Its files are byte for byte those of the reference generator given
+// the same flags, so both tools run exactly the same cases (gen_test.go
+// checks it when node is installed).
+//
+// The rubric workload has three judged criteria per case instead, one per
+// field of the answer, decided by the mock LLM as judge: promptfoo's
+// llm-rubric with the mock as grading provider, evalgate's rubric task with
+// judge.openai pointed at the mock.
 //
 // Usage:
 //
 //	go run ./bench/gen -n 1000 -provider exec|openai|http -out DIR
-//	    [-format promptfoo,evalgate,jsonl] [-port 18080] [-asserts equals,contains,regex,json]
-//	    [-json-check schema|js] [-seed 1] [-fail-every 0] [-agent PATH] [-agent-plain PATH]
+//	    [-workload checks|rubric] [-format promptfoo,evalgate,jsonl] [-port 18080]
+//	    [-asserts equals,contains,regex,json] [-json-check schema|js] [-seed 1]
+//	    [-fail-every 0] [-agent PATH] [-agent-plain PATH]
 package main
 
 import (
@@ -45,14 +52,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var format, asserts string
 	here := benchDir()
 	fs.IntVar(&o.N, "n", 100, "number of cases")
+	fs.StringVar(&o.Workload, "workload", "checks", "checks (four deterministic checks a case) or rubric (three judged criteria a case)")
 	fs.StringVar(&o.Provider, "provider", "exec", "agent: exec (shell agents), openai (OpenAI-compatible mock) or http")
 	fs.StringVar(&format, "format", "promptfoo,evalgate,jsonl", "formats to write, comma-separated")
 	fs.StringVar(&o.Out, "out", "", "output folder (default bench/suites/<provider>-<n>)")
 	fs.IntVar(&o.Port, "port", 18080, "port of the mock LLM on 127.0.0.1")
-	fs.StringVar(&asserts, "asserts", "equals,contains,regex,json", "checks per case, comma-separated")
+	fs.StringVar(&asserts, "asserts", "equals,contains,regex,json", "checks per case, comma-separated (checks workload)")
 	fs.StringVar(&o.JSONCheck, "json-check", "schema", "how promptfoo checks the JSON field: schema (is-json) or js")
 	fs.Uint64Var(&o.Seed, "seed", 1, "PRNG seed")
-	fs.IntVar(&o.FailEvery, "fail-every", 0, "make every k-th case's equals expectation wrong (0: none)")
+	fs.IntVar(&o.FailEvery, "fail-every", 0, "make every k-th case's equals expectation, or its rubric's answer criterion, wrong (0: none)")
 	fs.StringVar(&o.Agent, "agent", filepath.Join(here, "agent.sh"), "agent for promptfoo's exec provider (prompt in argv)")
 	fs.StringVar(&o.AgentPlain, "agent-plain", filepath.Join(here, "agent-plain.sh"), "agent for evalgate's plain driver (prompt on stdin)")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -64,7 +72,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if o.N < 0 {
 		return errors.New("-n must not be negative")
 	}
-	o.Asserts = splitList(asserts)
+	switch o.Workload {
+	case "checks":
+		o.Asserts = splitList(asserts)
+	case "rubric":
+		if flagSet(fs, "asserts") {
+			return errors.New("-asserts applies to the checks workload only: a rubric case has its three criteria")
+		}
+	default:
+		return fmt.Errorf("unknown workload %q (have: checks, rubric)", o.Workload)
+	}
 	if o.Out == "" {
 		o.Out = filepath.Join(here, "suites", fmt.Sprintf("%s-%d", o.Provider, o.N))
 	}
@@ -104,6 +121,13 @@ func benchDir() string {
 	}
 	abs, _ := filepath.Abs("bench")
 	return abs
+}
+
+// flagSet reports whether name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func splitList(s string) []string {
