@@ -7,14 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/chat"
 )
 
 // OpenAIPromptVersion names the judge prompt below. It is part of the
@@ -47,13 +46,12 @@ var retryInterval = time.Second
 //
 // Build it with NewOpenAI; the zero value is not usable.
 type OpenAI struct {
+	wire    *chat.Client
 	baseURL string
 	model   string
-	apiKey  string
 	samples int
-	pricing config.Pricing
+	pricing chat.Pricing
 	timeout time.Duration
-	client  *http.Client
 	slots   chan struct{}
 	tally   tally
 }
@@ -68,7 +66,7 @@ type OpenAIOptions struct {
 	Samples int    // votes per decision; 1 when 0
 	// Concurrency bounds requests in flight; DefaultJudgeConcurrency when 0.
 	Concurrency int
-	Pricing     config.Pricing
+	Pricing     chat.Pricing
 	// Timeout bounds one request; DefaultJudgeTimeout when 0.
 	Timeout time.Duration
 	// Client is the HTTP client; one with keep-alive sized to Concurrency
@@ -89,13 +87,12 @@ func NewOpenAI(o OpenAIOptions) *OpenAI {
 		client = &http.Client{Transport: tr}
 	}
 	return &OpenAI{
+		wire:    chat.NewClient(chat.Options{BaseURL: o.BaseURL, APIKey: o.APIKey, HTTP: client, MaxAnswerBytes: maxAnswerBytes}),
 		baseURL: strings.TrimSuffix(o.BaseURL, "/"),
 		model:   o.Model,
-		apiKey:  o.APIKey,
 		samples: max(o.Samples, 1),
 		pricing: o.Pricing,
 		timeout: cmp.Or(o.Timeout, DefaultJudgeTimeout),
-		client:  client,
 		slots:   make(chan struct{}, conc),
 	}
 }
@@ -118,75 +115,47 @@ func (o *OpenAI) Decide(ctx context.Context, req *RubricRequest) (*RubricVerdict
 	return vote(ctx, o.samples, req, &o.tally, o.sample)
 }
 
-// chatRequest is the body of POST /chat/completions.
-type chatRequest struct {
-	Model          string         `json:"model"`
-	Messages       []chatMessage  `json:"messages"`
-	Temperature    float64        `json:"temperature"`
-	ResponseFormat responseFormat `json:"response_format"`
-}
-
-type chatMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-type responseFormat struct {
-	Type string `json:"type"`
-}
-
-type chatResponse struct {
-	Choices []struct {
-		Message struct {
-			Content string `json:"content"`
-		} `json:"message"`
-	} `json:"choices"`
-	Usage struct {
-		PromptTokens     int64 `json:"prompt_tokens"`
-		CompletionTokens int64 `json:"completion_tokens"`
-	} `json:"usage"`
-}
-
 func (o *OpenAI) sample(ctx context.Context, req *RubricRequest) (*RubricVerdict, error) {
-	body, err := json.Marshal(chatRequest{
+	body, err := json.Marshal(&chat.Request{
 		Model:          o.model,
 		Messages:       judgeMessages(req),
-		Temperature:    0,
-		ResponseFormat: responseFormat{Type: "json_object"},
+		Temperature:    new(0.0),
+		ResponseFormat: &chat.ResponseFormat{Type: "json_object"},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("could not encode the judge request: %w", err)
 	}
-	data, err := o.post(ctx, body)
+	ans, err := o.post(ctx, body)
 	if err != nil {
 		return nil, err
 	}
-	var resp chatResponse
-	if err := json.Unmarshal(data, &resp); err != nil {
+	resp, err := ans.Decode()
+	if err != nil {
 		return nil, fmt.Errorf("could not read the judge's reply: %s", jsonProblem(err))
 	}
 	if len(resp.Choices) == 0 {
 		return nil, errors.New("the judge's reply has no choices")
 	}
-	met, reasons, err := parseAnswer([]byte(resp.Choices[0].Message.Content), len(req.Criteria))
+	met, reasons, err := parseAnswer([]byte(resp.Choices[0].Message.Text()), len(req.Criteria))
 	if err != nil {
 		return nil, err
 	}
 	v := &RubricVerdict{Met: met, Reasons: reasons}
-	v.Tokens.Input, v.Tokens.Output = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
-	v.CostUsd = (float64(v.Tokens.Input)*o.pricing.InputPerMTok + float64(v.Tokens.Output)*o.pricing.OutputPerMTok) / 1e6
+	if resp.Usage != nil {
+		v.Tokens.Input, v.Tokens.Output = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+	}
+	v.CostUsd = o.pricing.Cost(v.Tokens.Input, v.Tokens.Output)
 	return v, nil
 }
 
 // post sends one chat completion, retrying what is retryable, and returns
-// the body of the 200 answer.
-func (o *OpenAI) post(ctx context.Context, body []byte) ([]byte, error) {
-	url := o.baseURL + "/chat/completions"
+// the 200 answer.
+func (o *OpenAI) post(ctx context.Context, body []byte) (*chat.Answer, error) {
 	wait := retryInterval
 	for attempt := 1; ; attempt++ {
-		data, retryAfter, err := o.attempt(ctx, url, body)
+		ans, retryAfter, err := o.attempt(ctx, body)
 		if err == nil {
-			return data, nil
+			return ans, nil
 		}
 		var re *retryable
 		if ctx.Err() != nil {
@@ -194,7 +163,7 @@ func (o *OpenAI) post(ctx context.Context, body []byte) ([]byte, error) {
 		}
 		if !errors.As(err, &re) || attempt == defaultAttempts {
 			if re != nil {
-				return nil, &unavailable{fmt.Errorf("could not get an answer from the judge at %s after %d attempts: %w", url, attempt, re.err)}
+				return nil, &unavailable{fmt.Errorf("could not get an answer from the judge at %s after %d attempts: %w", o.wire.URL(), attempt, re.err)}
 			}
 			return nil, err
 		}
@@ -216,7 +185,7 @@ type retryable struct{ err error }
 func (r *retryable) Error() string { return r.err.Error() }
 
 // attempt makes one request under the concurrency limit.
-func (o *OpenAI) attempt(ctx context.Context, url string, body []byte) ([]byte, time.Duration, error) {
+func (o *OpenAI) attempt(ctx context.Context, body []byte) (*chat.Answer, time.Duration, error) {
 	select {
 	case o.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -225,43 +194,34 @@ func (o *OpenAI) attempt(ctx context.Context, url string, body []byte) ([]byte, 
 	defer func() { <-o.slots }()
 	actx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, 0, &unavailable{fmt.Errorf("could not build a request to the judge at %q: %w", url, err)}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json")
-	if o.apiKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+o.apiKey)
-	}
-	resp, err := o.client.Do(hreq)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, 0, ctx.Err()
-		}
+	ans, err := o.wire.Post(actx, body)
+	var (
+		rerr *chat.RequestError
+		read *chat.ReadError
+	)
+	switch {
+	case errors.As(err, &rerr):
+		return nil, 0, &unavailable{fmt.Errorf("could not build a request to the judge at %q: %w", o.wire.URL(), rerr.Err)}
+	case err != nil && ctx.Err() != nil:
+		return nil, 0, ctx.Err()
+	case errors.As(err, &read):
+		return nil, 0, &retryable{fmt.Errorf("could not read the judge's reply: %w", read.Err)}
+	case err != nil:
 		return nil, 0, &retryable{fmt.Errorf("could not reach the judge: %w", err)}
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, 0, ctx.Err()
-		}
-		return nil, 0, &retryable{fmt.Errorf("could not read the judge's reply: %w", err)}
-	}
-	switch code := resp.StatusCode; {
+	switch code := ans.StatusCode; {
 	case code == http.StatusOK:
-		if len(data) > maxAnswerBytes {
+		if ans.TooLarge {
 			return nil, 0, fmt.Errorf("the judge's reply is over %d bytes", maxAnswerBytes)
 		}
-		return data, 0, nil
+		return ans, 0, nil
 	case code == http.StatusTooManyRequests || code >= 500:
-		return nil, retryAfter(resp.Header.Get("Retry-After")), &retryable{fmt.Errorf("the judge answered %s%s", resp.Status, apiError(data))}
+		return nil, retryAfter(ans.Header.Get("Retry-After")), &retryable{fmt.Errorf("the judge answered %s%s", ans.Status, apiError(ans))}
 	case code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusNotFound:
 		// Wrong credentials, endpoint or model: every call will fail alike.
-		return nil, 0, &unavailable{fmt.Errorf("the judge at %s answered %s%s", url, resp.Status, apiError(data))}
+		return nil, 0, &unavailable{fmt.Errorf("the judge at %s answered %s%s", o.wire.URL(), ans.Status, apiError(ans))}
 	default:
-		return nil, 0, fmt.Errorf("the judge answered %s%s", resp.Status, apiError(data))
+		return nil, 0, fmt.Errorf("the judge answered %s%s", ans.Status, apiError(ans))
 	}
 }
 
@@ -274,29 +234,13 @@ func retryAfter(h string) time.Duration {
 	return time.Duration(s) * time.Second
 }
 
-// apiError names the type or code of an OpenAI-style error body, never its
-// message, which may quote the request.
-func apiError(data []byte) string {
-	var e struct {
-		Error struct {
-			Type string `json:"type"`
-			Code any    `json:"code"`
-		} `json:"error"`
+// apiError is what an error answer may be quoted by: the API's error type
+// and code in parentheses, never its message; "" when it names neither.
+func apiError(ans *chat.Answer) string {
+	if k := ans.ErrorKind(); k != "" {
+		return " (" + k + ")"
 	}
-	if json.Unmarshal(data, &e) != nil {
-		return ""
-	}
-	var parts []string
-	if e.Error.Type != "" {
-		parts = append(parts, e.Error.Type)
-	}
-	if c, ok := e.Error.Code.(string); ok && c != "" {
-		parts = append(parts, c)
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
+	return ""
 }
 
 // judgeSystemPrompt is version OpenAIPromptVersion of the instructions.
@@ -307,7 +251,7 @@ Answer with one JSON object and nothing else, in exactly this shape, with one en
 {"criteria": [{"met": true, "reason": "one short sentence"}]}`
 
 // judgeMessages builds the chat messages of one rubric request.
-func judgeMessages(req *RubricRequest) []chatMessage {
+func judgeMessages(req *RubricRequest) []chat.Message {
 	var b strings.Builder
 	b.WriteString("## Task input\n")
 	b.WriteString(promptValue(req.Input))
@@ -328,9 +272,9 @@ func judgeMessages(req *RubricRequest) []chatMessage {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, c.Criterion)
 	}
 	fmt.Fprintf(&b, "\nAnswer with {\"criteria\": [...]} holding exactly %d entries.", len(req.Criteria))
-	return []chatMessage{
-		{Role: "system", Content: judgeSystemPrompt},
-		{Role: "user", Content: b.String()},
+	return []chat.Message{
+		{Role: "system", Content: new(judgeSystemPrompt)},
+		{Role: "user", Content: new(b.String())},
 	}
 }
 

@@ -1,0 +1,144 @@
+package chat
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// DefaultMaxAnswerBytes caps an answer's body when Options.MaxAnswerBytes
+// is 0.
+const DefaultMaxAnswerBytes = 16 << 20
+
+// Client posts chat completions to one OpenAI-compatible API. Build it with
+// NewClient; one Client serves any number of requests at once.
+type Client struct {
+	url    string
+	apiKey string
+	http   *http.Client
+	limit  int64
+}
+
+// Options configure NewClient.
+type Options struct {
+	BaseURL string // e.g. http://127.0.0.1:8000/v1; /chat/completions is appended
+	APIKey  string // sent as a bearer token; none when empty
+	// HTTP sends the requests; http.DefaultClient when nil.
+	HTTP *http.Client
+	// MaxAnswerBytes caps an answer's body; DefaultMaxAnswerBytes when 0.
+	MaxAnswerBytes int64
+}
+
+// NewClient returns a client for the API at o.BaseURL.
+func NewClient(o Options) *Client {
+	c := &Client{
+		url:    strings.TrimSuffix(o.BaseURL, "/") + "/chat/completions",
+		apiKey: o.APIKey,
+		http:   o.HTTP,
+		limit:  o.MaxAnswerBytes,
+	}
+	if c.http == nil {
+		c.http = http.DefaultClient
+	}
+	if c.limit <= 0 {
+		c.limit = DefaultMaxAnswerBytes
+	}
+	return c
+}
+
+// URL is the endpoint the client posts to.
+func (c *Client) URL() string { return c.url }
+
+// Answer is what an API answered one request, read whole.
+type Answer struct {
+	StatusCode int
+	Status     string // e.g. "503 Service Unavailable"
+	Header     http.Header
+	// Body is the answer's body; when TooLarge, only its first bytes, one
+	// more than the cap.
+	Body     []byte
+	TooLarge bool
+}
+
+// Decode reads the body as a chat completion.
+func (a *Answer) Decode() (*Response, error) {
+	var resp Response
+	if err := json.Unmarshal(a.Body, &resp); err != nil {
+		return nil, err
+	}
+	return &resp, nil
+}
+
+// ErrorKind names the type and code of an OpenAI-style error body, such as
+// "server_error, busy", never its message, which may quote the request;
+// "" when the body says neither.
+func (a *Answer) ErrorKind() string {
+	var e struct {
+		Error struct {
+			Type string `json:"type"`
+			Code any    `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(a.Body, &e) != nil {
+		return ""
+	}
+	var parts []string
+	if e.Error.Type != "" {
+		parts = append(parts, e.Error.Type)
+	}
+	if c, ok := e.Error.Code.(string); ok && c != "" {
+		parts = append(parts, c)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// RequestError is a request that could not be built: a base URL that is
+// not one.
+type RequestError struct{ Err error }
+
+func (e *RequestError) Error() string { return e.Err.Error() }
+func (e *RequestError) Unwrap() error { return e.Err }
+
+// ReadError is a connection that failed while the answer was read.
+type ReadError struct{ Err error }
+
+func (e *ReadError) Error() string { return e.Err.Error() }
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// Post sends payload, a Request's JSON, and returns the answer whatever its
+// status. An error is the context's, a *RequestError, the network's, or a
+// *ReadError.
+func (c *Client) Post(ctx context.Context, payload []byte) (*Answer, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(payload))
+	if err != nil {
+		return nil, &RequestError{err}
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json")
+	if c.apiKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		// Drain what is left so the connection goes back to the pool.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+	}()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, c.limit+1))
+	if err != nil {
+		return nil, &ReadError{err}
+	}
+	return &Answer{
+		StatusCode: resp.StatusCode,
+		Status:     resp.Status,
+		Header:     resp.Header,
+		Body:       data,
+		TooLarge:   int64(len(data)) > c.limit,
+	}, nil
+}
