@@ -7,13 +7,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
-	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/internal/chat"
+	"github.com/evalgate/evalgate/internal/retry"
 )
 
 // OpenAIPromptVersion names the judge prompt below. It is part of the
@@ -27,7 +29,6 @@ const (
 	DefaultJudgeTimeout     = 120 * time.Second
 	defaultAttempts         = 4 // one call and three retries
 	maxAnswerBytes          = 8 << 20
-	maxRetryAfter           = 60 * time.Second
 )
 
 // retryInterval is the first wait before a retry; it doubles after each
@@ -42,7 +43,7 @@ var retryInterval = time.Second
 // Network errors, 429 and 5xx are retried with exponential backoff (a
 // Retry-After header is honoured up to a minute); other 4xx are not. At most
 // Concurrency requests are in flight at once across every task of the run,
-// over one reused HTTP client.
+// over one reused HTTP client; one waiting to be retried holds no slot.
 //
 // Build it with NewOpenAI; the zero value is not usable.
 type OpenAI struct {
@@ -51,8 +52,6 @@ type OpenAI struct {
 	model   string
 	samples int
 	pricing chat.Pricing
-	timeout time.Duration
-	slots   chan struct{}
 	tally   tally
 }
 
@@ -86,14 +85,24 @@ func NewOpenAI(o OpenAIOptions) *OpenAI {
 		tr.MaxIdleConnsPerHost = conc
 		client = &http.Client{Transport: tr}
 	}
+	hc := *client
+	hc.Transport = &attemptTransport{
+		base:    cmp.Or(client.Transport, http.DefaultTransport),
+		slots:   make(chan struct{}, conc),
+		timeout: cmp.Or(o.Timeout, DefaultJudgeTimeout),
+	}
 	return &OpenAI{
-		wire:    chat.NewClient(chat.Options{BaseURL: o.BaseURL, APIKey: o.APIKey, HTTP: client, MaxAnswerBytes: maxAnswerBytes}),
+		wire: chat.NewClient(chat.Options{
+			BaseURL:        o.BaseURL,
+			APIKey:         o.APIKey,
+			HTTP:           &hc,
+			MaxAnswerBytes: maxAnswerBytes,
+			Retry:          retry.Policy{Attempts: defaultAttempts, Interval: retryInterval},
+		}),
 		baseURL: strings.TrimSuffix(o.BaseURL, "/"),
 		model:   o.Model,
 		samples: max(o.Samples, 1),
 		pricing: o.Pricing,
-		timeout: cmp.Or(o.Timeout, DefaultJudgeTimeout),
-		slots:   make(chan struct{}, conc),
 	}
 }
 
@@ -151,87 +160,85 @@ func (o *OpenAI) sample(ctx context.Context, req *RubricRequest) (*RubricVerdict
 // post sends one chat completion, retrying what is retryable, and returns
 // the 200 answer.
 func (o *OpenAI) post(ctx context.Context, body []byte) (*chat.Answer, error) {
-	wait := retryInterval
-	for attempt := 1; ; attempt++ {
-		ans, retryAfter, err := o.attempt(ctx, body)
-		if err == nil {
-			return ans, nil
-		}
-		var re *retryable
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if !errors.As(err, &re) || attempt == defaultAttempts {
-			if re != nil {
-				return nil, &unavailable{fmt.Errorf("could not get an answer from the judge at %s after %d attempts: %w", o.wire.URL(), attempt, re.err)}
-			}
-			return nil, err
-		}
-		d := max(wait, min(retryAfter, maxRetryAfter))
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
-		wait *= 2
-	}
-}
-
-// retryable marks a failed attempt worth another try.
-type retryable struct{ err error }
-
-func (r *retryable) Error() string { return r.err.Error() }
-
-// attempt makes one request under the concurrency limit.
-func (o *OpenAI) attempt(ctx context.Context, body []byte) (*chat.Answer, time.Duration, error) {
-	select {
-	case o.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, 0, ctx.Err()
-	}
-	defer func() { <-o.slots }()
-	actx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
-	ans, err := o.wire.Post(actx, body)
+	ans, err := o.wire.Post(ctx, body)
 	var (
 		rerr *chat.RequestError
 		read *chat.ReadError
 	)
 	switch {
 	case errors.As(err, &rerr):
-		return nil, 0, &unavailable{fmt.Errorf("could not build a request to the judge at %q: %w", o.wire.URL(), rerr.Err)}
+		return nil, &unavailable{fmt.Errorf("could not build a request to the judge at %q: %w", o.wire.URL(), rerr.Err)}
 	case err != nil && ctx.Err() != nil:
-		return nil, 0, ctx.Err()
+		return nil, ctx.Err()
 	case errors.As(err, &read):
-		return nil, 0, &retryable{fmt.Errorf("could not read the judge's reply: %w", read.Err)}
+		return nil, o.exhausted(fmt.Errorf("could not read the judge's reply: %w", read.Err))
 	case err != nil:
-		return nil, 0, &retryable{fmt.Errorf("could not reach the judge: %w", err)}
+		return nil, o.exhausted(fmt.Errorf("could not reach the judge: %w", err))
 	}
 	switch code := ans.StatusCode; {
 	case code == http.StatusOK:
 		if ans.TooLarge {
-			return nil, 0, fmt.Errorf("the judge's reply is over %d bytes", maxAnswerBytes)
+			return nil, fmt.Errorf("the judge's reply is over %d bytes", maxAnswerBytes)
 		}
-		return ans, 0, nil
-	case code == http.StatusTooManyRequests || code >= 500:
-		return nil, retryAfter(ans.Header.Get("Retry-After")), &retryable{fmt.Errorf("the judge answered %s%s", ans.Status, apiError(ans))}
+		return ans, nil
+	case retry.TemporaryStatus(code):
+		return nil, o.exhausted(fmt.Errorf("the judge answered %s%s", ans.Status, apiError(ans)))
 	case code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusNotFound:
 		// Wrong credentials, endpoint or model: every call will fail alike.
-		return nil, 0, &unavailable{fmt.Errorf("the judge at %s answered %s%s", o.wire.URL(), ans.Status, apiError(ans))}
+		return nil, &unavailable{fmt.Errorf("the judge at %s answered %s%s", o.wire.URL(), ans.Status, apiError(ans))}
 	default:
-		return nil, 0, fmt.Errorf("the judge answered %s%s", ans.Status, apiError(ans))
+		return nil, fmt.Errorf("the judge answered %s%s", ans.Status, apiError(ans))
 	}
 }
 
-// retryAfter reads a Retry-After header given in seconds; 0 otherwise.
-func retryAfter(h string) time.Duration {
-	s, err := strconv.Atoi(strings.TrimSpace(h))
-	if err != nil || s < 0 {
-		return 0
+// exhausted is the error of a request that failed, as last, every time it
+// was tried.
+func (o *OpenAI) exhausted(last error) error {
+	return &unavailable{fmt.Errorf("could not get an answer from the judge at %s after %d attempts: %w", o.wire.URL(), defaultAttempts, last)}
+}
+
+// attemptTransport makes one attempt of a judge request: it holds one of
+// the judge's slots and gives up after the timeout, until the answer has
+// been read (the chat wire reads it whole within the attempt). The retry
+// transport above it waits between attempts without a slot.
+type attemptTransport struct {
+	base    http.RoundTripper
+	slots   chan struct{}
+	timeout time.Duration
+}
+
+func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	select {
+	case t.slots <- struct{}{}:
+	case <-ctx.Done():
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, ctx.Err()
 	}
-	return time.Duration(s) * time.Second
+	actx, cancel := context.WithTimeout(ctx, t.timeout)
+	var once sync.Once
+	done := func() { once.Do(func() { cancel(); <-t.slots }) }
+	resp, err := t.base.RoundTrip(req.WithContext(actx))
+	if err != nil {
+		done()
+		return nil, err
+	}
+	resp.Body = &attemptBody{ReadCloser: resp.Body, done: done}
+	return resp, nil
+}
+
+// attemptBody ends its attempt when it is closed.
+type attemptBody struct {
+	io.ReadCloser
+	done func()
+}
+
+func (b *attemptBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.done()
+	return err
 }
 
 // apiError is what an error answer may be quoted by: the API's error type

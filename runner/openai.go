@@ -15,6 +15,7 @@ import (
 
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/internal/chat"
+	"github.com/evalgate/evalgate/internal/retry"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -32,9 +33,6 @@ const DefaultAttempts = 4
 // retryInterval is the wait before the first retry of a model request; it
 // doubles with every further retry. A variable so tests can shrink it.
 var retryInterval = 500 * time.Millisecond
-
-// maxRetryAfter bounds how long a Retry-After header may make us wait.
-const maxRetryAfter = 60 * time.Second
 
 // OpenAI drives a model behind an OpenAI-compatible /v1/chat/completions
 // endpoint (OpenAI, vLLM, Ollama, llama.cpp, LiteLLM): the runner is the
@@ -234,43 +232,40 @@ func (o *OpenAI) complete(ctx context.Context, req *Request, body *chat.Request)
 	if err != nil {
 		return nil, &AgentError{Kind: results.ErrProtocol, Message: "could not encode the request", Detail: err.Error()}, nil
 	}
-	attempts := orDefault(o.Attempts, DefaultAttempts)
-	var last error
-	for attempt := 1; ; attempt++ {
-		resp, wait, err := o.post(ctx, payload)
-		if err == nil {
-			return resp, nil, nil
-		}
-		if ctx.Err() != nil {
-			return nil, contextError(ctx, req), nil
-		}
-		var ae *apiError
-		if errors.As(err, &ae) && !ae.retryable {
-			return nil, &AgentError{Kind: results.ErrModel, Message: ae.text(), Detail: ae.body}, nil
-		}
-		last = err
-		if attempt >= attempts {
-			break
-		}
-		if wait <= 0 {
-			wait = retryInterval << (attempt - 1)
-		}
-		if sleep(ctx, wait) != nil {
-			return nil, contextError(ctx, req), nil
-		}
+	ans, err := o.client().Post(ctx, payload)
+	switch {
+	case ctx.Err() != nil:
+		return nil, contextError(ctx, req), nil
+	case err != nil:
+		aerr, fatal := o.noAnswer(err)
+		return nil, aerr, fatal
 	}
-	var op *net.OpError
-	if errors.As(last, &op) && op.Op == "dial" {
-		return nil, nil, fmt.Errorf("could not reach the model API at %s: %w", o.BaseURL, last)
+	resp, ae := o.read(ans)
+	switch {
+	case ae == nil:
+		return resp, nil, nil
+	case ae.retryable: // and retried until the attempts ran out
+		msg := fmt.Sprintf("the model API failed after %d attempts (%s)", orDefault(o.Attempts, DefaultAttempts), ae.text())
+		return nil, &AgentError{Kind: results.ErrModel, Message: msg, Detail: ae.Error()}, nil
 	}
-	msg := fmt.Sprintf("the model API failed after %d attempts", attempts)
-	var ae *apiError
-	if errors.As(last, &ae) {
-		msg += " (" + ae.text() + ")"
-	} else {
-		msg += " (no answer)"
+	return nil, &AgentError{Kind: results.ErrModel, Message: ae.text(), Detail: ae.body}, nil
+}
+
+// noAnswer is the trial's error, or the run's when the server could not be
+// reached at all, of a request that got no answer.
+func (o *OpenAI) noAnswer(err error) (*AgentError, error) {
+	var (
+		rerr *chat.RequestError
+		op   *net.OpError
+	)
+	switch {
+	case errors.As(err, &rerr):
+		return &AgentError{Kind: results.ErrModel, Message: "could not build the request", Detail: rerr.Err.Error()}, nil
+	case errors.As(err, &op) && op.Op == "dial":
+		return nil, fmt.Errorf("could not reach the model API at %s: %w", o.BaseURL, err)
 	}
-	return nil, &AgentError{Kind: results.ErrModel, Message: msg, Detail: last.Error()}, nil
+	msg := fmt.Sprintf("the model API failed after %d attempts (no answer)", orDefault(o.Attempts, DefaultAttempts))
+	return &AgentError{Kind: results.ErrModel, Message: msg, Detail: err.Error()}, nil
 }
 
 // apiError is an HTTP answer other than 200, or a 200 that is not a usable
@@ -302,70 +297,47 @@ func (e *apiError) Error() string {
 	return e.text() + ": " + e.body
 }
 
-// post makes one request. wait is the server's Retry-After, if any.
-func (o *OpenAI) post(ctx context.Context, payload []byte) (*chat.Response, time.Duration, error) {
-	ans, err := o.client().Post(ctx, payload)
-	var rerr *chat.RequestError
+// read takes the chat completion out of an answer.
+func (o *OpenAI) read(ans *chat.Answer) (*chat.Response, *apiError) {
 	switch {
-	case errors.As(err, &rerr):
-		return nil, 0, &apiError{message: "could not build the request", body: rerr.Err.Error()}
-	case err != nil:
-		return nil, 0, err
 	case ans.TooLarge:
 		limit := orDefault(o.MaxResponseBytes, DefaultMaxResponseBytes)
-		return nil, 0, &apiError{status: ans.StatusCode, message: fmt.Sprintf("the response is larger than %d bytes", limit)}
+		return nil, &apiError{status: ans.StatusCode, message: fmt.Sprintf("the response is larger than %d bytes", limit)}
 	case ans.StatusCode != http.StatusOK:
-		retryable := ans.StatusCode == http.StatusTooManyRequests || ans.StatusCode >= 500
-		return nil, retryAfter(ans.Header.Get("Retry-After")), &apiError{status: ans.StatusCode, body: excerpt(bytes.TrimSpace(ans.Body)), retryable: retryable}
+		return nil, &apiError{status: ans.StatusCode, body: excerpt(bytes.TrimSpace(ans.Body)), retryable: retry.TemporaryStatus(ans.StatusCode)}
 	}
 	resp, err := ans.Decode()
 	if err != nil {
-		return nil, 0, &apiError{status: ans.StatusCode, message: "the response is not a chat completion", body: err.Error()}
+		return nil, &apiError{status: ans.StatusCode, message: "the response is not a chat completion", body: err.Error()}
 	}
 	switch {
 	case resp.Error != nil:
-		return nil, 0, &apiError{status: ans.StatusCode, message: "the response is an error object", body: resp.Error.Message}
+		return nil, &apiError{status: ans.StatusCode, message: "the response is an error object", body: resp.Error.Message}
 	case len(resp.Choices) == 0:
-		return nil, 0, &apiError{status: ans.StatusCode, message: "the response has no choices"}
+		return nil, &apiError{status: ans.StatusCode, message: "the response has no choices"}
 	}
-	return resp, 0, nil
+	return resp, nil
 }
 
 // client is the wire to the model API, built on first use.
 func (o *OpenAI) client() *chat.Client {
 	o.wireOnce.Do(func() {
+		limit := orDefault(o.MaxResponseBytes, DefaultMaxResponseBytes)
 		o.wire = chat.NewClient(chat.Options{
 			BaseURL:        o.BaseURL,
 			APIKey:         o.APIKey,
 			HTTP:           o.Client,
-			MaxAnswerBytes: o.MaxResponseBytes,
+			MaxAnswerBytes: limit,
+			Retry: retry.Policy{
+				Attempts: orDefault(o.Attempts, DefaultAttempts),
+				Interval: retryInterval,
+				// An answer over the cap is final, whatever its status: the
+				// next would be as large.
+				Retryable: func(req *http.Request, resp *http.Response, err error) bool {
+					return retry.Temporary(req, resp, err) && (err != nil || resp.ContentLength <= limit)
+				},
+			},
 		})
 	})
 	return o.wire
-}
-
-// retryAfter reads a Retry-After header given in seconds; 0 when absent,
-// unreadable or longer than maxRetryAfter.
-func retryAfter(h string) time.Duration {
-	n, err := strconv.Atoi(strings.TrimSpace(h))
-	if err != nil || n <= 0 {
-		return 0
-	}
-	d := time.Duration(n) * time.Second
-	if d > maxRetryAfter {
-		return maxRetryAfter
-	}
-	return d
-}
-
-// sleep waits for d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -8,9 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
+
+	"github.com/evalgate/evalgate/internal/retry"
 )
 
 func TestPost(t *testing.T) {
@@ -79,9 +83,9 @@ func TestErrorKind(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"error":{"type":"server_error","code":"busy","message":"the prompt was: secret"}}`: "server_error, busy",
 		`{"error":{"type":"invalid_request_error","code":null,"message":"secret"}}`:          "invalid_request_error",
-		`{"error":{"code":429,"message":"secret"}}`:                                           "",
-		`{"error":{"message":"secret"}}`:                                                      "",
-		`<html>secret</html>`:                                                                 "",
+		`{"error":{"code":429,"message":"secret"}}`:                                          "",
+		`{"error":{"message":"secret"}}`:                                                     "",
+		`<html>secret</html>`:                                                                "",
 	} {
 		got := (&Answer{Body: []byte(body)}).ErrorKind()
 		assert.Equal(t, got, want, body)
@@ -115,4 +119,73 @@ func TestPricingCost(t *testing.T) {
 	p := Pricing{InputPerMTok: 0.15, OutputPerMTok: 0.60}
 	assert.Equal(t, p.Cost(4000, 300), (4000*0.15+300*0.60)/1e6)
 	assert.Equal(t, Pricing{}.Cost(4000, 300), 0.0)
+}
+
+// TestPostRetries checks that an answer is read whole within its attempt,
+// so that one broken mid-body is retried like any network error, and that
+// the retry policy's hook sees how much of an answer there was.
+func TestPostRetries(t *testing.T) {
+	type testCase struct {
+		name      string
+		answers   []func(w http.ResponseWriter) // one per request; the last repeats
+		retryable func(req *http.Request, resp *http.Response, err error) bool
+		wantCalls int
+		wantBody  string
+		wantErr   bool
+	}
+	broken := func(w http.ResponseWriter) {
+		w.Header().Set("Content-Length", "100")
+		_, _ = io.WriteString(w, `{"ch`)
+	}
+	status := func(code int, body string) func(w http.ResponseWriter) {
+		return func(w http.ResponseWriter) {
+			w.WriteHeader(code)
+			_, _ = io.WriteString(w, body)
+		}
+	}
+	run := func(t *testing.T, tc testCase) {
+		var mu sync.Mutex
+		calls := 0
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			calls++
+			answer := tc.answers[min(calls, len(tc.answers))-1]
+			mu.Unlock()
+			answer(w)
+		}))
+		t.Cleanup(srv.Close)
+		c := NewClient(Options{BaseURL: srv.URL, MaxAnswerBytes: 10, Retry: retry.Policy{
+			Attempts: 3, Interval: time.Millisecond, Retryable: tc.retryable,
+		}})
+		ans, err := c.Post(context.Background(), []byte(`{}`))
+		assert.Equal(t, calls, tc.wantCalls)
+		if tc.wantErr {
+			var read *ReadError
+			assert.Assert(t, errors.As(err, &read), "got %v", err)
+			return
+		}
+		assert.NilError(t, err)
+		assert.Equal(t, string(ans.Body), tc.wantBody)
+	}
+	testCases := []testCase{
+		{name: "a body broken mid-answer is retried", answers: []func(http.ResponseWriter){broken, status(200, "{}")},
+			wantCalls: 2, wantBody: "{}"},
+		{name: "a body broken every time is a read error", answers: []func(http.ResponseWriter){broken},
+			wantCalls: 3, wantErr: true},
+		{name: "503 then 200", answers: []func(http.ResponseWriter){status(503, "busy"), status(200, "{}")},
+			wantCalls: 2, wantBody: "{}"},
+		{name: "the last answer when the attempts run out", answers: []func(http.ResponseWriter){status(503, "busy")},
+			wantCalls: 3, wantBody: "busy"},
+		{
+			name:    "the hook sees the length read, one over the cap when cut",
+			answers: []func(http.ResponseWriter){status(503, strings.Repeat("x", 50)), status(200, "{}")},
+			retryable: func(req *http.Request, resp *http.Response, err error) bool {
+				return retry.Temporary(req, resp, err) && (err != nil || resp.ContentLength <= 10)
+			},
+			wantCalls: 1, wantBody: strings.Repeat("x", 11),
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
 }
