@@ -115,7 +115,7 @@ func downloadBlob(ctx context.Context, url string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	hc := &http.Client{Transport: &retryTransport{}, Timeout: 5 * time.Minute}
+	hc := &http.Client{Transport: retryTransport(nil), Timeout: 5 * time.Minute}
 	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, err

@@ -7,11 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/evalgate/evalgate/internal/retry"
 )
 
 // DefaultAPIURL is GitHub.com's REST API.
@@ -23,7 +24,7 @@ var (
 	// rate limit without Retry-After; it doubles on each attempt.
 	retryInterval = 2 * time.Second
 	// maxRetryWait caps any wait, Retry-After included.
-	maxRetryWait = 60 * time.Second
+	maxRetryWait = retry.DefaultMaxWait
 )
 
 // maxAttempts is how often one request is tried in all.
@@ -39,7 +40,9 @@ func NewClient(httpClient *http.Client, apiURL, token string) (*github.Client, e
 		c := *httpClient
 		hc = &c
 	}
-	hc.Transport = &retryTransport{base: hc.Transport}
+	// Retrying below go-github keeps its client-side rate-limit bookkeeping
+	// out of the way.
+	hc.Transport = retryTransport(hc.Transport)
 	client := github.NewClient(hc)
 	if apiURL == "" {
 		apiURL = DefaultAPIURL
@@ -55,106 +58,47 @@ func NewClient(httpClient *http.Client, apiURL, token string) (*github.Client, e
 	return client, nil
 }
 
-// retryTransport retries what is worth retrying: 5xx answers, 429, and the
-// 403 of a secondary rate limit (one with Retry-After or that says so).
-// Waits honour Retry-After, capped by maxRetryWait, else back off from
-// retryInterval. Retrying below go-github keeps its client-side rate-limit
-// bookkeeping out of the way.
-type retryTransport struct {
-	base http.RoundTripper
-}
-
-func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	base := t.base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	wait := retryInterval
-	for attempt := 1; ; attempt++ {
-		r := req
-		if attempt > 1 && req.Body != nil && req.Body != http.NoBody {
-			if req.GetBody == nil {
-				return nil, fmt.Errorf("could not retry %s %s: the request body cannot be replayed", req.Method, req.URL.Path)
-			}
-			body, err := req.GetBody()
-			if err != nil {
-				return nil, err
-			}
-			r = req.Clone(req.Context())
-			r.Body = body
-		}
-		resp, err := base.RoundTrip(r)
-		if err != nil {
-			// A network error is retried for reads only: a write may have
-			// happened before the connection broke.
-			if attempt >= maxAttempts || req.Method != http.MethodGet || req.Context().Err() != nil {
-				return nil, err
-			}
-		} else {
-			d, retry := retryDelay(resp, wait)
-			if !retry || attempt >= maxAttempts {
-				return resp, nil
-			}
-			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-			_ = resp.Body.Close()
-			wait = d
-		}
-		timer := time.NewTimer(min(wait, maxRetryWait))
-		select {
-		case <-req.Context().Done():
-			timer.Stop()
-			return nil, req.Context().Err()
-		case <-timer.C:
-		}
-		wait = retryInterval << attempt
+// retryTransport sends GitHub requests through base (http.DefaultTransport
+// when nil), retrying what is retryable.
+func retryTransport(base http.RoundTripper) *retry.Transport {
+	return &retry.Transport{
+		Base: base,
+		Policy: retry.Policy{
+			Attempts:  maxAttempts,
+			Interval:  retryInterval,
+			MaxWait:   maxRetryWait,
+			Retryable: retryable,
+		},
 	}
 }
 
-// retryDelay says whether resp is worth retrying and after how long; when
-// it is not, the body is left readable.
-func retryDelay(resp *http.Response, backoff time.Duration) (time.Duration, bool) {
-	after, hasAfter := retryAfter(resp.Header.Get("Retry-After"))
+// retryable is what is worth retrying against GitHub: 5xx answers, 429,
+// and the 403 of a secondary rate limit (one with Retry-After or that says
+// so). A network error is retried for reads only: a write may have
+// happened before the connection broke.
+func retryable(req *http.Request, resp *http.Response, err error) bool {
 	switch {
-	case resp.StatusCode >= 500:
-		if hasAfter {
-			return after, true
-		}
-		return backoff, true
-	case resp.StatusCode == http.StatusTooManyRequests:
-		if hasAfter {
-			return after, true
-		}
-		return backoff, true
+	case err != nil:
+		return req.Method == http.MethodGet
 	case resp.StatusCode == http.StatusForbidden:
-		if hasAfter {
-			return after, true
-		}
-		// Peek at the body for the secondary rate limit message, then put
-		// it back for go-github's error.
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-		resp.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
-		if bytes.Contains(bytes.ToLower(body), []byte("secondary rate limit")) {
-			return backoff, true
-		}
+		return secondaryRateLimit(resp)
 	}
-	return 0, false
+	return retry.Temporary(req, resp, err)
 }
 
-// retryAfter parses a Retry-After header in seconds or as an HTTP date.
-func retryAfter(v string) (time.Duration, bool) {
-	if v == "" {
-		return 0, false
+// secondaryRateLimit reports whether a 403 is GitHub's secondary rate
+// limit, leaving its body readable for go-github's error.
+func secondaryRateLimit(resp *http.Response) bool {
+	if _, ok := retry.After(resp.Header.Get("Retry-After")); ok {
+		return true
 	}
-	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0), true
-	}
-	return 0, false
+	// Peek at the body for the message, then put it back.
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
+	return bytes.Contains(bytes.ToLower(body), []byte("secondary rate limit"))
 }
 
 // statusOf returns the HTTP status of a go-github error, or 0.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
@@ -143,10 +144,13 @@ func TestExecJudgeGetsOnlyJudgedCriteria(t *testing.T) {
 type fakeJudgeModel struct {
 	t      *testing.T
 	status int // answered instead of 200 when set
+	// busy answers the first request 429 with a Retry-After, when set.
+	busy func() (retryAfter string)
 
-	mu      sync.Mutex
-	prompts []string
-	auth    []string
+	mu       sync.Mutex
+	requests int
+	prompts  []string
+	auth     []string
 }
 
 func (f *fakeJudgeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -166,8 +170,15 @@ func (f *fakeJudgeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.mu.Lock()
+	f.requests++
+	first := f.requests == 1
 	f.auth = append(f.auth, r.Header.Get("Authorization"))
 	f.mu.Unlock()
+	if first && f.busy != nil {
+		w.Header().Set("Retry-After", f.busy())
+		http.Error(w, `{"error":{"type":"rate_limit_exceeded"}}`, http.StatusTooManyRequests)
+		return
+	}
 	if f.status != 0 {
 		http.Error(w, `{"error":{"type":"invalid_api_key"}}`, f.status)
 		return
@@ -224,6 +235,29 @@ func TestOpenAIJudgeThroughTheRun(t *testing.T) {
 	assert.Equal(t, fmt.Sprintf("%.4f", run.JudgeCostUsd), "0.0120")
 	assert.Equal(t, fmt.Sprintf("%.4f", run.TotalCostUsd), fmt.Sprintf("%.4f", run.AgentCostUsd+run.JudgeCostUsd))
 	assert.DeepEqual(t, run.Judge, &results.JudgeInfo{ID: "openai:grader"})
+}
+
+// TestOpenAIJudgeRateLimited checks that a judge API asking to wait, with
+// Retry-After as an HTTP date, gets the request again once that time has
+// come, and the run goes on as if nothing happened.
+func TestOpenAIJudgeRateLimited(t *testing.T) {
+	fake := &fakeJudgeModel{t: t, busy: func() string {
+		return time.Now().Add(3 * time.Second).UTC().Format(http.TimeFormat)
+	}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	dir := rubricProject(t, fmt.Sprintf("judge:\n  openai: {baseURL: %s/v1, model: grader}\n  concurrency: 1\n", srv.URL))
+	start := time.Now()
+	res := runCLI(t, dir, nil, "run", "--config", "evalgate.yaml")
+	assert.Equal(t, res.code, ExitPass, "stdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
+	assert.Equal(t, fake.requests, 3, "two tasks, and the one answered 429 again")
+	assert.Equal(t, len(fake.prompts), 2)
+	// The date has a whole second's resolution: two to three seconds, more
+	// than the one second of backoff the judge would wait without it.
+	took := time.Since(start)
+	assert.Assert(t, took >= 2*time.Second && took < 20*time.Second, "the run took %v", took)
+	run := resultsOf(t, filepath.Join(dir, "out", "results.json"))
+	assert.Equal(t, fmt.Sprintf("%.3f %.3f", taskScores(run)["weighted"], taskScores(run)["heavier-miss"]), "0.700 0.500")
 }
 
 func TestJudgeUnreachable(t *testing.T) {

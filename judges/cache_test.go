@@ -9,14 +9,14 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/evalgate/evalgate/config"
+	"github.com/evalgate/evalgate/internal/chat"
 )
 
 func TestCache(t *testing.T) {
-	f, url := newFakeModel(t, func(int, *chatRequest) (int, string) {
+	f, url := newFakeModel(t, func(int, *chat.Request) (int, string) {
 		return 200, completion(verdicts(true, false), 1000, 100)
 	})
-	judge := NewOpenAI(OpenAIOptions{BaseURL: url, Model: "m", Pricing: config.Pricing{InputPerMTok: 1, OutputPerMTok: 1}})
+	judge := NewOpenAI(OpenAIOptions{BaseURL: url, Model: "m", Pricing: chat.Pricing{InputPerMTok: 1, OutputPerMTok: 1}})
 	dir := t.TempDir()
 	c := &Cache{Dir: dir, Judge: judge}
 	ctx := context.Background()
@@ -63,7 +63,7 @@ func TestCache(t *testing.T) {
 }
 
 func TestCacheIgnoresCorruptEntries(t *testing.T) {
-	f, url := newFakeModel(t, func(int, *chatRequest) (int, string) { return 200, completion(verdicts(true), 1, 1) })
+	f, url := newFakeModel(t, func(int, *chat.Request) (int, string) { return 200, completion(verdicts(true), 1, 1) })
 	judge := NewOpenAI(OpenAIOptions{BaseURL: url, Model: "m"})
 	dir := t.TempDir()
 	c := &Cache{Dir: dir, Judge: judge}
@@ -88,7 +88,7 @@ func TestCacheIgnoresCorruptEntries(t *testing.T) {
 }
 
 func TestCacheDoesNotKeepFailures(t *testing.T) {
-	f, url := newFakeModel(t, func(n int, _ *chatRequest) (int, string) {
+	f, url := newFakeModel(t, func(n int, _ *chat.Request) (int, string) {
 		if n == 1 {
 			return 400, `{}`
 		}

@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/golden"
+
+	"github.com/evalgate/evalgate/internal/chat"
 )
 
 func TestSpearman(t *testing.T) {
@@ -145,9 +147,9 @@ not json
 }
 
 func TestJudgeLabels(t *testing.T) {
-	f, url := newFakeModel(t, func(_ int, req *chatRequest) (int, string) {
+	f, url := newFakeModel(t, func(_ int, req *chat.Request) (int, string) {
 		// Met when the output the prompt shows says "yes".
-		return 200, completion(verdicts(strings.Contains(req.Messages[1].Content, "## Agent output\nyes")), 10, 1)
+		return 200, completion(verdicts(strings.Contains(req.Messages[1].Text(), "## Agent output\nyes")), 10, 1)
 	})
 	j := NewOpenAI(OpenAIOptions{BaseURL: url, Model: "m"})
 	labels, err := ParseLabels("l.jsonl", strings.NewReader(`{"output":"yes","criterion":"c","human":true}
@@ -160,7 +162,7 @@ func TestJudgeLabels(t *testing.T) {
 	assert.DeepEqual(t, scores, []float64{1, 0, 1})
 	assert.Equal(t, f.callCount(), 3)
 	for _, r := range f.requests {
-		assert.Assert(t, strings.Contains(r.Messages[1].Content, "1. c\n"))
+		assert.Assert(t, strings.Contains(r.Messages[1].Text(), "1. c\n"))
 	}
 }
 

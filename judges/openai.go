@@ -9,12 +9,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/chat"
+	"github.com/evalgate/evalgate/internal/retry"
 )
 
 // OpenAIPromptVersion names the judge prompt below. It is part of the
@@ -28,7 +29,6 @@ const (
 	DefaultJudgeTimeout     = 120 * time.Second
 	defaultAttempts         = 4 // one call and three retries
 	maxAnswerBytes          = 8 << 20
-	maxRetryAfter           = 60 * time.Second
 )
 
 // retryInterval is the first wait before a retry; it doubles after each
@@ -43,18 +43,15 @@ var retryInterval = time.Second
 // Network errors, 429 and 5xx are retried with exponential backoff (a
 // Retry-After header is honoured up to a minute); other 4xx are not. At most
 // Concurrency requests are in flight at once across every task of the run,
-// over one reused HTTP client.
+// over one reused HTTP client; one waiting to be retried holds no slot.
 //
 // Build it with NewOpenAI; the zero value is not usable.
 type OpenAI struct {
+	wire    *chat.Client
 	baseURL string
 	model   string
-	apiKey  string
 	samples int
-	pricing config.Pricing
-	timeout time.Duration
-	client  *http.Client
-	slots   chan struct{}
+	pricing chat.Pricing
 	tally   tally
 }
 
@@ -68,7 +65,7 @@ type OpenAIOptions struct {
 	Samples int    // votes per decision; 1 when 0
 	// Concurrency bounds requests in flight; DefaultJudgeConcurrency when 0.
 	Concurrency int
-	Pricing     config.Pricing
+	Pricing     chat.Pricing
 	// Timeout bounds one request; DefaultJudgeTimeout when 0.
 	Timeout time.Duration
 	// Client is the HTTP client; one with keep-alive sized to Concurrency
@@ -88,15 +85,24 @@ func NewOpenAI(o OpenAIOptions) *OpenAI {
 		tr.MaxIdleConnsPerHost = conc
 		client = &http.Client{Transport: tr}
 	}
+	hc := *client
+	hc.Transport = &attemptTransport{
+		base:    cmp.Or(client.Transport, http.DefaultTransport),
+		slots:   make(chan struct{}, conc),
+		timeout: cmp.Or(o.Timeout, DefaultJudgeTimeout),
+	}
 	return &OpenAI{
+		wire: chat.NewClient(chat.Options{
+			BaseURL:        o.BaseURL,
+			APIKey:         o.APIKey,
+			HTTP:           &hc,
+			MaxAnswerBytes: maxAnswerBytes,
+			Retry:          retry.Policy{Attempts: defaultAttempts, Interval: retryInterval},
+		}),
 		baseURL: strings.TrimSuffix(o.BaseURL, "/"),
 		model:   o.Model,
-		apiKey:  o.APIKey,
 		samples: max(o.Samples, 1),
 		pricing: o.Pricing,
-		timeout: cmp.Or(o.Timeout, DefaultJudgeTimeout),
-		client:  client,
-		slots:   make(chan struct{}, conc),
 	}
 }
 
@@ -118,185 +124,130 @@ func (o *OpenAI) Decide(ctx context.Context, req *RubricRequest) (*RubricVerdict
 	return vote(ctx, o.samples, req, &o.tally, o.sample)
 }
 
-// chatRequest is the body of POST /chat/completions.
-type chatRequest struct {
-	Model          string         `json:"model"`
-	Messages       []chatMessage  `json:"messages"`
-	Temperature    float64        `json:"temperature"`
-	ResponseFormat responseFormat `json:"response_format"`
-}
-
-type chatMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-type responseFormat struct {
-	Type string `json:"type"`
-}
-
-type chatResponse struct {
-	Choices []struct {
-		Message struct {
-			Content string `json:"content"`
-		} `json:"message"`
-	} `json:"choices"`
-	Usage struct {
-		PromptTokens     int64 `json:"prompt_tokens"`
-		CompletionTokens int64 `json:"completion_tokens"`
-	} `json:"usage"`
-}
-
 func (o *OpenAI) sample(ctx context.Context, req *RubricRequest) (*RubricVerdict, error) {
-	body, err := json.Marshal(chatRequest{
+	body, err := json.Marshal(&chat.Request{
 		Model:          o.model,
 		Messages:       judgeMessages(req),
-		Temperature:    0,
-		ResponseFormat: responseFormat{Type: "json_object"},
+		Temperature:    new(0.0),
+		ResponseFormat: &chat.ResponseFormat{Type: "json_object"},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("could not encode the judge request: %w", err)
 	}
-	data, err := o.post(ctx, body)
+	ans, err := o.post(ctx, body)
 	if err != nil {
 		return nil, err
 	}
-	var resp chatResponse
-	if err := json.Unmarshal(data, &resp); err != nil {
+	resp, err := ans.Decode()
+	if err != nil {
 		return nil, fmt.Errorf("could not read the judge's reply: %s", jsonProblem(err))
 	}
 	if len(resp.Choices) == 0 {
 		return nil, errors.New("the judge's reply has no choices")
 	}
-	met, reasons, err := parseAnswer([]byte(resp.Choices[0].Message.Content), len(req.Criteria))
+	met, reasons, err := parseAnswer([]byte(resp.Choices[0].Message.Text()), len(req.Criteria))
 	if err != nil {
 		return nil, err
 	}
 	v := &RubricVerdict{Met: met, Reasons: reasons}
-	v.Tokens.Input, v.Tokens.Output = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
-	v.CostUsd = (float64(v.Tokens.Input)*o.pricing.InputPerMTok + float64(v.Tokens.Output)*o.pricing.OutputPerMTok) / 1e6
+	if resp.Usage != nil {
+		v.Tokens.Input, v.Tokens.Output = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+	}
+	v.CostUsd = o.pricing.Cost(v.Tokens.Input, v.Tokens.Output)
 	return v, nil
 }
 
 // post sends one chat completion, retrying what is retryable, and returns
-// the body of the 200 answer.
-func (o *OpenAI) post(ctx context.Context, body []byte) ([]byte, error) {
-	url := o.baseURL + "/chat/completions"
-	wait := retryInterval
-	for attempt := 1; ; attempt++ {
-		data, retryAfter, err := o.attempt(ctx, url, body)
-		if err == nil {
-			return data, nil
-		}
-		var re *retryable
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if !errors.As(err, &re) || attempt == defaultAttempts {
-			if re != nil {
-				return nil, &unavailable{fmt.Errorf("could not get an answer from the judge at %s after %d attempts: %w", url, attempt, re.err)}
-			}
-			return nil, err
-		}
-		d := max(wait, min(retryAfter, maxRetryAfter))
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
-		wait *= 2
+// the 200 answer.
+func (o *OpenAI) post(ctx context.Context, body []byte) (*chat.Answer, error) {
+	ans, err := o.wire.Post(ctx, body)
+	var (
+		rerr *chat.RequestError
+		read *chat.ReadError
+	)
+	switch {
+	case errors.As(err, &rerr):
+		return nil, &unavailable{fmt.Errorf("could not build a request to the judge at %q: %w", o.wire.URL(), rerr.Err)}
+	case err != nil && ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.As(err, &read):
+		return nil, o.exhausted(fmt.Errorf("could not read the judge's reply: %w", read.Err))
+	case err != nil:
+		return nil, o.exhausted(fmt.Errorf("could not reach the judge: %w", err))
 	}
-}
-
-// retryable marks a failed attempt worth another try.
-type retryable struct{ err error }
-
-func (r *retryable) Error() string { return r.err.Error() }
-
-// attempt makes one request under the concurrency limit.
-func (o *OpenAI) attempt(ctx context.Context, url string, body []byte) ([]byte, time.Duration, error) {
-	select {
-	case o.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, 0, ctx.Err()
-	}
-	defer func() { <-o.slots }()
-	actx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
-	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, 0, &unavailable{fmt.Errorf("could not build a request to the judge at %q: %w", url, err)}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json")
-	if o.apiKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+o.apiKey)
-	}
-	resp, err := o.client.Do(hreq)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, 0, ctx.Err()
-		}
-		return nil, 0, &retryable{fmt.Errorf("could not reach the judge: %w", err)}
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, 0, ctx.Err()
-		}
-		return nil, 0, &retryable{fmt.Errorf("could not read the judge's reply: %w", err)}
-	}
-	switch code := resp.StatusCode; {
+	switch code := ans.StatusCode; {
 	case code == http.StatusOK:
-		if len(data) > maxAnswerBytes {
-			return nil, 0, fmt.Errorf("the judge's reply is over %d bytes", maxAnswerBytes)
+		if ans.TooLarge {
+			return nil, fmt.Errorf("the judge's reply is over %d bytes", maxAnswerBytes)
 		}
-		return data, 0, nil
-	case code == http.StatusTooManyRequests || code >= 500:
-		return nil, retryAfter(resp.Header.Get("Retry-After")), &retryable{fmt.Errorf("the judge answered %s%s", resp.Status, apiError(data))}
+		return ans, nil
+	case retry.TemporaryStatus(code):
+		return nil, o.exhausted(fmt.Errorf("the judge answered %s%s", ans.Status, apiError(ans)))
 	case code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusNotFound:
 		// Wrong credentials, endpoint or model: every call will fail alike.
-		return nil, 0, &unavailable{fmt.Errorf("the judge at %s answered %s%s", url, resp.Status, apiError(data))}
+		return nil, &unavailable{fmt.Errorf("the judge at %s answered %s%s", o.wire.URL(), ans.Status, apiError(ans))}
 	default:
-		return nil, 0, fmt.Errorf("the judge answered %s%s", resp.Status, apiError(data))
+		return nil, fmt.Errorf("the judge answered %s%s", ans.Status, apiError(ans))
 	}
 }
 
-// retryAfter reads a Retry-After header given in seconds; 0 otherwise.
-func retryAfter(h string) time.Duration {
-	s, err := strconv.Atoi(strings.TrimSpace(h))
-	if err != nil || s < 0 {
-		return 0
-	}
-	return time.Duration(s) * time.Second
+// exhausted is the error of a request that failed, as last, every time it
+// was tried.
+func (o *OpenAI) exhausted(last error) error {
+	return &unavailable{fmt.Errorf("could not get an answer from the judge at %s after %d attempts: %w", o.wire.URL(), defaultAttempts, last)}
 }
 
-// apiError names the type or code of an OpenAI-style error body, never its
-// message, which may quote the request.
-func apiError(data []byte) string {
-	var e struct {
-		Error struct {
-			Type string `json:"type"`
-			Code any    `json:"code"`
-		} `json:"error"`
+// attemptTransport makes one attempt of a judge request: it holds one of
+// the judge's slots and gives up after the timeout, until the answer has
+// been read (the chat wire reads it whole within the attempt). The retry
+// transport above it waits between attempts without a slot.
+type attemptTransport struct {
+	base    http.RoundTripper
+	slots   chan struct{}
+	timeout time.Duration
+}
+
+func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	select {
+	case t.slots <- struct{}{}:
+	case <-ctx.Done():
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, ctx.Err()
 	}
-	if json.Unmarshal(data, &e) != nil {
-		return ""
+	actx, cancel := context.WithTimeout(ctx, t.timeout)
+	var once sync.Once
+	done := func() { once.Do(func() { cancel(); <-t.slots }) }
+	resp, err := t.base.RoundTrip(req.WithContext(actx))
+	if err != nil {
+		done()
+		return nil, err
 	}
-	var parts []string
-	if e.Error.Type != "" {
-		parts = append(parts, e.Error.Type)
+	resp.Body = &attemptBody{ReadCloser: resp.Body, done: done}
+	return resp, nil
+}
+
+// attemptBody ends its attempt when it is closed.
+type attemptBody struct {
+	io.ReadCloser
+	done func()
+}
+
+func (b *attemptBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.done()
+	return err
+}
+
+// apiError is what an error answer may be quoted by: the API's error type
+// and code in parentheses, never its message; "" when it names neither.
+func apiError(ans *chat.Answer) string {
+	if k := ans.ErrorKind(); k != "" {
+		return " (" + k + ")"
 	}
-	if c, ok := e.Error.Code.(string); ok && c != "" {
-		parts = append(parts, c)
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
+	return ""
 }
 
 // judgeSystemPrompt is version OpenAIPromptVersion of the instructions.
@@ -307,7 +258,7 @@ Answer with one JSON object and nothing else, in exactly this shape, with one en
 {"criteria": [{"met": true, "reason": "one short sentence"}]}`
 
 // judgeMessages builds the chat messages of one rubric request.
-func judgeMessages(req *RubricRequest) []chatMessage {
+func judgeMessages(req *RubricRequest) []chat.Message {
 	var b strings.Builder
 	b.WriteString("## Task input\n")
 	b.WriteString(promptValue(req.Input))
@@ -328,9 +279,9 @@ func judgeMessages(req *RubricRequest) []chatMessage {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, c.Criterion)
 	}
 	fmt.Fprintf(&b, "\nAnswer with {\"criteria\": [...]} holding exactly %d entries.", len(req.Criteria))
-	return []chatMessage{
-		{Role: "system", Content: judgeSystemPrompt},
-		{Role: "user", Content: b.String()},
+	return []chat.Message{
+		{Role: "system", Content: new(judgeSystemPrompt)},
+		{Role: "user", Content: new(b.String())},
 	}
 }
 

@@ -15,8 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
 
-	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/chat"
 )
 
 func init() { retryInterval = time.Millisecond }
@@ -26,11 +26,11 @@ func init() { retryInterval = time.Millisecond }
 // sees the 1-based call number and the parsed request.
 type fakeModel struct {
 	t     *testing.T
-	reply func(call int, req *chatRequest) (status int, body string)
+	reply func(call int, req *chat.Request) (status int, body string)
 
 	mu          sync.Mutex
 	calls       int
-	requests    []*chatRequest
+	requests    []*chat.Request
 	auth        []string
 	inflight    int
 	maxInflight int
@@ -39,7 +39,7 @@ type fakeModel struct {
 	hold func(inflight int) bool
 }
 
-func newFakeModel(t *testing.T, reply func(call int, req *chatRequest) (int, string)) (*fakeModel, string) {
+func newFakeModel(t *testing.T, reply func(call int, req *chat.Request) (int, string)) (*fakeModel, string) {
 	f := &fakeModel{t: t, reply: reply}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", f.serve)
@@ -55,7 +55,7 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
-	var req chatRequest
+	var req chat.Request
 	if err := dec.Decode(&req); err != nil {
 		f.t.Errorf("the judge sent a body the API would reject: %v", err)
 		http.Error(w, `{"error":{"type":"invalid_request_error"}}`, http.StatusBadRequest)
@@ -139,12 +139,12 @@ func rubricRequest(criteria ...string) *RubricRequest {
 }
 
 func TestOpenAIRequestAndAnswer(t *testing.T) {
-	f, url := newFakeModel(t, func(int, *chatRequest) (int, string) {
+	f, url := newFakeModel(t, func(int, *chat.Request) (int, string) {
 		return 200, completion("```json\n"+verdicts(true, false)+"\n```", 1200, 80)
 	})
 	j := NewOpenAI(OpenAIOptions{
 		BaseURL: url + "/", Model: "judge-model", APIKey: "sk-test",
-		Pricing: config.Pricing{InputPerMTok: 2.5, OutputPerMTok: 10},
+		Pricing: chat.Pricing{InputPerMTok: 2.5, OutputPerMTok: 10},
 	})
 	v, err := j.Decide(context.Background(), rubricRequest("Names the order number.", "Gives the delivery date."))
 	assert.NilError(t, err)
@@ -161,12 +161,12 @@ func TestOpenAIRequestAndAnswer(t *testing.T) {
 	assert.Equal(t, f.callCount(), 1)
 	req := f.requests[0]
 	assert.Equal(t, req.Model, "judge-model")
-	assert.Equal(t, req.Temperature, 0.0)
+	assert.Equal(t, *req.Temperature, 0.0)
 	assert.Equal(t, req.ResponseFormat.Type, "json_object")
 	assert.Equal(t, f.auth[0], "Bearer sk-test")
 	assert.Equal(t, len(req.Messages), 2)
 	assert.Equal(t, req.Messages[0].Role, "system")
-	user := req.Messages[1].Content
+	user := req.Messages[1].Text()
 	for _, want := range []string{
 		"1. Names the order number.\n", "2. Gives the delivery date.\n",
 		"Where is my order C-3?", "Order C-3 is in transit.",
@@ -178,7 +178,7 @@ func TestOpenAIRequestAndAnswer(t *testing.T) {
 }
 
 func TestOpenAINoKeyNoAuthorization(t *testing.T) {
-	f, url := newFakeModel(t, func(int, *chatRequest) (int, string) { return 200, completion(verdicts(true), 1, 1) })
+	f, url := newFakeModel(t, func(int, *chat.Request) (int, string) { return 200, completion(verdicts(true), 1, 1) })
 	j := NewOpenAI(OpenAIOptions{BaseURL: url, Model: "m"})
 	_, err := j.Decide(context.Background(), rubricRequest("c"))
 	assert.NilError(t, err)
@@ -193,11 +193,11 @@ func TestOpenAIVotes(t *testing.T) {
 		want    []bool
 	}
 	run := func(t *testing.T, tc testCase) {
-		f, url := newFakeModel(t, func(n int, _ *chatRequest) (int, string) {
+		f, url := newFakeModel(t, func(n int, _ *chat.Request) (int, string) {
 			return 200, completion(verdicts(tc.answers[n-1]...), 100, 10)
 		})
 		j := NewOpenAI(OpenAIOptions{BaseURL: url, Model: "m", Samples: tc.samples,
-			Pricing: config.Pricing{InputPerMTok: 1, OutputPerMTok: 1}})
+			Pricing: chat.Pricing{InputPerMTok: 1, OutputPerMTok: 1}})
 		v, err := j.Decide(context.Background(), rubricRequest("a", "b", "c"))
 		assert.NilError(t, err)
 		if d := cmp.Diff(tc.want, v.Met); d != "" {
@@ -230,7 +230,7 @@ func TestOpenAIRetries(t *testing.T) {
 		wantUnavailable bool
 	}
 	run := func(t *testing.T, tc testCase) {
-		f, url := newFakeModel(t, func(n int, _ *chatRequest) (int, string) {
+		f, url := newFakeModel(t, func(n int, _ *chat.Request) (int, string) {
 			st := tc.statuses[min(n, len(tc.statuses))-1]
 			if st != 200 {
 				return st, `{"error":{"type":"server_error","code":"busy","message":"the prompt was: secret"}}`
@@ -282,7 +282,7 @@ func TestOpenAINetworkErrorIsUnavailable(t *testing.T) {
 }
 
 func TestOpenAIOneAnswerMeansAvailable(t *testing.T) {
-	_, url := newFakeModel(t, func(n int, _ *chatRequest) (int, string) {
+	_, url := newFakeModel(t, func(n int, _ *chat.Request) (int, string) {
 		if n == 1 {
 			return 200, completion(verdicts(true), 1, 1)
 		}
@@ -303,7 +303,7 @@ func TestOpenAIBadAnswers(t *testing.T) {
 		wantErr string
 	}
 	run := func(t *testing.T, tc testCase) {
-		_, url := newFakeModel(t, func(int, *chatRequest) (int, string) { return 200, tc.body })
+		_, url := newFakeModel(t, func(int, *chat.Request) (int, string) { return 200, tc.body })
 		j := NewOpenAI(OpenAIOptions{BaseURL: url, Model: "m"})
 		_, err := j.Decide(context.Background(), rubricRequest("a", "b"))
 		assert.ErrorContains(t, err, tc.wantErr)
@@ -323,7 +323,7 @@ func TestOpenAIBadAnswers(t *testing.T) {
 
 func TestOpenAIConcurrencyLimit(t *testing.T) {
 	const limit = 3
-	f, url := newFakeModel(t, func(int, *chatRequest) (int, string) { return 200, completion(verdicts(true), 1, 1) })
+	f, url := newFakeModel(t, func(int, *chat.Request) (int, string) { return 200, completion(verdicts(true), 1, 1) })
 	reached := false
 	// Hold the first requests until the limit is reached, so a judge that
 	// ignored it would be seen with more in flight.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/chat"
+	"github.com/evalgate/evalgate/internal/retry"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -23,7 +24,7 @@ import (
 const DefaultMaxTurns = 10
 
 // DefaultMaxResponseBytes caps one chat completions response body.
-const DefaultMaxResponseBytes = 16 << 20
+const DefaultMaxResponseBytes = chat.DefaultMaxAnswerBytes
 
 // DefaultAttempts is how many times a model request is tried when the API
 // answers 429 or 5xx or the network fails.
@@ -32,20 +33,6 @@ const DefaultAttempts = 4
 // retryInterval is the wait before the first retry of a model request; it
 // doubles with every further retry. A variable so tests can shrink it.
 var retryInterval = 500 * time.Millisecond
-
-// maxRetryAfter bounds how long a Retry-After header may make us wait.
-const maxRetryAfter = 60 * time.Second
-
-// Pricing turns token usage into cost, in US dollars per million tokens.
-type Pricing struct {
-	InputPerMTok  float64
-	OutputPerMTok float64
-}
-
-// Cost prices a number of input and output tokens.
-func (p Pricing) Cost(input, output int64) float64 {
-	return (float64(input)*p.InputPerMTok + float64(output)*p.OutputPerMTok) / 1e6
-}
 
 // OpenAI drives a model behind an OpenAI-compatible /v1/chat/completions
 // endpoint (OpenAI, vLLM, Ollama, llama.cpp, LiteLLM): the runner is the
@@ -76,13 +63,15 @@ type OpenAI struct {
 	SystemPrompt string
 	MaxTurns     int      // DefaultMaxTurns when 0
 	Temperature  *float64 // the server's default when nil
-	Pricing      Pricing
+	Pricing      chat.Pricing
 	Client       *http.Client // http.DefaultClient when nil
 	Attempts     int          // DefaultAttempts when 0
 	// MaxResponseBytes caps a response body; DefaultMaxResponseBytes when 0.
 	MaxResponseBytes int64
 
-	tools sync.Map // *suites.Tool (first of a suite's list) -> *functionSet
+	tools    sync.Map // *suites.Tool (first of a suite's list) -> *functionSet
+	wireOnce sync.Once
+	wire     *chat.Client
 }
 
 var _ Agent = (*OpenAI)(nil)
@@ -96,52 +85,6 @@ func NewHTTPClient(conns int) *http.Client {
 	t.MaxIdleConns = max(conns, 1) * 2
 	t.MaxIdleConnsPerHost = max(conns, 1)
 	return &http.Client{Transport: t}
-}
-
-// chatMessage is one message of a chat completions conversation.
-type chatMessage struct {
-	Role       string     `json:"role"`
-	Content    *string    `json:"content"` // null in an assistant message that only calls tools
-	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
-}
-
-type toolCall struct {
-	ID       string       `json:"id"`
-	Type     string       `json:"type"`
-	Function functionCall `json:"function"`
-}
-
-type functionCall struct {
-	Name string `json:"name"`
-	// Arguments is a JSON string holding the arguments' JSON text; some
-	// servers send the arguments object itself, which is accepted too.
-	Arguments json.RawMessage `json:"arguments"`
-}
-
-type chatRequest struct {
-	Model       string          `json:"model"`
-	Messages    []chatMessage   `json:"messages"`
-	Tools       json.RawMessage `json:"tools,omitempty"`
-	Temperature *float64        `json:"temperature,omitempty"`
-	Stream      bool            `json:"stream"`
-}
-
-type chatResponse struct {
-	Model   string `json:"model"`
-	Choices []struct {
-		Message struct {
-			Content   *string    `json:"content"`
-			ToolCalls []toolCall `json:"tool_calls"`
-		} `json:"message"`
-	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int64 `json:"prompt_tokens"`
-		CompletionTokens int64 `json:"completion_tokens"`
-	} `json:"usage"`
-	Error *struct {
-		Message string `json:"message"`
-	} `json:"error"`
 }
 
 // Run runs one trial. See OpenAI.
@@ -160,7 +103,7 @@ func (o *OpenAI) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
 	maxTurns := orDefault(o.MaxTurns, DefaultMaxTurns)
 	calls := 0
 	for turn := 1; turn <= maxTurns; turn++ {
-		resp, aerr, fatal := o.complete(ctx, req, &chatRequest{
+		resp, aerr, fatal := o.complete(ctx, req, &chat.Request{
 			Model:       o.Model,
 			Messages:    msgs,
 			Tools:       fs.encoded,
@@ -184,25 +127,21 @@ func (o *OpenAI) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
 		}
 		msg := resp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 {
-			content := ""
-			if msg.Content != nil {
-				content = *msg.Content
-			}
-			out.Output = jsonText(content)
+			out.Output = jsonText(msg.Text())
 			return out
 		}
-		assistant := chatMessage{Role: "assistant", Content: msg.Content, ToolCalls: make([]toolCall, len(msg.ToolCalls))}
-		answers := make([]chatMessage, len(msg.ToolCalls))
+		assistant := chat.Message{Role: "assistant", Content: msg.Content, ToolCalls: make([]chat.ToolCall, len(msg.ToolCalls))}
+		answers := make([]chat.Message, len(msg.ToolCalls))
 		for i, tc := range msg.ToolCalls {
 			calls++
 			if tc.ID == "" {
 				tc.ID = "call_" + strconv.Itoa(calls)
 			}
 			args := callArguments(tc.Function.Arguments)
-			assistant.ToolCalls[i] = toolCall{ID: tc.ID, Type: "function", Function: functionCall{Name: tc.Function.Name, Arguments: jsonText(string(args))}}
+			assistant.ToolCalls[i] = chat.ToolCall{ID: tc.ID, Type: "function", Function: chat.FunctionCall{Name: tc.Function.Name, Arguments: jsonText(string(args))}}
 			res := tools.Call(ctx, tc.ID, fs.tool(tc.Function.Name), args)
 			content := toolContent(res)
-			answers[i] = chatMessage{Role: "tool", Content: &content, ToolCallID: tc.ID}
+			answers[i] = chat.Message{Role: "tool", Content: &content, ToolCallID: tc.ID}
 		}
 		msgs = append(msgs, assistant)
 		msgs = append(msgs, answers...)
@@ -212,11 +151,11 @@ func (o *OpenAI) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
 }
 
 // opening builds the messages the conversation starts with.
-func (o *OpenAI) opening(req *Request) ([]chatMessage, error) {
-	msgs := make([]chatMessage, 0, 8)
+func (o *OpenAI) opening(req *Request) ([]chat.Message, error) {
+	msgs := make([]chat.Message, 0, 8)
 	if o.SystemPrompt != "" {
 		p := o.SystemPrompt
-		msgs = append(msgs, chatMessage{Role: "system", Content: &p})
+		msgs = append(msgs, chat.Message{Role: "system", Content: &p})
 	}
 	if len(req.Memory) > 0 {
 		b, err := json.Marshal(struct {
@@ -226,10 +165,10 @@ func (o *OpenAI) opening(req *Request) ([]chatMessage, error) {
 			return nil, fmt.Errorf("could not encode the memory seed: %w", err)
 		}
 		m := string(b)
-		msgs = append(msgs, chatMessage{Role: "system", Content: &m})
+		msgs = append(msgs, chat.Message{Role: "system", Content: &m})
 	}
 	user := inputText(req.Input)
-	msgs = append(msgs, chatMessage{Role: "user", Content: &user})
+	msgs = append(msgs, chat.Message{Role: "user", Content: &user})
 	return msgs, nil
 }
 
@@ -288,48 +227,45 @@ func toolContent(res fixtures.Result) string {
 // complete sends one chat completions request, retrying what is worth
 // retrying. It returns the response, or the trial's error, or a fatal error
 // when the server cannot be reached at all.
-func (o *OpenAI) complete(ctx context.Context, req *Request, body *chatRequest) (*chatResponse, *AgentError, error) {
+func (o *OpenAI) complete(ctx context.Context, req *Request, body *chat.Request) (*chat.Response, *AgentError, error) {
 	payload, err := json.Marshal(body)
 	if err != nil {
 		return nil, &AgentError{Kind: results.ErrProtocol, Message: "could not encode the request", Detail: err.Error()}, nil
 	}
-	attempts := orDefault(o.Attempts, DefaultAttempts)
-	var last error
-	for attempt := 1; ; attempt++ {
-		resp, wait, err := o.post(ctx, payload)
-		if err == nil {
-			return resp, nil, nil
-		}
-		if ctx.Err() != nil {
-			return nil, contextError(ctx, req), nil
-		}
-		var ae *apiError
-		if errors.As(err, &ae) && !ae.retryable {
-			return nil, &AgentError{Kind: results.ErrModel, Message: ae.text(), Detail: ae.body}, nil
-		}
-		last = err
-		if attempt >= attempts {
-			break
-		}
-		if wait <= 0 {
-			wait = retryInterval << (attempt - 1)
-		}
-		if sleep(ctx, wait) != nil {
-			return nil, contextError(ctx, req), nil
-		}
+	ans, err := o.client().Post(ctx, payload)
+	switch {
+	case ctx.Err() != nil:
+		return nil, contextError(ctx, req), nil
+	case err != nil:
+		aerr, fatal := o.noAnswer(err)
+		return nil, aerr, fatal
 	}
-	var op *net.OpError
-	if errors.As(last, &op) && op.Op == "dial" {
-		return nil, nil, fmt.Errorf("could not reach the model API at %s: %w", o.BaseURL, last)
+	resp, ae := o.read(ans)
+	switch {
+	case ae == nil:
+		return resp, nil, nil
+	case ae.retryable: // and retried until the attempts ran out
+		msg := fmt.Sprintf("the model API failed after %d attempts (%s)", orDefault(o.Attempts, DefaultAttempts), ae.text())
+		return nil, &AgentError{Kind: results.ErrModel, Message: msg, Detail: ae.Error()}, nil
 	}
-	msg := fmt.Sprintf("the model API failed after %d attempts", attempts)
-	var ae *apiError
-	if errors.As(last, &ae) {
-		msg += " (" + ae.text() + ")"
-	} else {
-		msg += " (no answer)"
+	return nil, &AgentError{Kind: results.ErrModel, Message: ae.text(), Detail: ae.body}, nil
+}
+
+// noAnswer is the trial's error, or the run's when the server could not be
+// reached at all, of a request that got no answer.
+func (o *OpenAI) noAnswer(err error) (*AgentError, error) {
+	var (
+		rerr *chat.RequestError
+		op   *net.OpError
+	)
+	switch {
+	case errors.As(err, &rerr):
+		return &AgentError{Kind: results.ErrModel, Message: "could not build the request", Detail: rerr.Err.Error()}, nil
+	case errors.As(err, &op) && op.Op == "dial":
+		return nil, fmt.Errorf("could not reach the model API at %s: %w", o.BaseURL, err)
 	}
-	return nil, &AgentError{Kind: results.ErrModel, Message: msg, Detail: last.Error()}, nil
+	msg := fmt.Sprintf("the model API failed after %d attempts (no answer)", orDefault(o.Attempts, DefaultAttempts))
+	return &AgentError{Kind: results.ErrModel, Message: msg, Detail: err.Error()}, nil
 }
 
 // apiError is an HTTP answer other than 200, or a 200 that is not a usable
@@ -361,81 +297,47 @@ func (e *apiError) Error() string {
 	return e.text() + ": " + e.body
 }
 
-// post makes one request. wait is the server's Retry-After, if any.
-func (o *OpenAI) post(ctx context.Context, payload []byte) (*chatResponse, time.Duration, error) {
-	url := strings.TrimSuffix(o.BaseURL, "/") + "/chat/completions"
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
+// read takes the chat completion out of an answer.
+func (o *OpenAI) read(ans *chat.Answer) (*chat.Response, *apiError) {
+	switch {
+	case ans.TooLarge:
+		limit := orDefault(o.MaxResponseBytes, DefaultMaxResponseBytes)
+		return nil, &apiError{status: ans.StatusCode, message: fmt.Sprintf("the response is larger than %d bytes", limit)}
+	case ans.StatusCode != http.StatusOK:
+		return nil, &apiError{status: ans.StatusCode, body: excerpt(bytes.TrimSpace(ans.Body)), retryable: retry.TemporaryStatus(ans.StatusCode)}
+	}
+	resp, err := ans.Decode()
 	if err != nil {
-		return nil, 0, &apiError{message: "could not build the request", body: err.Error()}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json")
-	if o.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+o.APIKey)
-	}
-	client := o.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	hresp, err := client.Do(hreq)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer func() {
-		// Drain what is left so the connection goes back to the pool.
-		_, _ = io.Copy(io.Discard, io.LimitReader(hresp.Body, 64<<10))
-		hresp.Body.Close()
-	}()
-	limit := o.MaxResponseBytes
-	if limit <= 0 {
-		limit = DefaultMaxResponseBytes
-	}
-	data, err := io.ReadAll(io.LimitReader(hresp.Body, limit+1))
-	if err != nil {
-		return nil, 0, err
-	}
-	if int64(len(data)) > limit {
-		return nil, 0, &apiError{status: hresp.StatusCode, message: fmt.Sprintf("the response is larger than %d bytes", limit)}
-	}
-	if hresp.StatusCode != http.StatusOK {
-		retryable := hresp.StatusCode == http.StatusTooManyRequests || hresp.StatusCode >= 500
-		return nil, retryAfter(hresp.Header.Get("Retry-After")), &apiError{status: hresp.StatusCode, body: excerpt(bytes.TrimSpace(data)), retryable: retryable}
-	}
-	var resp chatResponse
-	if err := json.Unmarshal(data, &resp); err != nil {
-		return nil, 0, &apiError{status: hresp.StatusCode, message: "the response is not a chat completion", body: err.Error()}
+		return nil, &apiError{status: ans.StatusCode, message: "the response is not a chat completion", body: err.Error()}
 	}
 	switch {
 	case resp.Error != nil:
-		return nil, 0, &apiError{status: hresp.StatusCode, message: "the response is an error object", body: resp.Error.Message}
+		return nil, &apiError{status: ans.StatusCode, message: "the response is an error object", body: resp.Error.Message}
 	case len(resp.Choices) == 0:
-		return nil, 0, &apiError{status: hresp.StatusCode, message: "the response has no choices"}
+		return nil, &apiError{status: ans.StatusCode, message: "the response has no choices"}
 	}
-	return &resp, 0, nil
+	return resp, nil
 }
 
-// retryAfter reads a Retry-After header given in seconds; 0 when absent,
-// unreadable or longer than maxRetryAfter.
-func retryAfter(h string) time.Duration {
-	n, err := strconv.Atoi(strings.TrimSpace(h))
-	if err != nil || n <= 0 {
-		return 0
-	}
-	d := time.Duration(n) * time.Second
-	if d > maxRetryAfter {
-		return maxRetryAfter
-	}
-	return d
-}
-
-// sleep waits for d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+// client is the wire to the model API, built on first use.
+func (o *OpenAI) client() *chat.Client {
+	o.wireOnce.Do(func() {
+		limit := orDefault(o.MaxResponseBytes, DefaultMaxResponseBytes)
+		o.wire = chat.NewClient(chat.Options{
+			BaseURL:        o.BaseURL,
+			APIKey:         o.APIKey,
+			HTTP:           o.Client,
+			MaxAnswerBytes: limit,
+			Retry: retry.Policy{
+				Attempts: orDefault(o.Attempts, DefaultAttempts),
+				Interval: retryInterval,
+				// An answer over the cap is final, whatever its status: the
+				// next would be as large.
+				Retryable: func(req *http.Request, resp *http.Response, err error) bool {
+					return retry.Temporary(req, resp, err) && (err != nil || resp.ContentLength <= limit)
+				},
+			},
+		})
+	})
+	return o.wire
 }

@@ -21,6 +21,7 @@ import (
 	"gotest.tools/v3/golden"
 
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/chat"
 	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
@@ -172,7 +173,7 @@ func TestOpenAIToolLoop(t *testing.T) {
 		APIKey:       "test-key",
 		SystemPrompt: "You are a support agent.",
 		Temperature:  &temp,
-		Pricing:      Pricing{InputPerMTok: 0.15, OutputPerMTok: 0.60},
+		Pricing:      chat.Pricing{InputPerMTok: 0.15, OutputPerMTok: 0.60},
 		Client:       NewHTTPClient(4),
 	}
 	req := &Request{
@@ -618,7 +619,7 @@ func BenchmarkOpenAI(b *testing.B) {
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	agent := &OpenAI{BaseURL: srv.URL + "/v1", Model: "m", Client: NewHTTPClient(8), Pricing: Pricing{InputPerMTok: 1, OutputPerMTok: 2}}
+	agent := &OpenAI{BaseURL: srv.URL + "/v1", Model: "m", Client: NewHTTPClient(8), Pricing: chat.Pricing{InputPerMTok: 1, OutputPerMTok: 2}}
 	fx := supportFixtures()
 	req := &Request{Input: json.RawMessage(`"Refund order A-17"`), Tools: supportTools}
 	b.ReportAllocs()
