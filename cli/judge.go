@@ -8,6 +8,7 @@ import (
 
 	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/internal/chat"
+	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/runner"
@@ -43,8 +44,7 @@ func (c *Command) newRubricJudge(cfg *config.Config, noCache bool, timeout time.
 		e, err := judges.NewExec(judges.ExecOptions{
 			Command: jc.Exec,
 			Dir:     cfg.Path("."),
-			Env:     runner.ScrubEnv(os.Environ(), judgeKeys(cfg), nil),
-			Run:     runner.RunProgram,
+			Env:     process.ScrubEnv(os.Environ(), judgeKeys(cfg), nil),
 			Samples: jc.Samples,
 			Timeout: timeout,
 		})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/gates"
+	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/runner"
@@ -159,7 +160,7 @@ func loadConfig(path string) (*config.Config, error) {
 // newAgent builds the agent driver: --agent-cmd, else the config's agent.
 func (c *Command) newAgent(cfg *config.Config, f *runFlags) (runner.Agent, error) {
 	a := cfg.Agent
-	env := runner.ScrubEnv(os.Environ(), judgeKeys(cfg), a.Env)
+	env := process.ScrubEnv(os.Environ(), judgeKeys(cfg), a.Env)
 	switch {
 	case f.agentCmd != "":
 		return &runner.Exec{Command: []string{"/bin/sh", "-c", f.agentCmd}, Env: env}, nil

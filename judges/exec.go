@@ -1,6 +1,7 @@
 package judges
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -14,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/evalgate/evalgate/internal/process"
 )
 
 // Limits of the exec judge.
@@ -23,36 +26,6 @@ const (
 	// folder is hashed into its identity.
 	identityFiles = 256
 	identityBytes = 8 << 20
-)
-
-// Program is one run of a judge program: its whole stdin is written up
-// front, and its stdout is read to the end, bounded.
-type Program struct {
-	Command        []string // program and arguments
-	Dir            string   // working directory; "" for the current one
-	Env            []string // the child's whole environment
-	Stdin          []byte
-	MaxStdoutBytes int64
-}
-
-// ProgramResult is what a finished Program left behind.
-type ProgramResult struct {
-	Stdout  []byte
-	Stderr  []byte // bounded
-	Exit    string // how it ended: "exit status 1", "signal: killed"
-	Success bool   // it exited by itself with status 0
-}
-
-// ProgramFunc runs a Program to completion, killing it (and everything it
-// started) when ctx ends. runner.RunProgram is the implementation; it lives
-// there because the runner owns process handling, and the runner imports
-// this package.
-type ProgramFunc func(ctx context.Context, p Program) (*ProgramResult, error)
-
-// Errors a ProgramFunc wraps.
-var (
-	ErrProgramNotStarted = errors.New("could not start")
-	ErrStdoutTooLarge    = errors.New("the program wrote too much to stdout")
 )
 
 // Exec is a rubric judge run as a program, for graders in any language
@@ -72,7 +45,6 @@ type Exec struct {
 	command  []string
 	dir      string
 	env      []string
-	run      ProgramFunc
 	samples  int
 	timeout  time.Duration
 	identity string
@@ -85,11 +57,9 @@ var _ Rubric = (*Exec)(nil)
 type ExecOptions struct {
 	Command []string // program and arguments
 	Dir     string   // working directory; "" for the current one
-	// Env is the program's whole environment, built with runner.ScrubEnv;
-	// nil means only PATH and HOME of this process.
-	Env []string
-	// Run runs the program; runner.RunProgram.
-	Run     ProgramFunc
+	// Env is the program's whole environment, scrubbed by the caller of
+	// evalgate's credentials; nil means only PATH and HOME of this process.
+	Env     []string
 	Samples int           // votes per decision; 1 when 0
 	Timeout time.Duration // per run of the program; DefaultJudgeTimeout when 0
 }
@@ -104,9 +74,6 @@ func NewExec(o ExecOptions) (*Exec, error) {
 	if len(o.Command) == 0 || o.Command[0] == "" {
 		return nil, errors.New("judge.exec: expected a non-empty command")
 	}
-	if o.Run == nil {
-		return nil, errors.New("judge.exec: no way to run programs given")
-	}
 	env := o.Env
 	if env == nil {
 		for _, k := range []string{"PATH", "HOME"} {
@@ -119,7 +86,6 @@ func NewExec(o ExecOptions) (*Exec, error) {
 		command: o.Command,
 		dir:     o.Dir,
 		env:     env,
-		run:     o.Run,
 		samples: max(o.Samples, 1),
 		timeout: cmp.Or(o.Timeout, DefaultJudgeTimeout),
 	}
@@ -185,30 +151,32 @@ func (e *Exec) sample(ctx context.Context, req *RubricRequest, stdin []byte) (*R
 		"EVALGATE_SUITE_ID="+req.SuiteID,
 		"EVALGATE_TASK_ID="+req.TaskID,
 	)
-	res, err := e.run(tctx, Program{
+	var stdout bytes.Buffer
+	p, err := process.Run(tctx, process.Spec{
 		Command:        e.command,
 		Dir:            e.dir,
 		Env:            env,
 		Stdin:          stdin,
 		MaxStdoutBytes: maxJudgeStdout,
-	})
+	}, &stdout)
+	var notStarted *process.StartError
 	switch {
 	case err == nil:
-	case errors.Is(err, ErrProgramNotStarted):
+	case errors.As(err, &notStarted):
 		return nil, &unavailable{fmt.Errorf("judge: %w", err)}
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("the judge %q did not answer within %s", e.command[0], e.timeout)
-	case errors.Is(err, ErrStdoutTooLarge):
+	case errors.Is(err, process.ErrOutputTooLarge):
 		return nil, fmt.Errorf("the judge %q wrote more than %d bytes", e.command[0], maxJudgeStdout)
 	default:
 		return nil, fmt.Errorf("could not read the answer of the judge %q: %w", e.command[0], err)
 	}
-	if !res.Success {
-		return nil, fmt.Errorf("the judge %q ended with %s%s", e.command[0], res.Exit, stderrTail(res.Stderr))
+	if !p.Success() {
+		return nil, fmt.Errorf("the judge %q ended with %s%s", e.command[0], p.Exit(), stderrTail(p.Stderr()))
 	}
-	met, reasons, err := parseAnswer(res.Stdout, len(req.Criteria))
+	met, reasons, err := parseAnswer(stdout.Bytes(), len(req.Criteria))
 	if err != nil {
 		return nil, err
 	}

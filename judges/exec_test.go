@@ -13,8 +13,8 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/judges"
-	"github.com/evalgate/evalgate/runner"
 )
 
 // writeScript writes an executable shell script into dir.
@@ -28,8 +28,8 @@ func writeScript(t *testing.T, dir, name, body string) string {
 func newExec(t *testing.T, dir string, samples int, timeout time.Duration, command ...string) *judges.Exec {
 	t.Helper()
 	e, err := judges.NewExec(judges.ExecOptions{
-		Command: command, Dir: dir, Run: runner.RunProgram,
-		Env:     runner.ScrubEnv(os.Environ(), nil, nil),
+		Command: command, Dir: dir,
+		Env:     process.ScrubEnv(os.Environ(), nil, nil),
 		Samples: samples, Timeout: timeout,
 	})
 	assert.NilError(t, err)

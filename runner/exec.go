@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -37,8 +37,9 @@ const Protocol = "evalgate/1"
 type Exec struct {
 	Command []string // program and arguments
 	Dir     string   // working directory; "" for the current one
-	// Env is the child's whole environment, built by the caller with
-	// ScrubEnv; nil means the scrubbed environment of this process.
+	// Env is the child's whole environment, scrubbed by the caller of
+	// evalgate's credentials; nil means the scrubbed environment of this
+	// process.
 	// EVALGATE_SUITE_ID, EVALGATE_TASK_ID and EVALGATE_TRIAL are added.
 	Env []string
 
@@ -104,45 +105,47 @@ func (e *Exec) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
 	if err != nil {
 		return &Outcome{Fatal: fmt.Errorf("could not encode task %q for the agent: %w", req.TaskID, err)}
 	}
-	p, failed := launch(ctx, req, procSpec{
-		command:     e.Command,
-		dir:         e.Dir,
-		env:         trialEnv(e.Env, req),
-		interactive: true,
-		maxStderr:   orDefault(e.MaxStderrBytes, DefaultMaxStderrBytes),
-	})
-	if failed != nil {
-		return failed
-	}
 	c := &conversation{
 		ctx:      ctx,
 		req:      req,
 		tools:    tools,
-		p:        p,
 		maxLine:  orDefault(e.MaxLineBytes, DefaultMaxLineBytes),
 		maxTotal: orDefault(e.MaxOutputBytes, DefaultMaxOutputBytes),
 		seen:     map[string]bool{},
 	}
+	p, err := process.Start(ctx, process.Spec{
+		Command:        e.Command,
+		Dir:            e.Dir,
+		Env:            trialEnv(e.Env, req),
+		Interactive:    true,
+		MaxStdoutBytes: c.maxTotal,
+		MaxLineBytes:   c.maxLine,
+		MaxStderrBytes: e.MaxStderrBytes,
+	})
+	if err != nil {
+		return notStarted(ctx, req, err)
+	}
+	c.p = p
 	out := &Outcome{}
 	end := c.run(task, out)
 	grace := orDefault(e.ExitGrace, DefaultExitGrace)
 	switch {
 	case end == endDone && out.Err == nil && out.Output == nil:
 		// The agent closed stdout without a final line.
-		c.exited(p.wait(grace), out)
+		p.Wait(grace)
+		c.exited(out)
 	case end == endDone:
 		// A final or error line: the agent has its grace to exit, and what
 		// it writes meanwhile is read, so a usage line still counts and
 		// nothing else goes unnoticed.
 		deadline := time.Now().Add(grace)
-		p.closeStdin()
+		p.CloseStdin()
 		c.drain(out, deadline)
-		p.waitUntil(deadline)
+		p.WaitUntil(deadline)
 	default:
-		p.kill()
-		p.wait(0)
+		p.Wait(0)
 	}
-	out.Stderr = p.stderr.bytes()
+	out.Stderr = p.Stderr()
 	return out
 }
 
@@ -195,38 +198,33 @@ type conversation struct {
 	ctx      context.Context
 	req      *Request
 	tools    Tools
-	p        *proc
+	p        *process.Process
 	maxLine  int
 	maxTotal int64
 
-	br    *bufio.Reader
-	total int64 // stdout bytes read
-	lines int
-	seen  map[string]bool // tool_call ids
-	buf   []byte          // the line being read
+	seen map[string]bool // tool_call ids
 }
-
-// errTooLarge is a line or the whole output over its cap.
-var errTooLarge = errors.New("output too large")
 
 // run talks to the agent until the task ends and fills out.
 func (c *conversation) run(task []byte, out *Outcome) int {
-	if _, err := c.p.stdin.Write(task); err != nil && c.ctx.Err() != nil {
+	if _, err := c.p.Write(task); err != nil && c.ctx.Err() != nil {
 		// A write error otherwise means the agent closed stdin or exited;
 		// what it wrote before says more, so go on reading.
 		out.Err = contextError(c.ctx, c.req)
 		return endKill
 	}
-	c.br = bufio.NewReaderSize(c.p.stdout, 64<<10)
 	for {
-		line, err := c.readLine()
+		line, err := c.p.ReadLine()
 		switch {
 		case err == nil:
 		case c.ctx.Err() != nil:
 			out.Err = contextError(c.ctx, c.req)
 			return endKill
-		case errors.Is(err, errTooLarge):
-			out.Err = &AgentError{Kind: results.ErrOutputTooLarge, Message: c.tooLargeText()}
+		case errors.Is(err, process.ErrOutputTooLarge):
+			out.Err = &AgentError{Kind: results.ErrOutputTooLarge, Message: fmt.Sprintf("the agent wrote more than %d bytes", c.maxTotal)}
+			return endKill
+		case errors.Is(err, process.ErrLineTooLong):
+			out.Err = &AgentError{Kind: results.ErrOutputTooLarge, Message: fmt.Sprintf("line %d is longer than %d bytes", c.p.LinesRead()+1, c.maxLine)}
 			return endKill
 		case errors.Is(err, io.EOF):
 			return endDone
@@ -268,7 +266,7 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 			return endDone
 		case "error":
 			// The agent's message is its own words: transcripts only.
-			out.Err = &AgentError{Kind: results.ErrAgentReported, Message: fmt.Sprintf("line %d: the agent reported an error", c.lines), Detail: m.Message}
+			out.Err = &AgentError{Kind: results.ErrAgentReported, Message: fmt.Sprintf("line %d: the agent reported an error", c.p.LinesRead()), Detail: m.Message}
 			return endDone
 		case "":
 			out.Err = c.protocolError(`no "type"`, "")
@@ -297,73 +295,33 @@ func (c *conversation) answer(id, name string, args json.RawMessage) error {
 	if err != nil {
 		b, _ = marshalLine(toolResultLine{Type: "tool_result", ID: id, Content: jsonText("the tool result is not valid JSON"), IsError: true})
 	}
-	_, err = c.p.stdin.Write(b)
+	_, err = c.p.Write(b)
 	return err
-}
-
-// readLine returns the next line without its newline, enforcing the line
-// and total caps. The returned slice is valid until the next call. The last
-// line may end without a newline.
-func (c *conversation) readLine() ([]byte, error) {
-	c.buf = c.buf[:0]
-	for {
-		chunk, err := c.br.ReadSlice('\n')
-		c.total += int64(len(chunk))
-		if c.total > c.maxTotal {
-			return nil, errTooLarge
-		}
-		if len(c.buf)+len(chunk) > c.maxLine+1 { // +1: the newline
-			return nil, errTooLarge
-		}
-		c.buf = append(c.buf, chunk...)
-		switch {
-		case err == nil:
-			c.lines++
-			return bytes.TrimSuffix(c.buf[:len(c.buf)-1], []byte("\r")), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF) && len(c.buf) > 0:
-			if len(c.buf) > c.maxLine {
-				return nil, errTooLarge
-			}
-			c.lines++
-			return bytes.TrimSuffix(c.buf, []byte("\r")), nil
-		default:
-			return nil, err
-		}
-	}
-}
-
-func (c *conversation) tooLargeText() string {
-	if c.total > c.maxTotal {
-		return fmt.Sprintf("the agent wrote more than %d bytes", c.maxTotal)
-	}
-	return fmt.Sprintf("line %d is longer than %d bytes", c.lines+1, c.maxLine)
 }
 
 // protocolError is a protocol violation on the line just read: msg is
 // evalgate's words, detail may quote the agent (transcripts only).
 func (c *conversation) protocolError(msg, detail string) *AgentError {
-	return &AgentError{Kind: results.ErrProtocol, Message: fmt.Sprintf("line %d: %s", c.lines, msg), Detail: detail}
+	return &AgentError{Kind: results.ErrProtocol, Message: fmt.Sprintf("line %d: %s", c.p.LinesRead(), msg), Detail: detail}
 }
 
 // exited sets the error of an agent that ended its output without a final
 // line: "exit status 2 before any line", or after how many lines. One that
 // failed by itself before writing anything is also mute.
-func (c *conversation) exited(waitErr error, out *Outcome) {
+func (c *conversation) exited(out *Outcome) {
 	if c.ctx.Err() != nil {
 		out.Err = contextError(c.ctx, c.req)
 		return
 	}
-	how := c.p.exitText(waitErr)
-	if c.total == 0 {
+	how := c.p.Exit()
+	if c.p.BytesRead() == 0 {
 		out.Err = &AgentError{Kind: results.ErrAgentExit, Message: how + " before any line"}
-		if !c.p.succeeded() {
+		if !c.p.Success() {
 			out.Mute = how
 		}
 		return
 	}
-	out.Err = &AgentError{Kind: results.ErrAgentExit, Message: fmt.Sprintf("%s after %s, without a final line", how, countText(c.lines, "line", "lines"))}
+	out.Err = &AgentError{Kind: results.ErrAgentExit, Message: fmt.Sprintf("%s after %s, without a final line", how, countText(c.p.LinesRead(), "line", "lines"))}
 }
 
 // drain reads what the agent writes after its final or error line, until
@@ -373,10 +331,10 @@ func (c *conversation) drain(out *Outcome, deadline time.Time) {
 	if c.ctx.Err() != nil {
 		return
 	}
-	_ = c.p.stdout.SetReadDeadline(deadline)
+	_ = c.p.SetReadDeadline(deadline)
 	for {
-		line, err := c.readLine()
-		if errors.Is(err, errTooLarge) {
+		line, err := c.p.ReadLine()
+		if errors.Is(err, process.ErrOutputTooLarge) || errors.Is(err, process.ErrLineTooLong) {
 			out.LinesAfterFinal++
 		}
 		if err != nil {
@@ -402,9 +360,9 @@ func (c *conversation) decodeError(err error, line []byte) *AgentError {
 		kind, _, _ := strings.Cut(te.Value, " ") // "number 1.5" -> "number"
 		return c.protocolError(fmt.Sprintf("field %q cannot be %s", te.Field, article(kind)), "")
 	}
-	e := &AgentError{Kind: results.ErrProtocol, Message: fmt.Sprintf("line %d is not a JSON object", c.lines)}
+	e := &AgentError{Kind: results.ErrProtocol, Message: fmt.Sprintf("line %d is not a JSON object", c.p.LinesRead())}
 	if !errors.As(err, &te) && !json.Valid(line) {
-		e.Message = fmt.Sprintf("line %d is not JSON", c.lines)
+		e.Message = fmt.Sprintf("line %d is not JSON", c.p.LinesRead())
 		e.Detail = fmt.Sprintf("%q", excerpt(line))
 	}
 	return e

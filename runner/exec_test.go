@@ -3,11 +3,8 @@
 package runner
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +18,7 @@ import (
 	"gotest.tools/v3/golden"
 
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
@@ -44,7 +42,7 @@ func testAgentExec(behaviour string, extra map[string]string) *Exec {
 	for k, v := range extra {
 		env[k] = v
 	}
-	return &Exec{Command: []string{os.Args[0]}, Env: ScrubEnv(os.Environ(), nil, env)}
+	return &Exec{Command: []string{os.Args[0]}, Env: process.ScrubEnv(os.Environ(), nil, env)}
 }
 
 // wantOutcome is the part of an Outcome a case checks.
@@ -450,7 +448,7 @@ func TestExecEnv(t *testing.T) {
 	t.Setenv("UPSTREAM_KEY", "sk-passed")
 	e := &Exec{
 		Command: []string{os.Args[0]},
-		Env: ScrubEnv(os.Environ(), []string{"JUDGE_KEY"}, map[string]string{
+		Env: process.ScrubEnv(os.Environ(), []string{"JUDGE_KEY"}, map[string]string{
 			testAgentEnv: "env",
 			"PASSED_KEY": "${UPSTREAM_KEY}",
 		}),
@@ -534,7 +532,7 @@ func TestExecPythonAgent(t *testing.T) {
 	}}
 	run := func(t *testing.T, tc testCase) {
 		t.Setenv("GITHUB_TOKEN", "ghs_secret")
-		e := &Exec{Command: []string{python, agent}, Env: ScrubEnv(os.Environ(), nil, map[string]string{"AGENT_MODE": "test"})}
+		e := &Exec{Command: []string{python, agent}, Env: process.ScrubEnv(os.Environ(), nil, map[string]string{"AGENT_MODE": "test"})}
 		timeout := tc.timeout
 		if timeout == 0 {
 			timeout = time.Minute
@@ -586,47 +584,6 @@ func TestExecPythonAgent(t *testing.T) {
 		{name: "crash", input: `{"behaviour":"crash","exitCode":4}`, want: wantOutcome{kind: results.ErrAgentExit, message: "exit status 4 before any line", mute: "exit status 4"}},
 		{name: "hang", input: `{"behaviour":"hang"}`, timeout: 500 * time.Millisecond, want: wantOutcome{kind: results.ErrTimeout}},
 		{name: "garbage", input: `{"behaviour":"garbage"}`, want: wantOutcome{kind: results.ErrProtocol, message: "line 1 is not JSON", detail: `"this is not JSON"`}},
-	} {
-		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
-	}
-}
-
-func TestReadLine(t *testing.T) {
-	type testCase struct {
-		name     string
-		in       string
-		maxLine  int
-		maxTotal int64
-		want     []string
-		wantErr  error // after the lines
-	}
-	run := func(t *testing.T, tc testCase) {
-		c := &conversation{br: bufio.NewReaderSize(strings.NewReader(tc.in), 16), maxLine: tc.maxLine, maxTotal: tc.maxTotal}
-		var got []string
-		var err error
-		for {
-			var line []byte
-			line, err = c.readLine()
-			if err != nil {
-				break
-			}
-			got = append(got, string(line))
-		}
-		if diff := cmp.Diff(tc.want, got); diff != "" {
-			t.Errorf("lines (-want +got):\n%s", diff)
-		}
-		if !errors.Is(err, tc.wantErr) {
-			t.Errorf("error = %v, want %v", err, tc.wantErr)
-		}
-	}
-	long := strings.Repeat("x", 40) // longer than the reader's buffer
-	for _, tc := range []testCase{
-		{name: "lines", in: "a\r\n\n" + long + "\nlast", maxLine: 40, maxTotal: 100, want: []string{"a", "", long, "last"}, wantErr: io.EOF},
-		{name: "at the line cap without a newline", in: long, maxLine: 40, maxTotal: 100, want: []string{long}, wantErr: io.EOF},
-		{name: "over the line cap", in: "ok\n" + long + "\n", maxLine: 39, maxTotal: 100, want: []string{"ok"}, wantErr: errTooLarge},
-		{name: "over the line cap without a newline", in: long, maxLine: 39, maxTotal: 100, wantErr: errTooLarge},
-		{name: "at the total cap", in: "abc\ndef\n", maxLine: 40, maxTotal: 8, want: []string{"abc", "def"}, wantErr: io.EOF},
-		{name: "over the total cap", in: "abc\ndef\n", maxLine: 40, maxTotal: 7, want: []string{"abc"}, wantErr: errTooLarge},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"sync"
 
+	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -27,8 +28,9 @@ import (
 type Plain struct {
 	Command []string // program and arguments
 	Dir     string   // working directory; "" for the current one
-	// Env is the child's whole environment, built by the caller with
-	// ScrubEnv; nil means the scrubbed environment of this process.
+	// Env is the child's whole environment, scrubbed by the caller of
+	// evalgate's credentials; nil means the scrubbed environment of this
+	// process.
 	// EVALGATE_SUITE_ID, EVALGATE_TASK_ID and EVALGATE_TRIAL are added.
 	Env []string
 
@@ -51,17 +53,6 @@ func (pl *Plain) Run(ctx context.Context, req *Request, _ Tools) *Outcome {
 	if err != nil {
 		return &Outcome{Fatal: fmt.Errorf("could not encode task %q for the agent: %w", req.TaskID, err)}
 	}
-	p, failed := launch(ctx, req, procSpec{
-		command:   pl.Command,
-		dir:       pl.Dir,
-		env:       trialEnv(pl.Env, req),
-		input:     input,
-		maxStderr: orDefault(pl.MaxStderrBytes, DefaultMaxStderrBytes),
-	})
-	if failed != nil {
-		return failed
-	}
-
 	buf := outputBuffers.Get().(*bytes.Buffer)
 	defer func() {
 		if buf.Cap() <= maxPooled {
@@ -71,34 +62,31 @@ func (pl *Plain) Run(ctx context.Context, req *Request, _ Tools) *Outcome {
 	}()
 	buf.Reset()
 	limit := orDefault(pl.MaxOutputBytes, DefaultMaxOutputBytes)
-	_, readErr := buf.ReadFrom(io.LimitReader(p.stdout, limit+1))
+	p, err := process.Run(ctx, process.Spec{
+		Command:        pl.Command,
+		Dir:            pl.Dir,
+		Env:            trialEnv(pl.Env, req),
+		Stdin:          input,
+		MaxStdoutBytes: limit,
+		MaxStderrBytes: pl.MaxStderrBytes,
+	}, buf)
+	if p == nil {
+		return notStarted(ctx, req, err)
+	}
 
-	out := &Outcome{}
+	out := &Outcome{Stderr: p.Stderr()}
 	switch {
-	case ctx.Err() != nil:
-		out.Err = contextError(ctx, req)
-	case int64(buf.Len()) > limit:
+	case errors.Is(err, process.ErrOutputTooLarge):
 		out.Err = &AgentError{Kind: results.ErrOutputTooLarge, Message: fmt.Sprintf("the agent wrote more than %d bytes", limit)}
-	case readErr != nil:
-		out.Err = &AgentError{Kind: results.ErrAgentExit, Message: "could not read the agent's stdout", Detail: readErr.Error()}
-	}
-	if out.Err != nil {
-		p.kill()
-		p.wait(0)
-		out.Stderr = p.stderr.bytes()
-		return out
-	}
-	waitErr := p.wait(0)
-	out.Stderr = p.stderr.bytes()
-	switch {
 	case ctx.Err() != nil:
 		out.Err = contextError(ctx, req)
-	case !p.succeeded() && buf.Len() == 0:
-		how := p.exitText(waitErr)
-		out.Err = &AgentError{Kind: results.ErrAgentExit, Message: how + " before any output"}
-		out.Mute = how
-	case !p.succeeded():
-		out.Err = &AgentError{Kind: results.ErrAgentExit, Message: fmt.Sprintf("%s after %s of output", p.exitText(waitErr), countText(buf.Len(), "byte", "bytes"))}
+	case err != nil:
+		out.Err = &AgentError{Kind: results.ErrAgentExit, Message: "could not read the agent's stdout", Detail: err.Error()}
+	case !p.Success() && buf.Len() == 0:
+		out.Err = &AgentError{Kind: results.ErrAgentExit, Message: p.Exit() + " before any output"}
+		out.Mute = p.Exit()
+	case !p.Success():
+		out.Err = &AgentError{Kind: results.ErrAgentExit, Message: fmt.Sprintf("%s after %s of output", p.Exit(), countText(buf.Len(), "byte", "bytes"))}
 	default:
 		out.Output, _ = json.Marshal(string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))) // a string always encodes
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -30,7 +31,7 @@ func TestPlain(t *testing.T) {
 		pidFile := filepath.Join(t.TempDir(), "pid")
 		p := &Plain{
 			Command: []string{"/bin/sh", "-c", tc.script},
-			Env:     ScrubEnv(os.Environ(), nil, map[string]string{"PIDFILE": pidFile}),
+			Env:     process.ScrubEnv(os.Environ(), nil, map[string]string{"PIDFILE": pidFile}),
 		}
 		if tc.limits != nil {
 			tc.limits(p)
@@ -153,7 +154,7 @@ func TestPlain(t *testing.T) {
 // BenchmarkPlainShell measures the cost of one plain trial: a /bin/sh
 // process that echoes its input.
 func BenchmarkPlainShell(b *testing.B) {
-	p := &Plain{Command: []string{"/bin/sh", "-c", `read l; echo "$l"`}, Env: ScrubEnv(os.Environ(), nil, nil)}
+	p := &Plain{Command: []string{"/bin/sh", "-c", `read l; echo "$l"`}, Env: process.ScrubEnv(os.Environ(), nil, nil)}
 	req := testRequest(`"what is the refund window?"`)
 	ctx := context.Background()
 	b.ReportAllocs()

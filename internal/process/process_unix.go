@@ -1,6 +1,6 @@
 //go:build unix
 
-package runner
+package process
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"syscall"
 )
 
-// setGroup makes the agent the leader of a new process group and has
+// setGroup makes the child the leader of a new process group and has
 // exec.CommandContext kill the whole group when the context ends.
 func setGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -16,8 +16,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"testing/iotest"
 	"time"
+
+	"github.com/evalgate/evalgate/internal/process"
 )
 
 // testAgentEnv selects a behaviour of the test binary re-executed as an
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 	if b := os.Getenv(testAgentEnv); b != "" {
 		os.Exit(testAgent(b))
 	}
-	waitDelay = 200 * time.Millisecond
+	process.WaitDelay = 200 * time.Millisecond
 	if os.Getenv("GORACE") == "" {
 		// A race-enabled agent would otherwise sleep a second before exiting.
 		os.Setenv("GORACE", "atexit_sleep_ms=0")
@@ -218,47 +219,6 @@ func readPid(t *testing.T, path string) int {
 		t.Fatalf("no grandchild pid in %s: %q", path, b)
 	}
 	return pid
-}
-
-func TestBoundedBuffer(t *testing.T) {
-	type testCase struct {
-		name        string
-		max         int
-		writes      []string
-		want        string
-		wantDropped int64
-	}
-	run := func(t *testing.T, tc testCase) {
-		b := &boundedBuffer{max: tc.max}
-		for _, w := range tc.writes {
-			n, err := b.Write([]byte(w))
-			if n != len(w) || err != nil {
-				t.Fatalf("Write(%q) = %d, %v; want %d, nil", w, n, err, len(w))
-			}
-		}
-		if got := string(b.bytes()); got != tc.want || b.dropped != tc.wantDropped {
-			t.Errorf("Write: kept %q, dropped %d; want %q, %d", got, b.dropped, tc.want, tc.wantDropped)
-		}
-
-		// ReadFrom, as os/exec uses it, keeps the same, in small reads.
-		b = &boundedBuffer{max: tc.max}
-		all := strings.Join(tc.writes, "")
-		n, err := b.ReadFrom(iotest.OneByteReader(strings.NewReader(all)))
-		if n != int64(len(all)) || err != nil {
-			t.Fatalf("ReadFrom = %d, %v; want %d, nil", n, err, len(all))
-		}
-		if got := string(b.bytes()); got != tc.want || b.dropped != tc.wantDropped {
-			t.Errorf("ReadFrom: kept %q, dropped %d; want %q, %d", got, b.dropped, tc.want, tc.wantDropped)
-		}
-	}
-	for _, tc := range []testCase{
-		{name: "fits", max: 10, writes: []string{"abc", "def"}, want: "abcdef"},
-		{name: "cut inside a write", max: 4, writes: []string{"abc", "def"}, want: "abcd", wantDropped: 2},
-		{name: "full before a write", max: 3, writes: []string{"abc", "def"}, want: "abc", wantDropped: 3},
-		{name: "keeps nothing", max: 0, writes: []string{"abc"}, want: "", wantDropped: 3},
-	} {
-		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
-	}
 }
 
 // TestNoGoroutineLeak runs trials that end every way a trial can end and

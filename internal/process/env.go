@@ -1,22 +1,22 @@
-package runner
+package process
 
 import (
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 )
 
-// scrubbed are the variables that never reach an agent unless the project
+// scrubbed are the variables that never reach a child unless the project
 // passes one through on purpose with agent.env.
 var scrubbed = []string{"GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN"}
 
-// scrubbedPrefixes are prefixes of variables that never reach an agent:
+// scrubbedPrefixes are prefixes of variables that never reach a child:
 // ACTIONS_RUNTIME_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN and the other
 // credentials of the GitHub Actions runner.
 var scrubbedPrefixes = []string{"ACTIONS_"}
 
-// ScrubEnv builds an agent's environment from parent (usually os.Environ()).
+// ScrubEnv builds the environment of an agent, or of any program evalgate
+// runs for a project (an exec judge), from parent (usually os.Environ()).
 //
 // The policy: the agent under test inherits the parent's environment, so
 // PATH, HOME, locale and the project's own settings work, minus every
@@ -36,8 +36,9 @@ var scrubbedPrefixes = []string{"ACTIONS_"}
 // expands to "". The extra variables come last, sorted by name, so the
 // result is deterministic.
 //
-// The exec and plain drivers add EVALGATE_SUITE_ID, EVALGATE_TASK_ID and
-// EVALGATE_TRIAL for each trial.
+// The runner's exec and plain drivers add EVALGATE_SUITE_ID,
+// EVALGATE_TASK_ID and EVALGATE_TRIAL for each trial, the exec judge the
+// first two.
 func ScrubEnv(parent []string, drop []string, extra map[string]string) []string {
 	lookup := make(map[string]string, len(parent))
 	for _, kv := range parent {
@@ -85,19 +86,4 @@ func isScrubbed(name string, drop []string) bool {
 		}
 	}
 	return false
-}
-
-// trialEnv is the child environment of one trial: env (or, when env is nil,
-// the scrubbed environment of this process) plus the EVALGATE_* variables.
-func trialEnv(env []string, req *Request) []string {
-	if env == nil {
-		env = ScrubEnv(os.Environ(), nil, nil)
-	}
-	out := make([]string, 0, len(env)+3)
-	out = append(out, env...)
-	return append(out,
-		"EVALGATE_SUITE_ID="+req.SuiteID,
-		"EVALGATE_TASK_ID="+req.TaskID,
-		"EVALGATE_TRIAL="+strconv.Itoa(req.Trial),
-	)
 }

@@ -1,14 +1,14 @@
 //go:build !unix
 
-package runner
+package process
 
 import (
 	"os"
 	"os/exec"
 )
 
-// setGroup has exec.CommandContext kill the agent when the context ends.
-// Without process groups only the agent itself is killed.
+// setGroup has exec.CommandContext kill the child when the context ends.
+// Without process groups only the child itself is killed.
 func setGroup(cmd *exec.Cmd) {
 	cmd.Cancel = func() error { return killGroup(cmd.Process) }
 }

@@ -1,0 +1,345 @@
+package process
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"time"
+)
+
+// Limits when a Spec sets none.
+const (
+	DefaultMaxStdoutBytes = 16 << 20 // all of stdout
+	DefaultMaxLineBytes   = 4 << 20  // one line read by ReadLine
+	DefaultMaxStderrBytes = 64 << 10 // stderr kept
+)
+
+// WaitDelay bounds how long Wait waits, after the process has exited or
+// been killed, for a descendant that still holds its stderr or stdin; then
+// the pipes are closed under it. A variable so tests can shrink it.
+var WaitDelay = time.Second
+
+// smallInput is the largest stdin written into the pipe before the program
+// starts, which saves a goroutine per run: one page, which every pipe holds
+// whatever the system's pipe limits are.
+const smallInput = 4096
+
+// Spec says how to start one process.
+type Spec struct {
+	Command []string // program and arguments
+	Dir     string   // working directory; "" for the current one
+	Env     []string // the child's whole environment, usually from ScrubEnv
+
+	// Stdin is the whole input, followed by end of file. Unused when
+	// Interactive.
+	Stdin []byte
+	// Interactive keeps stdin open for Write until CloseStdin or Wait.
+	Interactive bool
+
+	MaxStdoutBytes int64 // stdout read by Run or ReadLine; DefaultMaxStdoutBytes when 0
+	MaxLineBytes   int   // one line read by ReadLine; DefaultMaxLineBytes when 0
+	MaxStderrBytes int   // stderr kept; DefaultMaxStderrBytes when 0
+}
+
+// Errors of reading stdout over its caps.
+var (
+	ErrOutputTooLarge = errors.New("stdout over its cap")
+	ErrLineTooLong    = errors.New("line over its cap")
+)
+
+// errNoCommand is a Spec without a program.
+var errNoCommand = errors.New("no command given")
+
+// StartError is a process that could not be started: no command was
+// given, or the system could not run it (not found, not executable).
+// Nothing else will start it either, unlike a process whose context had
+// ended, which Start reports with the context's error.
+type StartError struct {
+	Command string // the program; "" when none was given
+	Err     error
+}
+
+func (e *StartError) Error() string {
+	if e.Command == "" {
+		return "could not start: " + e.Err.Error()
+	}
+	return fmt.Sprintf("could not start %q: %v", e.Command, e.Err)
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Process is a running program, the leader of its own process group, so
+// that everything it starts can be killed with it. Its methods are for one
+// goroutine, except Kill.
+type Process struct {
+	cmd    *exec.Cmd
+	stdin  *os.File // our end of the child's stdin; nil unless interactive
+	stdout *os.File // our end of the child's stdout
+	stderr *boundedBuffer
+
+	maxStdout int64
+	maxLine   int
+	lines     *lineReader // made by the first ReadLine
+
+	stopWatch func() bool
+	waitErr   error
+}
+
+// pastDeadline unblocks reads and writes at once.
+var pastDeadline = time.Unix(1, 0)
+
+// Start starts spec under ctx. When ctx ends the whole process group is
+// killed, and reads of stdout and writes to stdin fail at once, even when a
+// descendant that left the group still holds the pipes. The caller must
+// Wait. The error is a *StartError, or the context's error when ctx ended
+// first.
+func Start(ctx context.Context, spec Spec) (*Process, error) {
+	if len(spec.Command) == 0 || spec.Command[0] == "" {
+		return nil, &StartError{Err: errNoCommand}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p, err := start(ctx, spec)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &StartError{Command: spec.Command[0], Err: err}
+	}
+	return p, nil
+}
+
+func start(ctx context.Context, spec Spec) (*Process, error) {
+	cmd := exec.CommandContext(ctx, spec.Command[0], spec.Command[1:]...)
+	cmd.Dir = spec.Dir
+	cmd.Env = spec.Env
+	cmd.WaitDelay = WaitDelay
+	setGroup(cmd)
+	p := &Process{
+		cmd:       cmd,
+		stderr:    &boundedBuffer{max: orDefault(spec.MaxStderrBytes, DefaultMaxStderrBytes)},
+		maxStdout: orDefault(spec.MaxStdoutBytes, DefaultMaxStdoutBytes),
+		maxLine:   orDefault(spec.MaxLineBytes, DefaultMaxLineBytes),
+	}
+	cmd.Stderr = p.stderr
+
+	var childEnds []*os.File
+	closeAll := func(files ...*os.File) {
+		for _, f := range files {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	p.stdout = outR
+	cmd.Stdout = outW
+	childEnds = append(childEnds, outW)
+	switch {
+	case spec.Interactive:
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			closeAll(outR, outW)
+			return nil, err
+		}
+		p.stdin = inW
+		cmd.Stdin = inR
+		childEnds = append(childEnds, inR)
+	case len(spec.Stdin) <= smallInput:
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			closeAll(outR, outW)
+			return nil, err
+		}
+		_, err = inW.Write(spec.Stdin) // fits in the empty pipe: never blocks
+		inW.Close()
+		if err != nil {
+			closeAll(outR, outW, inR)
+			return nil, err
+		}
+		cmd.Stdin = inR
+		childEnds = append(childEnds, inR)
+	default:
+		cmd.Stdin = bytes.NewReader(spec.Stdin) // copied by os/exec, bounded by WaitDelay
+	}
+	if err := cmd.Start(); err != nil {
+		closeAll(childEnds...)
+		closeAll(p.stdout, p.stdin)
+		return nil, err
+	}
+	closeAll(childEnds...)
+	p.stopWatch = context.AfterFunc(ctx, p.interrupt)
+	return p, nil
+}
+
+// Run runs spec to completion: stdin gets spec.Stdin and then end of file,
+// stdout is read to its end into stdout, and the process is waited for.
+// Anything that goes wrong kills the whole group: ctx ending (the error is
+// the context's), stdout over MaxStdoutBytes (ErrOutputTooLarge), a read
+// error. The returned Process has ended, whatever the error: its Exit,
+// Success and Stderr say how. It is nil only when the process did not
+// start (see Start). A program that ran and exited non-zero is not an
+// error.
+func Run(ctx context.Context, spec Spec, stdout *bytes.Buffer) (*Process, error) {
+	spec.Interactive = false
+	p, err := Start(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	_, readErr := stdout.ReadFrom(io.LimitReader(p.stdout, p.maxStdout+1))
+	switch {
+	case ctx.Err() != nil:
+		readErr = ctx.Err()
+	case int64(stdout.Len()) > p.maxStdout:
+		readErr = fmt.Errorf("%w: more than %d bytes", ErrOutputTooLarge, p.maxStdout)
+	}
+	if readErr != nil {
+		p.Wait(0)
+		return p, readErr
+	}
+	p.reap(0) // stdout has ended: the process is on its way out
+	if err := ctx.Err(); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// interrupt makes blocked pipe I/O return; ctx has ended.
+func (p *Process) interrupt() {
+	p.stdout.SetReadDeadline(pastDeadline)
+	if p.stdin != nil {
+		p.stdin.SetWriteDeadline(pastDeadline)
+	}
+}
+
+// errNotInteractive is a Write to a process started without Interactive.
+var errNotInteractive = errors.New("stdin is not open for writing")
+
+// Write writes b to the stdin of an interactive process. An error means
+// the process closed stdin or exited, or its context ended.
+func (p *Process) Write(b []byte) (int, error) {
+	if p.stdin == nil {
+		return 0, errNotInteractive
+	}
+	return p.stdin.Write(b)
+}
+
+// CloseStdin tells an interactive process that no more input comes.
+func (p *Process) CloseStdin() {
+	if p.stdin != nil {
+		p.stdin.Close()
+	}
+}
+
+// SetReadDeadline makes ReadLine fail with os.ErrDeadlineExceeded once t
+// has passed.
+func (p *Process) SetReadDeadline(t time.Time) error {
+	return p.stdout.SetReadDeadline(t)
+}
+
+// ReadLine returns the next line of stdout without its newline (and a
+// carriage return before it). The slice is valid until the next call. The
+// last line may end without a newline; after it comes io.EOF. A line over
+// MaxLineBytes is ErrLineTooLong, stdout over MaxStdoutBytes in all
+// ErrOutputTooLarge; then the process should be killed, since what follows
+// can no longer be framed.
+func (p *Process) ReadLine() ([]byte, error) {
+	if p.lines == nil {
+		p.lines = newLineReader(p.stdout, 64<<10, p.maxLine, p.maxStdout)
+	}
+	return p.lines.readLine()
+}
+
+// LinesRead counts the lines ReadLine has returned.
+func (p *Process) LinesRead() int {
+	if p.lines == nil {
+		return 0
+	}
+	return p.lines.lines
+}
+
+// BytesRead counts the bytes of stdout ReadLine has taken.
+func (p *Process) BytesRead() int64 {
+	if p.lines == nil {
+		return 0
+	}
+	return p.lines.total
+}
+
+// Kill kills the process group now.
+func (p *Process) Kill() {
+	_ = killGroup(p.cmd.Process)
+}
+
+// WaitUntil is Wait with the grace running out at deadline.
+func (p *Process) WaitUntil(deadline time.Time) error {
+	return p.Wait(time.Until(deadline))
+}
+
+// Wait closes stdin, gives the process grace to exit, reaps it, and kills
+// whatever is left of its process group. A grace of 0 or less kills the
+// group at once. It returns the error of exec.Cmd.Wait; Exit describes it.
+func (p *Process) Wait(grace time.Duration) error {
+	if grace <= 0 {
+		p.Kill()
+	}
+	return p.reap(grace)
+}
+
+// reap is Wait without the kill at once: with no grace it waits for as
+// long as the process lives, which its context bounds.
+func (p *Process) reap(grace time.Duration) error {
+	p.CloseStdin()
+	var t *time.Timer
+	if grace > 0 {
+		t = time.AfterFunc(grace, p.Kill)
+	}
+	err := p.cmd.Wait()
+	if t != nil {
+		t.Stop()
+	}
+	p.Kill()
+	p.stopWatch()
+	p.stdout.Close()
+	p.waitErr = err
+	return err
+}
+
+// Exit describes how the process ended: "exit status 3", "signal:
+// killed". Call it after Wait.
+func (p *Process) Exit() string {
+	if st := p.cmd.ProcessState; st != nil {
+		return st.String()
+	}
+	if p.waitErr != nil {
+		return p.waitErr.Error()
+	}
+	return "unknown exit"
+}
+
+// Success reports whether the process exited by itself with status 0.
+func (p *Process) Success() bool {
+	st := p.cmd.ProcessState
+	return st != nil && st.Success()
+}
+
+// Stderr returns a copy of what was kept of stderr, nil when nothing was.
+// Call it after Wait.
+func (p *Process) Stderr() []byte {
+	return p.stderr.bytes()
+}
+
+func orDefault[T int | int64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
