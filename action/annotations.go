@@ -1,9 +1,10 @@
 package action
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -86,15 +87,14 @@ func Annotations(r *results.Run, max int) (anns []Annotation, total int) {
 		}
 	}
 	total = len(anns)
-	sort.SliceStable(anns, func(i, j int) bool {
-		a, b := anns[i], anns[j]
+	slices.SortFunc(anns, func(a, b Annotation) int {
 		if a.errored != b.errored {
-			return a.errored
+			if a.errored {
+				return -1
+			}
+			return 1
 		}
-		if a.score != b.score {
-			return a.score < b.score
-		}
-		return a.order < b.order
+		return cmp.Or(cmp.Compare(a.score, b.score), cmp.Compare(a.order, b.order))
 	})
 	if max >= 0 && len(anns) > max {
 		anns = anns[:max]

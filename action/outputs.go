@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -32,7 +32,7 @@ func WriteOutputs(env func(string) string, outs map[string]string) error {
 		}
 		names = append(names, name)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	var b strings.Builder
 	for _, name := range names {
 		value := outs[name]

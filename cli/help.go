@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -38,7 +38,7 @@ func commandNames() []string {
 	for n := range subcommands {
 		names = append(names, n)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	return names
 }
 

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -577,6 +576,6 @@ func variableNames(typ reflect.Type) []string {
 		}
 	}
 	add(typ)
-	sort.Strings(names)
+	slices.Sort(names)
 	return names
 }

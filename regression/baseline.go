@@ -12,7 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/evalgate/evalgate/gates"
@@ -103,7 +103,7 @@ func loadPath(path string) (*results.Run, error) {
 	for _, d := range []string{filepath.Join(path, "summaries"), path} {
 		files, _ := filepath.Glob(filepath.Join(d, "*.json"))
 		if len(files) > 0 {
-			sort.Strings(files)
+			slices.Sort(files)
 			return loadSummaries(path, files)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -101,7 +101,7 @@ func Plan(all []*suites.Suite, sel Selection) []Planned {
 		}
 		p := Planned{Suite: s}
 		for _, t := range s.Tasks {
-			if len(sel.Tasks) > 0 && !contains(sel.Tasks, t.ID) {
+			if len(sel.Tasks) > 0 && !slices.Contains(sel.Tasks, t.ID) {
 				continue
 			}
 			if len(sel.Tags) > 0 && !anyIn(sel.Tags, t.Tags) && !anyIn(sel.Tags, s.Tags) {
@@ -119,18 +119,9 @@ func Plan(all []*suites.Suite, sel Selection) []Planned {
 	return out
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func anyIn(want, have []string) bool {
 	for _, w := range want {
-		if contains(have, w) {
+		if slices.Contains(have, w) {
 			return true
 		}
 	}
@@ -722,7 +713,7 @@ func aggregate(s *suites.Suite, t *suites.Task, trials []results.Trial) results.
 	for id := range failed {
 		res.FailedChecks = append(res.FailedChecks, id)
 	}
-	sort.Strings(res.FailedChecks)
+	slices.Sort(res.FailedChecks)
 	switch {
 	case res.ErrorKind != "":
 		res.Status = results.StatusError

@@ -223,7 +223,7 @@ func (q *quickSchema) valid(v *value) bool {
 			return false
 		}
 	}
-	if q.enum != nil && (v.kind != kindString || !containsString(q.enum, v.lit)) {
+	if q.enum != nil && (v.kind != kindString || !slices.Contains(q.enum, v.lit)) {
 		return false
 	}
 	if q.ref != nil && !q.ref.valid(v) {
@@ -286,15 +286,6 @@ func isInteger(lit string) bool {
 	}
 	r, ok := new(big.Rat).SetString(lit)
 	return ok && r.IsInt()
-}
-
-func containsString(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // uniqueStrings reports whether items are distinct strings; items of other

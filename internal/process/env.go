@@ -2,7 +2,7 @@ package process
 
 import (
 	"os"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -61,7 +61,7 @@ func ScrubEnv(parent []string, drop []string, extra map[string]string) []string 
 	for k := range extra {
 		names = append(names, k)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	for _, k := range names {
 		v := os.Expand(extra[k], func(name string) string { return lookup[name] })
 		out = append(out, k+"="+v)
