@@ -20,6 +20,7 @@ import (
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/runner"
 	"github.com/evalgate/evalgate/suites"
+	"github.com/mattn/go-isatty"
 )
 
 func init() {
@@ -401,9 +402,5 @@ func (c *Command) isTerminal() bool {
 		return c.IsTerminal()
 	}
 	f, ok := c.Stdout.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
