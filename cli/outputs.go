@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -65,10 +64,8 @@ func findRepoRoot(getenv func(string) string) string {
 			return abs
 		}
 	}
-	if out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output(); err == nil {
-		if top := strings.TrimSpace(string(out)); top != "" {
-			return filepath.Clean(top)
-		}
+	if top := gitOutput("rev-parse", "--show-toplevel"); top != "" {
+		return filepath.Clean(top)
 	}
 	wd, _ := os.Getwd()
 	return wd

@@ -383,7 +383,23 @@ func gitSHA(getenv func(string) string) string {
 	if s := getenv("GITHUB_SHA"); s != "" {
 		return s
 	}
-	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	return gitOutput("rev-parse", "HEAD")
+}
+
+// gitTimeout bounds one git command: what evalgate asks git is local and
+// quick, and a git that hangs (a lock, a network file system) must not
+// hold up the run or its outputs.
+const gitTimeout = 10 * time.Second
+
+// gitOutput runs git with args in the working directory and returns its output
+// without the trailing newline; "" when git is missing, fails or takes
+// longer than gitTimeout. It is not tied to the run's context: an
+// interrupted run still names its commit and repository-relative paths in
+// what it writes.
+func gitOutput(args ...string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", args...).Output()
 	if err != nil {
 		return ""
 	}
