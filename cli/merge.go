@@ -128,10 +128,6 @@ func mergeRuns(shards []*results.Run, names []string) (*results.Run, error) {
 		RunID:  newID(),
 		Tool:   results.Tool{Name: "evalgate", Version: version()},
 	}
-	type origin struct {
-		suite int    // index in run.Suites
-		from  string // the shard that had the task
-	}
 	suiteIndex := map[string]int{}
 	seen := map[[2]string]string{}
 	for n, sh := range shards {

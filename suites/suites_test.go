@@ -90,6 +90,7 @@ func checkCompiled(t *testing.T, s *Suite) {
 
 func dumpSuite(t *testing.T, s *Suite) string {
 	t.Helper()
+	//lint:ignore SA1026 checkCompiled has cleared the compiled programs and schemas
 	out, err := json.MarshalIndent(s, "", "  ")
 	assert.NilError(t, err)
 	return string(out) + "\n"
