@@ -13,10 +13,6 @@ import (
 	"github.com/evalgate/evalgate/suites"
 )
 
-func init() {
-	register("baseline", "manage the baseline: \"baseline promote RESULTS\" writes the canonical baseline file", baselineCmd)
-}
-
 // fetchArtifact resolves a github-artifact:<name> baseline to a local
 // results.json. The GitHub Action's wiring sets it (with
 // action.ResolveBaseline); it is nil outside the Action, where such a

@@ -11,10 +11,6 @@ import (
 	"github.com/evalgate/evalgate/judges"
 )
 
-func init() {
-	register("calibrate", "measure how well the rubric judge agrees with human labels (Spearman ρ, Cohen's κ)", calibrateCmd)
-}
-
 // calibrateFlags are the flags of `evalgate calibrate`.
 type calibrateFlags struct {
 	labels       string

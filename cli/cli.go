@@ -55,17 +55,40 @@ type Command struct {
 	repo lazyRoot // the root every path in the outputs is relative to
 }
 
-// subcommand is one verb of the command line.
-type subcommand struct {
-	summary string
+// verb is one command of the command line.
+type verb struct {
+	name    string
+	summary string // one line for the command list
 	run     func(ctx context.Context, c *Command, args []string) error
 }
 
-// subcommands lists the verbs; each lives in its own file.
-var subcommands = map[string]subcommand{}
+// verbs is the table of commands, in the order `evalgate help` lists
+// them; each one's function lives in cmd_<name>.go. A function rather than
+// a variable, since the commands' help reads the table.
+func verbs() []verb {
+	return []verb{
+		{"baseline", "manage the baseline: \"baseline promote RESULTS\" writes the canonical baseline file", baselineCmd},
+		{"calibrate", "measure how well the rubric judge agrees with human labels (Spearman ρ, Cohen's κ)", calibrateCmd},
+		{"diff", "compare two results: verdict, score movement, newly failing and fixed tasks", diffCmd},
+		{"export", "export a suite: --openwop strips evalgate's extensions and lists what was lost", exportCmd},
+		{"init", "scaffold evalgate.yaml, a starter suite and agent, and a GitHub workflow", initCmd},
+		{"merge", "merge shard results into one run, write its outputs and gate on it", mergeCmd},
+		{"report", "render a results.json again: --format md|junit|sarif|badge|html", reportCmd},
+		{"run", "run the suites against the agent and gate on the result (the main job)", runCmd},
+		{"schema", "print a JSON Schema: suite, summary (openwop EvalSummary) or results", schemaCmd},
+		{"validate", "check suite files without running them", validateCmd},
+		{"version", "print the version", versionCmd},
+	}
+}
 
-func register(name, summary string, run func(ctx context.Context, c *Command, args []string) error) {
-	subcommands[name] = subcommand{summary: summary, run: run}
+// lookupVerb finds the command called name.
+func lookupVerb(name string) (verb, bool) {
+	for _, v := range verbs() {
+		if v.name == name {
+			return v, true
+		}
+	}
+	return verb{}, false
 }
 
 // exitError carries an exit code. A nil err is a silent exit: the report
@@ -136,11 +159,11 @@ func (c *Command) dispatch(ctx context.Context, args []string) error {
 	case "-version", "--version":
 		args = []string{"version"}
 	}
-	sub, ok := subcommands[args[0]]
+	v, ok := lookupVerb(args[0])
 	if !ok {
 		return unknownCommand(args[0])
 	}
-	return sub.run(ctx, c, args[1:])
+	return v.run(ctx, c, args[1:])
 }
 
 func (c *Command) exit(err error) int {
@@ -319,18 +342,4 @@ func version() string {
 		return bi.Main.Version
 	}
 	return "dev"
-}
-
-func init() {
-	register("version", "print the version", func(_ context.Context, c *Command, args []string) error {
-		fs := c.newFlags("version", "")
-		if err := parse(fs, args); err != nil {
-			return err
-		}
-		if fs.NArg() > 0 {
-			return invalid(fmt.Errorf("version takes no arguments, got %q", fs.Arg(0)))
-		}
-		fmt.Fprintf(c.Stdout, "evalgate %s\n", version())
-		return nil
-	})
 }

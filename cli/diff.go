@@ -10,10 +10,6 @@ import (
 	"github.com/evalgate/evalgate/report"
 )
 
-func init() {
-	register("diff", "compare two results: verdict, score movement, newly failing and fixed tasks", diffCmd)
-}
-
 // diffCmd is `evalgate diff [--format text|md] BASE HEAD`. BASE and HEAD are
 // anything a baseline may be: results.json, its folder, a promoted
 // baseline, openwop summaries or git:<ref>:<path>. It exits 0 whatever the

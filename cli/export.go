@@ -12,10 +12,6 @@ import (
 	"github.com/evalgate/evalgate/suites"
 )
 
-func init() {
-	register("export", "export a suite: --openwop strips evalgate's extensions and lists what was lost", exportCmd)
-}
-
 // exportCmd writes the openwop form of a suite to stdout and reports, on
 // stderr, what happened to each extension. It exits 1 when a task was lost:
 // left out, or kept with --keep-unscoreable, because only extensions

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 )
 
@@ -15,8 +14,8 @@ func (c *Command) usage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: evalgate <command> [arguments] [flags]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
-	for _, n := range commandNames() {
-		fmt.Fprintf(w, "  %-10s %s\n", n, subcommands[n].summary)
+	for _, v := range verbs() {
+		fmt.Fprintf(w, "  %-10s %s\n", v.name, v.summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, `"evalgate help <command>" (or "evalgate <command> --help") shows a command's`)
@@ -33,12 +32,12 @@ const exitCodesHelp = `Exit codes:
   130  interrupted (Ctrl-C): the outputs hold the tasks that finished
 `
 
+// commandNames lists the commands' names in table order.
 func commandNames() []string {
-	names := make([]string, 0, len(subcommands))
-	for n := range subcommands {
-		names = append(names, n)
+	names := make([]string, 0, len(verbs()))
+	for _, v := range verbs() {
+		names = append(names, v.name)
 	}
-	slices.Sort(names)
 	return names
 }
 
@@ -199,7 +198,8 @@ var commandDocs = map[string]commandDoc{
 // codes and examples.
 func (c *Command) commandHelp(w io.Writer, name, args string, fs *flag.FlagSet) {
 	doc := commandDocs[name]
-	fmt.Fprintf(w, "evalgate %s: %s\n\n", name, subcommands[name].summary)
+	v, _ := lookupVerb(name)
+	fmt.Fprintf(w, "evalgate %s: %s\n\n", name, v.summary)
 	fmt.Fprintln(w, "Usage:")
 	fmt.Fprintf(w, "  %s\n", strings.Join(strings.Fields("evalgate "+name+" "+args+" [flags]"), " "))
 	if doc.about != "" {

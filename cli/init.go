@@ -41,10 +41,6 @@ var gitignoreLines = []string{"evalgate-out/", ".evalgate/cache/"}
 
 const gitignoreComment = "# evalgate: run outputs and the judge cache"
 
-func init() {
-	register("init", "scaffold evalgate.yaml, a starter suite and agent, and a GitHub workflow", initCmd)
-}
-
 // initCmd writes the scaffold files that are missing, keeps the ones already
 // there (--force overwrites them), and adds to .gitignore the lines it
 // lacks. A second init changes nothing and says so.

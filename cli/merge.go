@@ -17,10 +17,6 @@ import (
 	"github.com/evalgate/evalgate/results"
 )
 
-func init() {
-	register("merge", "merge shard results into one run, write its outputs and gate on it", mergeCmd)
-}
-
 // mergeCmd is `evalgate merge --out DIR RESULTS...`: the last job of a
 // sharded workflow. It merges the shards' results.json as if the suites had
 // run whole, compares with the baseline, evaluates the gates and writes

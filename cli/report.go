@@ -12,10 +12,6 @@ import (
 	"github.com/evalgate/evalgate/results"
 )
 
-func init() {
-	register("report", "render a results.json again: --format md|junit|sarif|badge|html", reportCmd)
-}
-
 // reportCmd is `evalgate report --format md|junit|sarif|badge RESULTS`.
 func reportCmd(ctx context.Context, c *Command, args []string) error {
 	fs := c.newFlags("report", "RESULTS")

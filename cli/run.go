@@ -23,10 +23,6 @@ import (
 	"github.com/mattn/go-isatty"
 )
 
-func init() {
-	register("run", "run the suites against the agent and gate on the result (the main job)", runCmd)
-}
-
 // runFlags are the flags of `evalgate run`; each one overrides the config.
 type runFlags struct {
 	config      string

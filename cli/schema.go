@@ -8,10 +8,6 @@ import (
 	"github.com/evalgate/evalgate/suites"
 )
 
-func init() {
-	register("schema", "print a JSON Schema: suite, summary (openwop EvalSummary) or results", schemaCmd)
-}
-
 func schemaCmd(_ context.Context, c *Command, args []string) error {
 	fs := c.newFlags("schema", "suite|summary|results")
 	if err := parse(fs, args); err != nil {

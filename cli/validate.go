@@ -9,10 +9,6 @@ import (
 	"github.com/evalgate/evalgate/suites"
 )
 
-func init() {
-	register("validate", "check suite files without running them", validateCmd)
-}
-
 func validateCmd(_ context.Context, c *Command, args []string) error {
 	fs := c.newFlags("validate", "[suite files or folders...]")
 	configPath := fs.String("config", "", "project `file` whose suites to validate (default ./evalgate.yaml when present)")
