@@ -448,26 +448,8 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 	if err != nil {
 		return results.Trial{}, nil, err
 	}
-	timeout := r.opts.Timeout
-	if t.TimeoutMs > 0 {
-		timeout = time.Duration(t.TimeoutMs) * time.Millisecond
-	}
-	mode := r.mode(s, t)
-	live := mode == "live-shadow"
-	sess := fixtures.NewSession(&t.Fixtures, fixtures.Options{Live: live, Canary: r.opts.Canary})
-	req := &Request{
-		SuiteID: s.ID,
-		TaskID:  t.ID,
-		Trial:   n,
-		Mode:    mode,
-		Input:   t.Input,
-		Tools:   s.Tools,
-		Timeout: timeout,
-	}
-	if !live {
-		req.Memory = t.Fixtures.MemorySeed
-	}
-	tctx, cancel := context.WithTimeout(ctx, timeout)
+	req, sess := r.request(s, t, n)
+	tctx, cancel := context.WithTimeout(ctx, req.Timeout)
 	start := time.Now()
 	out := r.opts.Agent.Run(tctx, req, sess)
 	latency := time.Since(start)
@@ -477,7 +459,7 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 	}
 	rec := &TrialRecord{
 		Trial:  n,
-		Mode:   mode,
+		Mode:   req.Mode,
 		Input:  t.Input,
 		Output: out.Output,
 		Trace:  sess.Trace(),
@@ -505,35 +487,73 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 		res.Status, res.ErrorKind = results.StatusError, results.ErrUnmatchedTool
 		res.ErrorMessage = "a tool call had no fixture, and the fixtures say onUnmatched: fail"
 	default:
-		obs := &judges.Observation{
-			Input:     t.Input,
-			Output:    out.Output,
-			Trace:     rec.Trace,
-			LatencyMs: res.LatencyMs,
-			CostUsd:   out.Usage.CostUsd,
-		}
-		r.score(ctx, s, t, obs, rec, &res)
-		if r.opts.Detect != nil {
-			d := r.opts.Detect(ctx, &judges.DetectInput{Suite: s, Task: t, Mode: mode, Obs: obs, Planted: sess.Planted(), Findings: res.Findings})
-			res.Findings = d.Findings
-			res.JudgeCostUsd += d.CostUsd
-			res.Tokens.Input += d.Tokens.Input
-			res.Tokens.Output += d.Tokens.Output
-		}
+		r.judge(ctx, s, t, req.Mode, sess, rec, &res)
 	}
 	res.Findings = dedupeFindings(res.Findings)
 	if res.Status == "" {
-		res.Passed = res.Score >= s.PassBar(t) && !severe(res.Findings)
-		res.Status = results.StatusFailed
-		if res.Passed {
-			res.Status = results.StatusPassed
-		}
+		decide(s, t, &res)
 	}
 	rec.Result = res
 	if r.opts.Observer != nil && res.ErrorKind != results.ErrCancelled {
 		r.opts.Observer.Trial(s, t, rec)
 	}
 	return res, out, nil
+}
+
+// request is what the agent is asked in trial n of task t, and the fixture
+// session that answers its tool calls.
+func (r *run) request(s *suites.Suite, t *suites.Task, n int) (*Request, *fixtures.Session) {
+	timeout := r.opts.Timeout
+	if t.TimeoutMs > 0 {
+		timeout = time.Duration(t.TimeoutMs) * time.Millisecond
+	}
+	mode := r.mode(s, t)
+	live := mode == "live-shadow"
+	sess := fixtures.NewSession(&t.Fixtures, fixtures.Options{Live: live, Canary: r.opts.Canary})
+	req := &Request{
+		SuiteID: s.ID,
+		TaskID:  t.ID,
+		Trial:   n,
+		Mode:    mode,
+		Input:   t.Input,
+		Tools:   s.Tools,
+		Timeout: timeout,
+	}
+	if !live {
+		req.Memory = t.Fixtures.MemorySeed
+	}
+	return req, sess
+}
+
+// decide passes a scored trial whose score reaches the task's pass bar
+// with no severe finding, and fails it otherwise.
+func decide(s *suites.Suite, t *suites.Task, res *results.Trial) {
+	res.Passed = res.Score >= s.PassBar(t) && !severe(res.Findings)
+	res.Status = results.StatusFailed
+	if res.Passed {
+		res.Status = results.StatusPassed
+	}
+}
+
+// judge scores a trial whose agent answered: its checks, then the
+// detectors, whose findings and judge costs it adds to res.
+func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, mode string, sess *fixtures.Session, rec *TrialRecord, res *results.Trial) {
+	obs := &judges.Observation{
+		Input:     t.Input,
+		Output:    rec.Output,
+		Trace:     rec.Trace,
+		LatencyMs: res.LatencyMs,
+		CostUsd:   rec.Usage.CostUsd,
+	}
+	r.score(ctx, s, t, obs, rec, res)
+	if r.opts.Detect == nil {
+		return
+	}
+	d := r.opts.Detect(ctx, &judges.DetectInput{Suite: s, Task: t, Mode: mode, Obs: obs, Planted: sess.Planted(), Findings: res.Findings})
+	res.Findings = d.Findings
+	res.JudgeCostUsd += d.CostUsd
+	res.Tokens.Input += d.Tokens.Input
+	res.Tokens.Output += d.Tokens.Output
 }
 
 // score runs the checks of a trial that produced an output: golden checks,
