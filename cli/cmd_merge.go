@@ -92,7 +92,7 @@ func (j *job) writeMerged(ctx context.Context, run *results.Run) error {
 	if err := os.MkdirAll(j.out, 0o755); err != nil {
 		return fmt.Errorf("could not create the output folder %q: %w", j.out, err)
 	}
-	f, err := os.Create(filepath.Join(j.out, "events.ndjson"))
+	f, err := os.Create(filepath.Join(j.out, eventsFile))
 	if err != nil {
 		return fmt.Errorf("could not write to the output folder %q: %w", j.out, err)
 	}

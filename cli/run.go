@@ -192,46 +192,18 @@ func firstNonEmpty(vals ...string) string {
 // execute runs the job and writes every output. Only a run that could not
 // happen returns exit 3; a failed gate is exit 1 after the report.
 func (j *job) execute(ctx context.Context) error {
-	c := j.c
-	if err := os.MkdirAll(j.out, 0o755); err != nil {
-		return runError(fmt.Errorf("could not create the output folder %q: %w", j.out, err))
-	}
-	events, err := os.Create(filepath.Join(j.out, "events.ndjson"))
+	obs, closeOutputs, err := j.openOutputs()
 	if err != nil {
-		return runError(fmt.Errorf("could not write to the output folder %q: %w", j.out, err))
+		return err
 	}
-	defer events.Close()
-
-	termOpts := report.TerminalOptions{
-		Out:   c.Stdout,
-		Color: c.colorEnabled(j.flags.noColor),
-		Live:  c.isTerminal() && c.Getenv("CI") == "",
-		Quiet: j.flags.quiet,
-	}
-	if j.flags.transcripts {
-		termOpts.Transcripts = filepath.Join(j.out, "transcripts")
-	}
-	term := report.NewTerminal(termOpts)
-	if j.spill, err = newTrialSpill(j.out); err != nil {
-		return runError(err)
-	}
-	defer j.spill.Close()
-	obs := &observer{
-		term:        term,
-		events:      report.NewEvents(events, time.Now, newID),
-		transcripts: j.flags.transcripts,
-		out:         j.out,
-		cmp:         j.cmp,
-		spill:       j.spill,
-	}
-	canary := "EVALGATE-CANARY-" + newID()
+	defer closeOutputs()
 	opts := runner.Options{
 		Agent:       j.agent,
 		Concurrency: firstPositive(j.flags.concurrency, j.cfg.Concurrency),
 		Timeout:     time.Duration(firstPositive(int(j.flags.timeout), int(j.cfg.Timeout))),
 		Trials:      firstPositive(j.flags.trials, j.cfg.Trials),
 		Mode:        j.flags.mode,
-		Canary:      canary,
+		Canary:      "EVALGATE-CANARY-" + newID(),
 		Observer:    obs,
 	}
 	if err := j.configureJudging(&opts); err != nil {
@@ -249,7 +221,7 @@ func (j *job) execute(ctx context.Context) error {
 	// Asking git for the commit starts a process: it runs beside the agents
 	// rather than before the first one.
 	sha := make(chan string, 1)
-	go func() { sha <- gitSHA(c.Getenv) }()
+	go func() { sha <- gitSHA(j.c.Getenv) }()
 	suiteResults, runErr := runner.Run(ctx, j.plan, opts)
 	run.FinishedAt = time.Now().UTC()
 	run.GitSHA = <-sha
@@ -259,7 +231,7 @@ func (j *job) execute(ctx context.Context) error {
 	if runErr != nil && !errors.Is(runErr, runner.ErrInterrupted) {
 		// A run that could not happen leaves no outputs, not even the
 		// events it had no task to write into.
-		_ = os.Remove(events.Name())
+		_ = os.Remove(filepath.Join(j.out, eventsFile))
 		if cr, ok := errors.AsType[*runner.CannotRunError](runErr); ok {
 			return j.cannotRun(cr)
 		}
@@ -269,14 +241,7 @@ func (j *job) execute(ctx context.Context) error {
 		return err
 	}
 	run.Interrupted = errors.Is(runErr, runner.ErrInterrupted)
-	for i := range suiteResults {
-		suiteResults[i].RunID = obs.runIDs[suiteResults[i].ID]
-		suiteResults[i].ModelClass = j.cfg.Agent.ModelClass
-	}
-	run.Suites = suiteResults
-	c.repoRelative(run)
-	run.Stats = gates.Combine(run.Suites)
-	run.Judge = j.judgeInfo()
+	j.complete(run, suiteResults, obs)
 	if err := j.compare(ctx, run); err != nil {
 		return err
 	}
@@ -285,7 +250,63 @@ func (j *job) execute(ctx context.Context) error {
 		return runError(err)
 	}
 	interrupted := &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: the results hold the %d %s that finished; run again for a verdict", run.TaskCount, pluralWord(run.TaskCount, "task", "tasks"))}
-	return j.conclude(ctx, run, term, interrupted)
+	return j.conclude(ctx, run, obs.term, interrupted)
+}
+
+// eventsFile is the live event stream in the output folder.
+const eventsFile = "events.ndjson"
+
+// openOutputs creates the output folder and what the run writes while it
+// goes: the event stream, the terminal report and the trial spill, all
+// fed by the observer it returns. closeAll closes them.
+func (j *job) openOutputs() (obs *observer, closeAll func(), err error) {
+	c := j.c
+	if err := os.MkdirAll(j.out, 0o755); err != nil {
+		return nil, nil, runError(fmt.Errorf("could not create the output folder %q: %w", j.out, err))
+	}
+	events, err := os.Create(filepath.Join(j.out, eventsFile))
+	if err != nil {
+		return nil, nil, runError(fmt.Errorf("could not write to the output folder %q: %w", j.out, err))
+	}
+	termOpts := report.TerminalOptions{
+		Out:   c.Stdout,
+		Color: c.colorEnabled(j.flags.noColor),
+		Live:  c.isTerminal() && c.Getenv("CI") == "",
+		Quiet: j.flags.quiet,
+	}
+	if j.flags.transcripts {
+		termOpts.Transcripts = filepath.Join(j.out, "transcripts")
+	}
+	if j.spill, err = newTrialSpill(j.out); err != nil {
+		events.Close()
+		return nil, nil, runError(err)
+	}
+	obs = &observer{
+		term:        report.NewTerminal(termOpts),
+		events:      report.NewEvents(events, time.Now, newID),
+		transcripts: j.flags.transcripts,
+		out:         j.out,
+		cmp:         j.cmp,
+		spill:       j.spill,
+	}
+	return obs, func() {
+		j.spill.Close()
+		events.Close()
+	}, nil
+}
+
+// complete fills in what the run's suites and figures are once the runner
+// has returned: each suite's run id and model class, repository-relative
+// files, the combined stats and the judge.
+func (j *job) complete(run *results.Run, suiteResults []results.Suite, obs *observer) {
+	for i := range suiteResults {
+		suiteResults[i].RunID = obs.runIDs[suiteResults[i].ID]
+		suiteResults[i].ModelClass = j.cfg.Agent.ModelClass
+	}
+	run.Suites = suiteResults
+	j.c.repoRelative(run)
+	run.Stats = gates.Combine(run.Suites)
+	run.Judge = j.judgeInfo()
 }
 
 // compileGates returns the gates a run must pass: --gate, else the config's
