@@ -7,14 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ACT_VERSION="${ACT_VERSION:-v0.2.89}"
-gobin="$(go env GOBIN)"
-[[ -n "$gobin" ]] || gobin="$(go env GOPATH)/bin"
-export PATH="$gobin:$PATH"
-
-if ! command -v act >/dev/null 2>&1 || ! act --version 2>/dev/null | grep -q "${ACT_VERSION#v}"; then
-	echo "installing act $ACT_VERSION"
-	go install "github.com/nektos/act@$ACT_VERSION"
-fi
+# shellcheck source=scripts/gotool.sh
+source scripts/gotool.sh
+need_go_tool act github.com/nektos/act "$ACT_VERSION"
 act --version
 
 export EVALGATE_E2E_ACT=1

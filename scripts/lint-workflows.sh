@@ -6,14 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ACTIONLINT_VERSION="${ACTIONLINT_VERSION:-v1.7.12}"
-gobin="$(go env GOBIN)"
-[[ -n "$gobin" ]] || gobin="$(go env GOPATH)/bin"
-export PATH="$gobin:$PATH"
-
-if ! command -v actionlint >/dev/null 2>&1; then
-	echo "installing actionlint $ACTIONLINT_VERSION"
-	go install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
-fi
+# shellcheck source=scripts/gotool.sh
+source scripts/gotool.sh
+need_go_tool actionlint github.com/rhysd/actionlint/cmd/actionlint "$ACTIONLINT_VERSION"
 
 files=()
 while IFS= read -r f; do files+=("$f"); done < <(

@@ -6,12 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 STATICCHECK_VERSION="${STATICCHECK_VERSION:-v0.8.2}"
-gobin="$(go env GOBIN)"
-[[ -n "$gobin" ]] || gobin="$(go env GOPATH)/bin"
-export PATH="$gobin:$PATH"
-
-if ! go version -m "$gobin/staticcheck" 2>/dev/null | grep -q "honnef.co/go/tools[[:space:]]*$STATICCHECK_VERSION"; then
-	echo "installing staticcheck $STATICCHECK_VERSION"
-	go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
-fi
+# shellcheck source=scripts/gotool.sh
+source scripts/gotool.sh
+need_go_tool staticcheck honnef.co/go/tools/cmd/staticcheck "$STATICCHECK_VERSION"
 staticcheck ./...
