@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/evalgate/evalgate/internal/memtune"
 	"github.com/evalgate/evalgate/suites"
 )
 
@@ -27,7 +28,7 @@ func validateCmd(_ context.Context, c *Command, args []string) error {
 	if len(paths) == 0 {
 		return invalid(errors.New("no suites to validate: pass suite files or folders, or list them under \"suites\" in evalgate.yaml"))
 	}
-	all, err := suites.Load(paths...)
+	all, err := suites.LoadWith(memtune.Load, paths...)
 	if err != nil {
 		fmt.Fprintln(c.Stdout, err)
 		return invalid(errors.New("invalid suites"))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/gates"
+	"github.com/evalgate/evalgate/internal/memtune"
 	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
@@ -113,7 +114,7 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 	if err := c.maskSecrets(cfg); err != nil {
 		return nil, runError(err)
 	}
-	all, err := suites.Load(paths...)
+	all, err := suites.LoadWith(memtune.Load, paths...)
 	if err != nil {
 		c.annotateSuiteErrors(err)
 		return nil, invalid(fmt.Errorf("invalid suites:\n%w", err))

@@ -8,10 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"strings"
-	"sync"
 	"sync/atomic"
 )
 
@@ -258,6 +255,17 @@ func isJSON(path string, data []byte) bool {
 // an Errors with every problem of every file, including a suiteId that two
 // files define.
 func Load(paths ...string) ([]*Suite, error) {
+	return LoadWith(nil, paths...)
+}
+
+// A ParseHook is called before Load parses a suite file, with the file's
+// path, its size in bytes and whether it is JSON; Load calls the function
+// it returns when the parse ends. The command layer uses it to set the
+// process's garbage collector for the file (internal/memtune).
+type ParseHook func(path string, size int, json bool) (done func())
+
+// LoadWith is Load with hook, when not nil, around the parse of each file.
+func LoadWith(hook ParseHook, paths ...string) ([]*Suite, error) {
 	files, errs := suiteFiles(paths)
 	var suites []*Suite
 	defined := map[string]*Suite{}
@@ -267,7 +275,14 @@ func Load(paths ...string) ([]*Suite, error) {
 			errs = append(errs, ioError(f, "could not read suite", err))
 			continue
 		}
-		s, ferrs := parseFile(f, data)
+		var done func()
+		if hook != nil {
+			done = hook(f, len(data), isJSON(f, bytes.TrimPrefix(data, utf8BOM)))
+		}
+		s, ferrs := parseData(f, data, true)
+		if done != nil {
+			done()
+		}
 		if len(ferrs) > 0 {
 			errs = append(errs, ferrs...)
 			continue
@@ -280,66 +295,6 @@ func Load(paths ...string) ([]*Suite, error) {
 		suites = append(suites, s)
 	}
 	return suites, errs.orNil()
-}
-
-// loadGCPercent is the garbage collector's target while a large suite
-// loads. Loading makes much short-lived garbage (syntax trees, the
-// validator's copies, expression checks) around a tree that is dropped at
-// the end, and with Go's default target of 100% the heap doubles it: for a
-// large suite that is the peak memory of the whole run (#6).
-const loadGCPercent = 40
-
-// A JSON suite file of at most smallSuite bytes loads with the collector
-// held off until the memory in use has grown by loadHeadroom plus
-// loadGrowth times the file's size (what its decoded tasks may keep). At
-// Go's minimum heap size a tight target collects over and over while the
-// heap is small: 25 times over a 1,000-task suite, which then took half as
-// long again to load, all of it before the first agent starts (#6). The
-// headroom is small so that the peak memory of a small run stays small.
-const (
-	smallSuite   = 1 << 20
-	loadHeadroom = 8 << 20
-	loadGrowth   = 2
-)
-
-// parseFile parses the suite file at path, which holds data, with the
-// collector set for it. Files are parsed one at a time, whoever asks: the
-// collector's settings belong to the process, and two loads setting and
-// restoring them at once could leave it off.
-func parseFile(path string, data []byte) (*Suite, Errors) {
-	loading.Lock()
-	defer loading.Unlock()
-	defer loadGC(len(data), isJSON(path, data))()
-	return parseData(path, data, true)
-}
-
-var loading sync.Mutex
-
-// loadGC sets the collector for loading a suite file of size bytes and
-// returns what restores it. A process running with the collector off
-// (GOGC=off) is left as it is.
-func loadGC(size int, json bool) (restore func()) {
-	prev := debug.SetGCPercent(-1)
-	if prev < 0 {
-		return func() {}
-	}
-	if json && size <= smallSuite {
-		limit := debug.SetMemoryLimit(-1) // reads it
-		debug.SetMemoryLimit(min(limit, memoryInUse()+loadHeadroom+loadGrowth*int64(size)))
-		return func() {
-			debug.SetMemoryLimit(limit)
-			debug.SetGCPercent(prev)
-		}
-	}
-	debug.SetGCPercent(min(prev, loadGCPercent))
-	return func() { debug.SetGCPercent(prev) }
-}
-
-// memoryInUse is the memory the Go runtime counts against its memory limit.
-func memoryInUse() int64 {
-	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
-	metrics.Read(s)
-	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
 }
 
 // suiteIDClash reports a suite whose id another file defined first, at

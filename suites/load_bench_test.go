@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evalgate/evalgate/internal/memtune"
 )
 
 // benchWorkload is a suite of the side-by-side bench workload (bench/gen):
@@ -33,9 +35,16 @@ func benchWorkload(n int) []byte {
 	return []byte(sb.String())
 }
 
-// BenchmarkLoadBench1k loads a 1,000-task suite of the bench workload: what
-// stands between `evalgate run` and its first agent.
-func BenchmarkLoadBench1k(b *testing.B) {
+// BenchmarkLoadBench1k loads a 1,000-task suite of the bench workload, as
+// `evalgate run` does (with the collector set by internal/memtune): what
+// stands between the command and its first agent.
+func BenchmarkLoadBench1k(b *testing.B) { benchmarkLoad(b, memtune.Load) }
+
+// BenchmarkLoadBench1kUntuned is the same load with the collector as the
+// process has it: what a program using this package gets.
+func BenchmarkLoadBench1kUntuned(b *testing.B) { benchmarkLoad(b, nil) }
+
+func benchmarkLoad(b *testing.B, hook ParseHook) {
 	path := filepath.Join(b.TempDir(), "bench.json")
 	data := benchWorkload(1000)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -47,7 +56,7 @@ func BenchmarkLoadBench1k(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		s, err := Load(path)
+		s, err := LoadWith(hook, path)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,0 +1,81 @@
+package memtune
+
+import (
+	"math"
+	"runtime/debug"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+)
+
+// TestLoad checks the collector's settings while a file loads, and that
+// they come back after it.
+func TestLoad(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	const noLimit = math.MaxInt64
+	for _, tc := range []struct {
+		name      string
+		gogc      int
+		size      int
+		json      bool
+		wantGOGC  int
+		wantLimit bool // a memory limit is set
+	}{
+		{"small JSON", 40, 500_000, true, -1, true},
+		{"large JSON", 40, 50 << 20, true, 40, false},
+		{"large JSON, loose target", 100, 50 << 20, true, loadGCPercent, false},
+		{"large JSON, tighter target", 20, 50 << 20, true, 20, false},
+		{"small YAML", 100, 500_000, false, loadGCPercent, false},
+		{"collector off", -1, 500_000, true, -1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			debug.SetGCPercent(tc.gogc)
+			debug.SetMemoryLimit(noLimit)
+			restore := Load("suite", tc.size, tc.json)
+			gogc := debug.SetGCPercent(-1)
+			debug.SetGCPercent(gogc)
+			limit := debug.SetMemoryLimit(-1)
+			inUse := memoryInUse()
+			restore()
+			assert.Equal(t, gogc, tc.wantGOGC, "GOGC while loading")
+			assert.Equal(t, limit != noLimit, tc.wantLimit, "memory limit while loading = %d", limit)
+			if tc.wantLimit {
+				assert.Assert(t, limit >= inUse, "memory limit %d is below the memory in use %d", limit, inUse)
+			}
+			assert.Equal(t, debug.SetGCPercent(tc.gogc), tc.gogc, "GOGC after loading")
+			assert.Equal(t, debug.SetMemoryLimit(-1), int64(noLimit), "memory limit after loading")
+		})
+	}
+}
+
+// TestLoadsTakeTurns: a load waits while another file is loading, so two
+// loads never set and restore the collector's settings at once (a load of
+// a large file restoring GOGC=100 before a small one restores the 40% it
+// read would leave the process at 40%).
+func TestLoadsTakeTurns(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	restore := Load("first", 10<<20, true) // another load is parsing a file
+	done := make(chan struct{})
+	go func() {
+		Load("second", 500_000, true)()
+		close(done)
+	}()
+	select {
+	case <-done:
+		t.Fatal("a load set the collector while another load held it")
+	case <-time.After(100 * time.Millisecond):
+	}
+	restore()
+	<-done
+	assert.Equal(t, debug.SetGCPercent(100), 100, "GOGC after both loads")
+}
+
+func TestRun(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	Run("")
+	assert.Equal(t, debug.SetGCPercent(100), RunGCPercent, "GOGC with none set")
+	Run("off")
+	assert.Equal(t, debug.SetGCPercent(100), 100, "GOGC when the environment sets it")
+}
