@@ -132,27 +132,27 @@ func WriteAnnotations(w io.Writer, anns []Annotation) error {
 // column (at most MaxAnnotations, in the order given), for a run that stops
 // with exit code 2. A file outside the repository is not a property: GitHub
 // could not place it.
-func WriteSuiteErrors(w io.Writer, errs []report.SuiteError) error {
+func WriteSuiteErrors(w io.Writer, errs []*report.SuiteError) error {
 	for i, e := range errs {
 		if i == MaxAnnotations {
 			msg := fmt.Sprintf("%d more suite errors; evalgate validate lists them all", len(errs)-i)
 			return writeCommand(w, "notice", githubactions.CommandProperties{"title": "evalgate"}, msg)
 		}
 		props := githubactions.CommandProperties{"title": "evalgate: invalid suite"}
-		msg := e.Message
+		msg := e.Detail()
 		if msg == "" {
 			msg = "the suite file is not valid"
 		}
-		if results.InRepo(e.File) {
-			props["file"] = e.File
-			if e.Line > 0 {
-				props["line"] = strconv.Itoa(e.Line)
-				if e.Col > 0 {
-					props["col"] = strconv.Itoa(e.Col)
+		if p := e.Pos; results.InRepo(p.File) {
+			props["file"] = p.File
+			if p.Line > 0 {
+				props["line"] = strconv.Itoa(p.Line)
+				if p.Col > 0 {
+					props["col"] = strconv.Itoa(p.Col)
 				}
 			}
 		} else {
-			msg = outside(e.File, e.Line) + msg
+			msg = outside(p.File, p.Line) + msg
 		}
 		if err := writeCommand(w, "error", props, msg); err != nil {
 			return err

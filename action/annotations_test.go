@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 	"gotest.tools/v3/assert"
@@ -158,14 +159,14 @@ func TestMaskSecrets(t *testing.T) {
 }
 
 func TestWriteSuiteErrors(t *testing.T) {
-	errs := []report.SuiteError{
-		{File: "evals/a.yaml", Line: 4, Col: 7, Message: `/tasks/0/taskId: "Bad Id" does not match ^[a-z0-9][a-z0-9-]*$`},
-		{File: "evals/b,c.json", Message: "could not parse suite: unexpected end of JSON input\n::set-output name=passed::true"},
+	errs := []*report.SuiteError{
+		{Pos: diag.Pos{File: "evals/a.yaml", Line: 4, Col: 7}, Pointer: "/tasks/0/taskId", Message: `"Bad Id" does not match ^[a-z0-9][a-z0-9-]*$`, Kind: "schema"},
+		{Pos: diag.Pos{File: "evals/b,c.json"}, Message: "could not parse suite: unexpected end of JSON input\n::set-output name=passed::true"},
 		{Message: ""},
-		{File: "../shared/c.yaml", Line: 3, Col: 1, Message: "unknown key"},
+		{Pos: diag.Pos{File: "../shared/c.yaml", Line: 3, Col: 1}, Message: "unknown key"},
 	}
 	for i := range 10 {
-		errs = append(errs, report.SuiteError{File: "evals/many.yaml", Line: i + 1, Message: "unknown key"})
+		errs = append(errs, &report.SuiteError{Pos: diag.Pos{File: "evals/many.yaml", Line: i + 1}, Message: "unknown key"})
 	}
 	var buf bytes.Buffer
 	assert.NilError(t, WriteSuiteErrors(&buf, errs))

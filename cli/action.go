@@ -42,13 +42,11 @@ func (c *Command) annotateSuiteErrors(err error) {
 	if !c.inActions() || !ok {
 		return
 	}
-	out := make([]report.SuiteError, 0, len(errs))
+	out := make([]*report.SuiteError, 0, len(errs))
 	for _, e := range errs {
-		msg := e.Message
-		if e.Pointer != "" {
-			msg = e.Pointer + ": " + msg
-		}
-		out = append(out, report.SuiteError{File: c.outputPath(e.Pos.File), Line: e.Pos.Line, Col: e.Pos.Col, Message: msg})
+		e := *e
+		e.Pos.File = c.outputPath(e.Pos.File)
+		out = append(out, &e)
 	}
 	_ = action.WriteSuiteErrors(c.Stdout, out)
 }

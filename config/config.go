@@ -23,6 +23,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/evalgate/evalgate/gates"
+	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/evalgate/evalgate/suites"
 )
 
@@ -86,31 +87,12 @@ type Judge struct {
 	Calibration string
 }
 
-// Error is a problem in the config file, with its position.
-type Error struct {
-	File    string
-	Line    int
-	Col     int
-	Message string
-}
+// Error is a problem in the config file, with its position: evalgate's one
+// positioned error, rendered as `file:line:col: message`.
+type Error = diag.Error
 
-func (e *Error) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("%s: %s", e.File, e.Message)
-	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Message)
-}
-
-// Errors is every problem found in a config file.
-type Errors []*Error
-
-func (es Errors) Error() string {
-	msgs := make([]string, len(es))
-	for i, e := range es {
-		msgs[i] = e.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
+// Errors is every problem found in a config file, in the order found.
+type Errors = diag.Errors
 
 // Load reads a config file. A missing default file is not an error: Load
 // returns the zero config with Dir set to the working directory.
@@ -134,7 +116,7 @@ func Parse(path string, data []byte) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line, msg := suites.YAMLErrorLine(data, err)
-		return nil, Errors{{File: path, Line: line, Col: 1, Message: "invalid YAML: " + msg}}
+		return nil, Errors{{Pos: diag.Pos{File: path, Line: line, Col: 1}, Message: "invalid YAML: " + msg}}
 	}
 	if len(doc.Content) == 0 {
 		return c, nil
@@ -187,7 +169,7 @@ type parser struct {
 }
 
 func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
-	p.errs = append(p.errs, &Error{File: p.file, Line: n.Line, Col: n.Column, Message: fmt.Sprintf(format, args...)})
+	p.errs = append(p.errs, &Error{Pos: diag.Pos{File: p.file, Line: n.Line, Col: n.Column}, Message: fmt.Sprintf(format, args...)})
 }
 
 // fields walks a mapping, calling set for each known key and reporting
@@ -328,7 +310,7 @@ func (p *parser) gates(n *yaml.Node, dst *[]string) {
 		if !exact && e.Line > 0 {
 			msg = e.Where() + ": " + msg // where in the expression, when the file cannot say
 		}
-		p.errs = append(p.errs, &Error{File: p.file, Line: line, Col: col, Message: fmt.Sprintf("gates[%d]: %s", e.Index, msg)})
+		p.errs = append(p.errs, &Error{Pos: diag.Pos{File: p.file, Line: line, Col: col}, Message: fmt.Sprintf("gates[%d]: %s", e.Index, msg)})
 	}
 }
 

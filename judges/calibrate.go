@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalgate/evalgate/internal/diag"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -39,30 +40,12 @@ type Label struct {
 	Human     float64
 }
 
-// LabelError is a problem on one line of a labels file.
-type LabelError struct {
-	File    string
-	Line    int
-	Message string
-}
-
-func (e *LabelError) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("%s: %s", e.File, e.Message)
-	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message)
-}
+// LabelError is a problem on one line of a labels file (Pos.Col is 0):
+// evalgate's one positioned error, rendered as `file:line: message`.
+type LabelError = diag.Error
 
 // LabelErrors is every problem found in a labels file.
-type LabelErrors []*LabelError
-
-func (es LabelErrors) Error() string {
-	msgs := make([]string, len(es))
-	for i, e := range es {
-		msgs[i] = e.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
+type LabelErrors = diag.Errors
 
 // ReadLabels reads a JSON Lines file of labels, one object per line:
 //
@@ -92,7 +75,7 @@ func ParseLabels(name string, r io.Reader) ([]Label, error) {
 		if len(bytes.TrimSpace(text)) > 0 {
 			l, msg := parseLabel(bytes.TrimSpace(text))
 			if msg != "" {
-				errs = append(errs, &LabelError{File: name, Line: line, Message: msg})
+				errs = append(errs, &LabelError{Pos: diag.Pos{File: name, Line: line}, Message: msg})
 			} else {
 				l.Line = line
 				labels = append(labels, l)
@@ -106,7 +89,7 @@ func ParseLabels(name string, r io.Reader) ([]Label, error) {
 		}
 	}
 	if len(errs) == 0 && len(labels) < 2 {
-		errs = append(errs, &LabelError{File: name, Message: fmt.Sprintf("expected at least 2 labels to measure agreement, found %d", len(labels))})
+		errs = append(errs, &LabelError{Pos: diag.Pos{File: name}, Message: fmt.Sprintf("expected at least 2 labels to measure agreement, found %d", len(labels))})
 	}
 	if len(errs) > 0 {
 		return nil, errs

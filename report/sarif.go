@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -20,13 +21,9 @@ const SARIFSchemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
 const RuleSuiteInvalid = "suite-invalid"
 
 // SuiteError is one validation error of a suite file, for SARIF: where it is
-// and what is wrong. Message says what was expected, never task content.
-type SuiteError struct {
-	File    string
-	Line    int // 1-based; 0 when unknown
-	Col     int // 1-based; 0 when unknown
-	Message string
-}
+// and what is wrong (suites.Error, evalgate's one positioned error). Its
+// Detail says what was expected, never task content.
+type SuiteError = diag.Error
 
 // sarifRule describes one kind of result evalgate reports.
 type sarifRule struct {
@@ -152,7 +149,7 @@ type sarifRegion struct {
 // its task's file:line with a level from its severity (critical and high are
 // errors, medium a warning, low a note). r may be nil when only suite errors
 // are known. Messages carry kinds, severities and ids, never task content.
-func SARIF(r *results.Run, suiteErrs []SuiteError) ([]byte, error) {
+func SARIF(r *results.Run, suiteErrs []*SuiteError) ([]byte, error) {
 	rules := make([]sarifDescriptor, 0, len(sarifRules))
 	index := map[string]int{}
 	addRule := func(rl sarifRule) int {
@@ -194,10 +191,10 @@ func SARIF(r *results.Run, suiteErrs []SuiteError) ([]byte, error) {
 			RuleID:    RuleSuiteInvalid,
 			RuleIndex: index[RuleSuiteInvalid],
 			Level:     "error",
-			Message:   sarifMessage{Text: sarifText(e.Message, "the suite file is not valid")},
-			Locations: []sarifLocation{sarifLocationAt(e.File, e.Line, e.Col)},
+			Message:   sarifMessage{Text: sarifText(e.Detail(), "the suite file is not valid")},
+			Locations: []sarifLocation{sarifLocationAt(e.Pos.File, e.Pos.Line, e.Pos.Col)},
 			PartialFingerprints: map[string]string{
-				"evalgateSuiteError/v1": fmt.Sprintf("%s:%d:%d:%s", filepath.ToSlash(e.File), e.Line, e.Col, e.Message),
+				"evalgateSuiteError/v1": fmt.Sprintf("%s:%d:%d:%s", filepath.ToSlash(e.Pos.File), e.Pos.Line, e.Pos.Col, e.Detail()),
 			},
 		}
 		out = append(out, res)

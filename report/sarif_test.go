@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/evalgate/evalgate/results"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gotest.tools/v3/assert"
@@ -18,7 +19,7 @@ func TestSARIF(t *testing.T) {
 	type testCase struct {
 		name      string
 		run       *results.Run
-		suiteErrs []SuiteError
+		suiteErrs []*SuiteError
 		// want maps each expected result (ruleId@uri:line) to its level.
 		want map[string]string
 	}
@@ -53,8 +54,8 @@ func TestSARIF(t *testing.T) {
 		{
 			name: "mixed",
 			run:  ciRun(),
-			suiteErrs: []SuiteError{
-				{File: "evals/broken.yaml", Line: 4, Col: 7, Message: `/tasks/0/expected/kind: expected one of "golden", "rubric"`},
+			suiteErrs: []*SuiteError{
+				{Pos: diag.Pos{File: "evals/broken.yaml", Line: 4, Col: 7}, Pointer: "/tasks/0/expected/kind", Message: `expected one of "golden", "rubric"`, Kind: "schema"},
 			},
 			want: map[string]string{
 				"suite-invalid@evals/broken.yaml:4":          "error",
@@ -67,9 +68,9 @@ func TestSARIF(t *testing.T) {
 		{name: "empty", want: map[string]string{}},
 		{
 			name: "suite-errors-only",
-			suiteErrs: []SuiteError{
-				{File: "./evals/a.json", Message: "could not parse suite"},
-				{File: "evals/b.yaml", Line: 2, Message: ""},
+			suiteErrs: []*SuiteError{
+				{Pos: diag.Pos{File: "./evals/a.json"}, Message: "could not parse suite"},
+				{Pos: diag.Pos{File: "evals/b.yaml", Line: 2}, Message: ""},
 			},
 			want: map[string]string{
 				"suite-invalid@evals/a.json":   "error",

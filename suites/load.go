@@ -19,7 +19,7 @@ import (
 func Parse(path string, data []byte) (*Suite, error) {
 	s, errs := parse(path, data)
 	if len(errs) > 0 {
-		return nil, errs.sort()
+		return nil, errs.Sort()
 	}
 	return s, nil
 }
@@ -294,7 +294,7 @@ func LoadWith(hook ParseHook, paths ...string) ([]*Suite, error) {
 		defined[s.ID] = s
 		suites = append(suites, s)
 	}
-	return suites, errs.orNil()
+	return suites, errs.Err()
 }
 
 // suiteIDClash reports a suite whose id another file defined first, at

@@ -6,25 +6,14 @@ import (
 	"os"
 	"regexp"
 
+	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/expr-lang/expr/vm"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Pos is a position in a suite file. Line and Col start at 1; a zero Line
-// means the position is unknown.
-type Pos struct {
-	File string
-	Line int
-	Col  int
-}
-
-// String renders the position as file:line:col.
-func (p Pos) String() string {
-	if p.Line == 0 {
-		return p.File
-	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-}
+// means the position is unknown. It renders as file:line:col.
+type Pos = diag.Pos
 
 // Suite is one openwop AgentEvalSuite with evalgate's extensions, loaded from
 // a file and validated. Every task, check and fixture keeps its position so

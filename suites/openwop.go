@@ -123,7 +123,7 @@ func (r *OpenWOPReport) Errors() Errors {
 		errs = append(errs, &Error{Pos: u.Pos, Pointer: u.Pointer, Kind: ErrOpenWOP,
 			Message: fmt.Sprintf("task %q is scored only by evalgate extensions; no openwop runner can score it without them", u.TaskID)})
 	}
-	return errs.sort()
+	return errs.Sort()
 }
 
 // owWalker walks a suite tree along the openwop shape.
@@ -358,7 +358,7 @@ func holdsObject(v *value) bool {
 func CheckOpenWOP(path string, data []byte) (*OpenWOPReport, error) {
 	root, errs := parseTree(path, data)
 	if errs != nil {
-		return nil, errs.sort()
+		return nil, errs.Sort()
 	}
 	_, rep := openwopWalk(path, root, false, false)
 	return rep, nil
@@ -386,7 +386,7 @@ func Portable(path string, data []byte) Errors {
 // Errors.
 func ExportOpenWOP(path string, data []byte, keepUnscoreable bool) (out []byte, rep *OpenWOPReport, err error) {
 	if _, errs := parse(path, data); len(errs) > 0 {
-		return nil, nil, errs.sort()
+		return nil, nil, errs.Sort()
 	}
 	root, _ := parseTree(path, data)
 	portable, rep := openwopWalk(path, root, true, keepUnscoreable)
@@ -400,7 +400,7 @@ func ExportOpenWOP(path string, data []byte, keepUnscoreable bool) (out []byte, 
 		// The shapes above follow the openwop schema; a difference is a bug
 		// here, reported rather than written as portable.
 		return nil, nil, fmt.Errorf("could not export %s: the export does not follow the openwop schema: %s", path,
-			strings.TrimPrefix(errs.sort()[0].Error(), "export.json:"))
+			strings.TrimPrefix(errs.Sort()[0].Error(), "export.json:"))
 	}
 	return b.Bytes(), rep, nil
 }

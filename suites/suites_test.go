@@ -443,7 +443,7 @@ func TestErrorsSorted(t *testing.T) {
 		{Pos: Pos{File: "a.yaml", Line: 2, Col: 5}, Message: "z", Kind: ErrSchema},
 		{Pos: Pos{File: "a.yaml", Line: 2, Col: 3}, Message: "w", Kind: ErrSchema},
 	}
-	got := errs.sort()
+	got := errs.Sort()
 	var lines []string
 	for _, e := range got {
 		lines = append(lines, e.Error())
@@ -454,7 +454,7 @@ func TestErrorsSorted(t *testing.T) {
 		"a.yaml:10:1: y [schema]",
 		"b.yaml:1:1: x [schema]",
 	})
-	assert.NilError(t, Errors(nil).orNil())
+	assert.NilError(t, Errors(nil).Err())
 }
 
 // TestSchemas checks that both embedded schemas compile, that the strict
