@@ -9,7 +9,6 @@ import (
 	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
-	"github.com/evalgate/evalgate/suites"
 )
 
 // inActions reports whether evalgate runs as a GitHub Actions step.
@@ -33,22 +32,6 @@ func (c *Command) maskSecrets(cfg *config.Config) error {
 		return nil
 	}
 	return action.MaskSecrets(c.Stdout, c.Getenv, secretEnv(cfg))
-}
-
-// annotateSuiteErrors turns invalid suites into error annotations at their
-// line, so a pull request shows them on the diff.
-func (c *Command) annotateSuiteErrors(err error) {
-	errs, ok := err.(suites.Errors)
-	if !c.inActions() || !ok {
-		return
-	}
-	out := make([]*report.SuiteError, 0, len(errs))
-	for _, e := range errs {
-		e := *e
-		e.Pos.File = c.outputPath(e.Pos.File)
-		out = append(out, &e)
-	}
-	_ = action.WriteSuiteErrors(c.Stdout, out)
 }
 
 // artifactFetcher resolves github-artifact:<name> baselines through the

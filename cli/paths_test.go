@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -273,4 +274,47 @@ func TestAnnotationLevelsThroughRun(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
+}
+
+// TestInvalidSuiteOutputs: a run stopped by an invalid suite (exit 2)
+// puts each problem at its line from the repository root, as an error
+// annotation in GitHub Actions and as a suite-invalid result in
+// findings.sarif, and writes nothing else.
+func TestInvalidSuiteOutputs(t *testing.T) {
+	repo := newMonorepo(t)
+	writeFiles(t, repo, map[string]string{"sub/evals/echo.yaml": strings.Replace(monorepoSuite, "taskId: wrong", "taskId: Wrong Id", 1)})
+	env := actionsEnv(t.TempDir(), "")
+	r := runCLI(t, filepath.Join(repo, "sub"), env, "run")
+	assert.Equal(t, r.code, 2, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Assert(t, strings.Contains(r.stderr, "evals/echo.yaml:12:13: /tasks/1/taskId: expected a string matching"), r.stderr)
+	assert.Assert(t, strings.Contains(r.stdout, "::error col=13,file=sub/evals/echo.yaml,line=12,title=evalgate%3A invalid suite::/tasks/1/taskId: expected a string matching"), r.stdout)
+
+	out := filepath.Join(repo, "sub", "evalgate-out")
+	var sarif struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct {
+							URI string `json:"uri"`
+						} `json:"artifactLocation"`
+						Region struct {
+							StartLine int `json:"startLine"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(regrReadFile(t, filepath.Join(out, "findings.sarif"))), &sarif))
+	assert.Assert(t, len(sarif.Runs[0].Results) > 0)
+	for _, res := range sarif.Runs[0].Results {
+		pl := res.Locations[0].PhysicalLocation
+		assert.Equal(t, res.RuleID, "suite-invalid")
+		assert.Equal(t, fmt.Sprintf("%s:%d", pl.ArtifactLocation.URI, pl.Region.StartLine), "sub/evals/echo.yaml:12")
+	}
+	entries, err := os.ReadDir(out)
+	assert.NilError(t, err)
+	assert.Equal(t, len(entries), 1, "the output folder holds only findings.sarif")
 }

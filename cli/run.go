@@ -116,7 +116,7 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 	}
 	all, err := suites.LoadWith(memtune.Load, paths...)
 	if err != nil {
-		c.annotateSuiteErrors(err)
+		c.reportSuiteErrors(err, firstNonEmpty(f.out, cfg.Out, "evalgate-out"))
 		return nil, invalid(fmt.Errorf("invalid suites:\n%w", err))
 	}
 	gs, err := compileGates(cfg, f.gates)
