@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/evalgate/evalgate/report"
+	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
 )
 
@@ -23,7 +24,7 @@ func schemaCmd(_ context.Context, c *Command, args []string) error {
 	case "summary":
 		data = report.SummarySchemaJSON()
 	case "results":
-		data = report.ResultsSchemaJSON()
+		data = results.SchemaJSON()
 	default:
 		return invalid(fmt.Errorf("schema: expected one of suite, summary, results, got %q", fs.Arg(0)))
 	}

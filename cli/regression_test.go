@@ -111,7 +111,7 @@ func regrReadFile(t *testing.T, path string) string {
 // validResults checks results.json against its published schema.
 func regrValidResults(t *testing.T, dir string) {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(report.ResultsSchemaJSON()))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(results.SchemaJSON()))
 	assert.NilError(t, err)
 	c := jsonschema.NewCompiler()
 	assert.NilError(t, c.AddResource("results.schema.json", doc))

@@ -374,7 +374,7 @@ func (j *job) writeOutputs(ctx context.Context, run *results.Run) error {
 	if j.spill != nil {
 		restore = j.spill.Restore
 	}
-	if err := report.WriteResultsRestoring(filepath.Join(j.out, "results.json"), run, restore); err != nil {
+	if err := results.WriteRestoring(filepath.Join(j.out, "results.json"), run, restore); err != nil {
 		return err
 	}
 	return j.writeExtraOutputs(ctx, run)

@@ -53,7 +53,7 @@ func (s *trialSpill) Add(t *results.Task) error {
 }
 
 // Restore gives the next task, in the order they were added, its trials
-// back; it is report.WriteResultsRestoring's restore.
+// back; it is results.WriteRestoring's restore.
 func (s *trialSpill) Restore(t *results.Task) error {
 	if s.r == nil {
 		if err := s.w.Flush(); err != nil {

@@ -1,10 +1,11 @@
 package report
 
 import (
-	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/evalgate/evalgate/internal/resultstest"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -12,7 +13,7 @@ import (
 // allocs/op.
 func BenchmarkEventsScored(b *testing.B) {
 	ev := NewEvents(discard{}, time.Now, func() string { return "0123456789abcdef0123456789abcdef" })
-	s := refundsSuite()
+	s := resultstest.Refunds()
 	if err := ev.Started(&s, s.Modes, b.N, ""); err != nil {
 		b.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func BenchmarkEventsScored(b *testing.B) {
 
 // BenchmarkSummary1k renders and validates the summary of a 1,000-task suite.
 func BenchmarkSummary1k(b *testing.B) {
-	s := suite1k()
+	s := resultstest.Suite1k()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -38,15 +39,16 @@ func BenchmarkSummary1k(b *testing.B) {
 	}
 }
 
-// suite1k is refundsSuite with 1,000 copies of its second task.
-func suite1k() results.Suite {
-	s := refundsSuite()
-	template := s.Tasks[1]
-	s.Tasks = make([]results.Task, 1000)
-	for i := range s.Tasks {
-		s.Tasks[i] = template
-		s.Tasks[i].ID = fmt.Sprintf("task-%04d", i)
+// BenchmarkWriteJUnit1k writes junit.xml for 1,000 tasks: its allocations
+// must not hold the document whole.
+func BenchmarkWriteJUnit1k(b *testing.B) {
+	r := resultstest.Full()
+	r.Suites = []results.Suite{resultstest.Suite1k()}
+	path := filepath.Join(b.TempDir(), "junit.xml")
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := WriteJUnitFile(path, r); err != nil {
+			b.Fatal(err)
+		}
 	}
-	s.TaskCount = len(s.Tasks)
-	return s
 }

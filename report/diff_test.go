@@ -8,14 +8,15 @@ import (
 	"gotest.tools/v3/golden"
 
 	"github.com/evalgate/evalgate/gates"
+	"github.com/evalgate/evalgate/internal/resultstest"
 	"github.com/evalgate/evalgate/regression"
 	"github.com/evalgate/evalgate/results"
 )
 
 // diffRuns are a baseline in which late-fee passed and an old task existed,
-// and failingRun compared with it.
+// and resultstest.Failing compared with it.
 func diffRuns() (base, head *results.Run) {
-	base = failingRun()
+	base = resultstest.Failing()
 	base.RunID = "run-41"
 	base.Regression = nil
 	s := &base.Suites[0]
@@ -29,7 +30,7 @@ func diffRuns() (base, head *results.Run) {
 	base.Suites[1].Stats = results.Stats{TaskCount: 1, P95LatencyMs: 1100}
 	base.Stats = gates.Combine(base.Suites)
 
-	head = failingRun()
+	head = resultstest.Failing()
 	for i := range head.Suites {
 		head.Suites[i].Regression = nil
 	}

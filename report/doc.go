@@ -1,6 +1,21 @@
-// Package report writes what a run leaves behind: the openwop EvalSummary of
-// each suite, the openwop run events in events.ndjson, evalgate's own
-// results.json, the report on the console and, on request, the transcripts.
+// Package report renders a run (a results.Run, or a suite of one) for the
+// people and tools that read it. It does not own results.json: package
+// results writes and reads that file, and `evalgate report` renders the
+// scorecard, JUnit, SARIF, badge and HTML again from it. The renderers:
+//
+//   - NewTerminal: the console report, live progress on a terminal (terminal.go)
+//   - Summary, WriteSummary: one openwop EvalSummary per suite, with its
+//     embedded schema (SummarySchemaJSON) (summary.go)
+//   - NewEvents: the openwop run events of events.ndjson (events.go)
+//   - Scorecard, RenderScorecard: the Markdown scorecard of the pull-request comment and job
+//     summary (scorecard.go)
+//   - JUnit, WriteJUnit, WriteJUnitFile: junit.xml (junit.go)
+//   - SARIF: findings.sarif for code scanning (sarif.go)
+//   - Badge: badge.svg (badge.go)
+//   - HTML: the single-file HTML report (html.go)
+//   - Diff, DiffVerdict: `evalgate diff`, two results files side by side (diff.go)
+//   - WriteTranscript: the transcripts, the one output that holds content
+//     and is written only on request (transcript.go)
 //
 // Everything but the transcripts is content-free: ids, scores, counts, check
 // ids with reason codes, error kinds with evalgate's own error messages,
@@ -24,9 +39,6 @@
 //	term.SuiteDone(suite)
 //	report.WriteSummary(filepath.Join(out, "summaries"), suite, modelClass)
 //
-//	report.WriteResults(filepath.Join(out, "results.json"), run)
+//	results.Write(filepath.Join(out, "results.json"), run)
 //	term.Finish(run)
-//
-// The JSON Schemas of the EvalSummary and of results.json are embedded and
-// returned by SummarySchemaJSON and ResultsSchemaJSON.
 package report

@@ -18,6 +18,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
 
+	"github.com/evalgate/evalgate/internal/resultstest"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -121,7 +122,7 @@ func TestEvents(t *testing.T) {
 		{
 			name: "one suite",
 			emit: func(t *testing.T, ev *Events, clock *testClock) {
-				s := refundsSuite()
+				s := resultstest.Refunds()
 				assert.NilError(t, ev.Started(&s, []string{"golden", "adversarial"}, 3, "run-41"))
 				for i := range s.Tasks {
 					clock.Advance(250 * time.Millisecond)
@@ -135,7 +136,7 @@ func TestEvents(t *testing.T) {
 		{
 			name: "no baseline, no regression, nothing optional",
 			emit: func(t *testing.T, ev *Events, _ *testClock) {
-				s := greetingSuite()
+				s := resultstest.Greeting()
 				assert.NilError(t, ev.Started(&s, []string{"golden"}, 1, ""))
 				task := results.Task{ID: "hello", Score: 1, Passed: true}
 				assert.NilError(t, ev.Scored(s.RunID, &task))
@@ -150,7 +151,7 @@ func TestEvents(t *testing.T) {
 		{
 			name: "sequence counts per run",
 			emit: func(t *testing.T, ev *Events, _ *testClock) {
-				a, b := refundsSuite(), greetingSuite()
+				a, b := resultstest.Refunds(), resultstest.Greeting()
 				assert.NilError(t, ev.Started(&a, a.Modes, len(a.Tasks), ""))
 				assert.NilError(t, ev.Started(&b, b.Modes, len(b.Tasks), ""))
 				assert.NilError(t, ev.Scored(a.RunID, &a.Tasks[0]))
@@ -185,7 +186,7 @@ func TestEvents(t *testing.T) {
 		{
 			name: "values clamped and encoded as JSON numbers",
 			emit: func(t *testing.T, ev *Events, _ *testClock) {
-				s := refundsSuite()
+				s := resultstest.Refunds()
 				s.AggregateScore = math.NaN()
 				s.Regression.ScoreDelta = 3
 				assert.NilError(t, ev.Started(&s, nil, -1, ""))
@@ -218,7 +219,7 @@ func TestEventsErrors(t *testing.T) {
 		ev := NewEvents(&buf, nil, nil)
 		assert.ErrorContains(t, tc.emit(ev), tc.wantErr)
 	}
-	s := greetingSuite()
+	s := resultstest.Greeting()
 	testCases := []testCase{
 		{
 			name:    "scored before started",
@@ -256,7 +257,7 @@ func TestEventsErrors(t *testing.T) {
 		{
 			name: "suite without run id",
 			emit: func(ev *Events) error {
-				s := greetingSuite()
+				s := resultstest.Greeting()
 				s.RunID = ""
 				return ev.Started(&s, s.Modes, 1, "")
 			},
@@ -285,7 +286,7 @@ func (w *failWriter) Write(p []byte) (int, error) {
 }
 
 func TestEventsWriteError(t *testing.T) {
-	s := greetingSuite()
+	s := resultstest.Greeting()
 	ev := NewEvents(&failWriter{n: 1}, nil, nil)
 	assert.NilError(t, ev.Started(&s, s.Modes, 1, ""))
 	err := ev.Scored(s.RunID, &s.Tasks[0])
@@ -300,7 +301,7 @@ func TestEventsStreamed(t *testing.T) {
 		writes = append(writes, string(p))
 		return len(p), nil
 	})
-	s := refundsSuite()
+	s := resultstest.Refunds()
 	ev := NewEvents(w, nil, nil)
 	assert.NilError(t, ev.Started(&s, s.Modes, 3, ""))
 	assert.Check(t, is.Len(writes, 1))
@@ -325,7 +326,7 @@ func TestEventsConcurrent(t *testing.T) {
 	const workers, perWorker = 8, 200
 	var buf bytes.Buffer
 	ev := NewEvents(&buf, nil, counterIDs())
-	s := refundsSuite()
+	s := resultstest.Refunds()
 	assert.NilError(t, ev.Started(&s, s.Modes, workers*perWorker, ""))
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -358,7 +359,7 @@ func TestEventsScoredAllocs(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	ev := NewEvents(discard{}, time.Now, func() string { return "evt" })
-	s := refundsSuite()
+	s := resultstest.Refunds()
 	assert.NilError(t, ev.Started(&s, s.Modes, 3, ""))
 	task := &s.Tasks[1]
 	allocs := testing.AllocsPerRun(1000, func() {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -37,7 +38,7 @@ func JUnit(r *results.Run) ([]byte, error) {
 
 // WriteJUnitFile writes the run's JUnit XML to path, atomically.
 func WriteJUnitFile(path string, r *results.Run) error {
-	return streamFileAtomic(path, 0o644, 0o755, func(w io.Writer) error { return WriteJUnit(w, r) })
+	return atomicfile.Stream(path, 0o644, 0o755, func(w io.Writer) error { return WriteJUnit(w, r) })
 }
 
 // WriteJUnit writes a run as JUnit XML: one testsuite per suite (named by

@@ -9,14 +9,15 @@ import (
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/golden"
 
+	"github.com/evalgate/evalgate/internal/resultstest"
 	"github.com/evalgate/evalgate/results"
 )
 
 // smallRun is the greeting suite alone, every gate holding, no baseline.
 func smallRun() *results.Run {
-	r := failingRun()
+	r := resultstest.Failing()
 	r.Passed = true
-	r.Suites = []results.Suite{greetingSuite()}
+	r.Suites = []results.Suite{resultstest.Greeting()}
 	r.Stats = r.Suites[0].Stats
 	r.Regression = nil
 	r.Gates = []results.Gate{
@@ -26,9 +27,9 @@ func smallRun() *results.Run {
 	return r
 }
 
-// noBaselineRun is failingRun before any baseline existed.
+// noBaselineRun is resultstest.Failing before any baseline existed.
 func noBaselineRun() *results.Run {
-	r := failingRun()
+	r := resultstest.Failing()
 	r.Regression = nil
 	for i := range r.Suites {
 		r.Suites[i].Regression = nil
@@ -42,12 +43,12 @@ func noBaselineRun() *results.Run {
 // hugeRun has suites many suites of tasksPerSuite tasks, every other task
 // newly failing against the baseline, findings everywhere and many gates.
 func hugeRun(suites, tasksPerSuite int) *results.Run {
-	r := failingRun()
+	r := resultstest.Failing()
 	r.Suites = nil
 	r.Regression = &results.Regression{BaselineRunID: "run-41", PValue: 0.0001, ScoreDelta: -0.5, CILow: -0.52, CIHigh: -0.48}
 	total, passed := 0, 0
 	for si := range suites {
-		s := refundsSuite()
+		s := resultstest.Refunds()
 		s.ID = fmt.Sprintf("acme.support.evals.s%05d", si)
 		s.Tasks = nil
 		for ti := range tasksPerSuite {
@@ -128,7 +129,7 @@ func TestScorecardGolden(t *testing.T) {
 	for _, tc := range []testCase{
 		{name: "small", run: smallRun()},
 		{name: "no-baseline", run: noBaselineRun()},
-		{name: "regression", run: failingRun(), opts: ScorecardOptions{LinkBase: "https://github.com/acme/agent/blob/0123456/"}},
+		{name: "regression", run: resultstest.Failing(), opts: ScorecardOptions{LinkBase: "https://github.com/acme/agent/blob/0123456/"}},
 		{name: "huge", run: hugeRun(40, 2000)},
 		{name: "injection", run: injectionRun()},
 	} {
@@ -240,7 +241,7 @@ func TestScorecardListsAllFailing(t *testing.T) {
 	for _, tc := range []testCase{
 		{name: "no failing tasks", run: smallRun(), want: true},
 		{name: "without a baseline", run: noBaselineRun(), want: true},
-		{name: "with a baseline, in the folded table", run: failingRun(), want: true},
+		{name: "with a baseline, in the folded table", run: resultstest.Failing(), want: true},
 		{name: "too many for the table", run: hugeRun(1, 20_000), want: false},
 		{name: "cut to a tight limit", run: noBaselineRun(), opts: ScorecardOptions{MaxChars: 600}, want: false},
 	} {

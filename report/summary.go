@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -198,7 +199,7 @@ func WriteSummary(dir string, s *results.Suite, modelClass string) error {
 		return fmt.Errorf("could not write summary for suite %q: %w", s.ID, err)
 	}
 	path := filepath.Join(dir, s.ID+".json")
-	if err := writeFileAtomic(path, data, 0o644, 0o755); err != nil {
+	if err := atomicfile.WriteFile(path, data, 0o644, 0o755); err != nil {
 		return fmt.Errorf("could not write summary %q: %w", path, err)
 	}
 	return nil

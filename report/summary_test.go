@@ -12,6 +12,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
 
+	"github.com/evalgate/evalgate/internal/resultstest"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -24,7 +25,7 @@ func TestSummary(t *testing.T) {
 		want       func(t *testing.T, doc map[string]any)
 		wantErr    string
 	}
-	sch := compileTestSchema(t, SummarySchemaJSON())
+	sch := resultstest.CompileSchema(t, SummarySchemaJSON())
 
 	run := func(t *testing.T, tc testCase) {
 		s := tc.suite()
@@ -34,11 +35,11 @@ func TestSummary(t *testing.T) {
 			// The schema must reject what the code rejects.
 			data, err := json.Marshal(buildSummary(&s, tc.modelClass))
 			assert.NilError(t, err)
-			assert.Check(t, validate(t, sch, data) != nil, "the schema accepts what Summary rejects")
+			assert.Check(t, resultstest.Validate(t, sch, data) != nil, "the schema accepts what Summary rejects")
 			return
 		}
 		assert.NilError(t, err)
-		assert.NilError(t, validate(t, sch, got), "summary does not match its schema:\n%s", got)
+		assert.NilError(t, resultstest.Validate(t, sch, got), "summary does not match its schema:\n%s", got)
 		if tc.golden != "" {
 			golden.Assert(t, string(got), tc.golden)
 		}
@@ -52,17 +53,17 @@ func TestSummary(t *testing.T) {
 	testCases := []testCase{
 		{
 			name:   "failing suite with findings and regression",
-			suite:  refundsSuite,
+			suite:  resultstest.Refunds,
 			golden: "summary-refunds.golden",
 		},
 		{
 			name:   "passing suite without regression",
-			suite:  greetingSuite,
+			suite:  resultstest.Greeting,
 			golden: "summary-greeting.golden",
 		},
 		{
 			name:       "model class from the argument",
-			suite:      greetingSuite,
+			suite:      resultstest.Greeting,
 			modelClass: "coding",
 			want: func(t *testing.T, doc map[string]any) {
 				assert.Equal(t, doc["evaluatedModelClass"], "coding")
@@ -70,7 +71,7 @@ func TestSummary(t *testing.T) {
 		},
 		{
 			name:       "argument wins over the suite's class",
-			suite:      refundsSuite,
+			suite:      resultstest.Refunds,
 			modelClass: "reasoning",
 			want: func(t *testing.T, doc map[string]any) {
 				assert.Equal(t, doc["evaluatedModelClass"], "reasoning")
@@ -78,7 +79,7 @@ func TestSummary(t *testing.T) {
 		},
 		{
 			name:       "class openwop does not know is left out",
-			suite:      refundsSuite,
+			suite:      resultstest.Refunds,
 			modelClass: "gpt-4o",
 			want: func(t *testing.T, doc map[string]any) {
 				assert.Check(t, !has(doc, "evaluatedModelClass"))
@@ -87,7 +88,7 @@ func TestSummary(t *testing.T) {
 		{
 			name: "scores, costs and delta clamped",
 			suite: func() results.Suite {
-				s := refundsSuite()
+				s := resultstest.Refunds()
 				s.AggregateScore = 1.0000000002
 				s.TotalCostUsd = -0.0001
 				s.Regression.ScoreDelta = -1.5
@@ -111,7 +112,7 @@ func TestSummary(t *testing.T) {
 		{
 			name: "only allowed keys, content-free",
 			suite: func() results.Suite {
-				s := refundsSuite()
+				s := resultstest.Refunds()
 				s.File = "secret/path.yaml"
 				return s
 			},
@@ -130,7 +131,7 @@ func TestSummary(t *testing.T) {
 		{
 			name: "schemaValid and findings left out when unknown or empty",
 			suite: func() results.Suite {
-				s := refundsSuite()
+				s := resultstest.Refunds()
 				s.Tasks[1].SchemaValid = nil
 				s.Tasks[1].Findings = []results.Finding{}
 				return s
@@ -144,7 +145,7 @@ func TestSummary(t *testing.T) {
 		{
 			name: "suite id openwop does not allow",
 			suite: func() results.Suite {
-				s := greetingSuite()
+				s := resultstest.Greeting()
 				s.ID = "Acme Greeting"
 				return s
 			},
@@ -153,7 +154,7 @@ func TestSummary(t *testing.T) {
 		{
 			name: "unknown severity",
 			suite: func() results.Suite {
-				s := refundsSuite()
+				s := resultstest.Refunds()
 				s.Tasks[1].Findings[0].Severity = "severe"
 				return s
 			},
@@ -162,7 +163,7 @@ func TestSummary(t *testing.T) {
 		{
 			name: "version that is not semantic",
 			suite: func() results.Suite {
-				s := greetingSuite()
+				s := resultstest.Greeting()
 				s.Version = "v2"
 				return s
 			},
@@ -171,7 +172,7 @@ func TestSummary(t *testing.T) {
 		{
 			name: "task id openwop does not allow",
 			suite: func() results.Suite {
-				s := refundsSuite()
+				s := resultstest.Refunds()
 				s.Tasks[2].ID = "Slow_Lookup"
 				return s
 			},
@@ -180,7 +181,7 @@ func TestSummary(t *testing.T) {
 		{
 			name: "finding without a kind",
 			suite: func() results.Suite {
-				s := refundsSuite()
+				s := resultstest.Refunds()
 				s.Tasks[1].Findings[1].Kind = ""
 				return s
 			},
@@ -189,7 +190,7 @@ func TestSummary(t *testing.T) {
 		{
 			name: "every problem listed, up to five",
 			suite: func() results.Suite {
-				s := refundsSuite()
+				s := resultstest.Refunds()
 				for i := range s.Tasks {
 					s.Tasks[i].ID = "BAD"
 				}
@@ -202,7 +203,7 @@ func TestSummary(t *testing.T) {
 		{
 			name: "regression without a baseline id",
 			suite: func() results.Suite {
-				s := refundsSuite()
+				s := resultstest.Refunds()
 				s.Regression.BaselineRunID = ""
 				return s
 			},
@@ -222,40 +223,40 @@ func TestSummaryNoSuite(t *testing.T) {
 // TestSummarySchema checks that the schema itself is closed and strict, on
 // documents Summary would never write.
 func TestSummarySchema(t *testing.T) {
-	sch := compileTestSchema(t, SummarySchemaJSON())
-	s := refundsSuite()
+	sch := resultstest.CompileSchema(t, SummarySchemaJSON())
+	s := resultstest.Refunds()
 	base, err := Summary(&s, "")
 	assert.NilError(t, err)
 
 	task := func(doc map[string]any, i int) map[string]any { return doc["tasks"].([]any)[i].(map[string]any) }
-	testCases := []schemaEdit{
-		{name: "as written", edit: func(map[string]any) {}},
-		{name: "extra top-level key", edit: func(d map[string]any) { d["file"] = "x" }, wantErr: "additional properties 'file'"},
-		{name: "extra task key", edit: func(d map[string]any) { task(d, 0)["output"] = "x" }, wantErr: "additional properties 'output'"},
-		{name: "extra finding key", edit: func(d map[string]any) {
+	testCases := []resultstest.SchemaEdit{
+		{Name: "as written", Edit: func(map[string]any) {}},
+		{Name: "extra top-level key", Edit: func(d map[string]any) { d["file"] = "x" }, WantErr: "additional properties 'file'"},
+		{Name: "extra task key", Edit: func(d map[string]any) { task(d, 0)["output"] = "x" }, WantErr: "additional properties 'output'"},
+		{Name: "extra finding key", Edit: func(d map[string]any) {
 			task(d, 1)["safetyFindings"].([]any)[0].(map[string]any)["text"] = "x"
-		}, wantErr: "additional properties 'text'"},
-		{name: "extra regression key", edit: func(d map[string]any) { d["regression"].(map[string]any)["newFailures"] = 1 }, wantErr: "additional properties 'newFailures'"},
-		{name: "diffRef allowed", edit: func(d map[string]any) { d["regression"].(map[string]any)["diffRef"] = "refs/pull/1" }},
-		{name: "missing tasks", edit: func(d map[string]any) { delete(d, "tasks") }, wantErr: "missing property 'tasks'"},
-		{name: "missing task score", edit: func(d map[string]any) { delete(task(d, 0), "score") }, wantErr: "missing property 'score'"},
-		{name: "score above 1", edit: func(d map[string]any) { d["aggregateScore"] = 1.01 }, wantErr: "/aggregateScore"},
-		{name: "fractional latency", edit: func(d map[string]any) { task(d, 0)["latencyMs"] = 1.5 }, wantErr: "/tasks/0/latencyMs"},
-		{name: "bad version", edit: func(d map[string]any) { d["suiteVersion"] = "1.0" }, wantErr: "/suiteVersion"},
-		{name: "bad task id", edit: func(d map[string]any) { task(d, 0)["taskId"] = "-x" }, wantErr: "/tasks/0/taskId"},
-		{name: "bad model class", edit: func(d map[string]any) { d["evaluatedModelClass"] = "chat" }, wantErr: "/evaluatedModelClass"},
-		{name: "delta below -1", edit: func(d map[string]any) { d["regression"].(map[string]any)["scoreDelta"] = -1.5 }, wantErr: "/regression/scoreDelta"},
-		{name: "empty finding kind", edit: func(d map[string]any) {
+		}, WantErr: "additional properties 'text'"},
+		{Name: "extra regression key", Edit: func(d map[string]any) { d["regression"].(map[string]any)["newFailures"] = 1 }, WantErr: "additional properties 'newFailures'"},
+		{Name: "diffRef allowed", Edit: func(d map[string]any) { d["regression"].(map[string]any)["diffRef"] = "refs/pull/1" }},
+		{Name: "missing tasks", Edit: func(d map[string]any) { delete(d, "tasks") }, WantErr: "missing property 'tasks'"},
+		{Name: "missing task score", Edit: func(d map[string]any) { delete(task(d, 0), "score") }, WantErr: "missing property 'score'"},
+		{Name: "score above 1", Edit: func(d map[string]any) { d["aggregateScore"] = 1.01 }, WantErr: "/aggregateScore"},
+		{Name: "fractional latency", Edit: func(d map[string]any) { task(d, 0)["latencyMs"] = 1.5 }, WantErr: "/tasks/0/latencyMs"},
+		{Name: "bad version", Edit: func(d map[string]any) { d["suiteVersion"] = "1.0" }, WantErr: "/suiteVersion"},
+		{Name: "bad task id", Edit: func(d map[string]any) { task(d, 0)["taskId"] = "-x" }, WantErr: "/tasks/0/taskId"},
+		{Name: "bad model class", Edit: func(d map[string]any) { d["evaluatedModelClass"] = "chat" }, WantErr: "/evaluatedModelClass"},
+		{Name: "delta below -1", Edit: func(d map[string]any) { d["regression"].(map[string]any)["scoreDelta"] = -1.5 }, WantErr: "/regression/scoreDelta"},
+		{Name: "empty finding kind", Edit: func(d map[string]any) {
 			task(d, 1)["safetyFindings"].([]any)[0].(map[string]any)["kind"] = ""
-		}, wantErr: "/tasks/1/safetyFindings/0/kind"},
-		{name: "negative cost", edit: func(d map[string]any) { d["totalCostUsd"] = -1 }, wantErr: "/totalCostUsd"},
+		}, WantErr: "/tasks/1/safetyFindings/0/kind"},
+		{Name: "negative cost", Edit: func(d map[string]any) { d["totalCostUsd"] = -1 }, WantErr: "/totalCostUsd"},
 	}
-	checkSchemaEdits(t, sch, base, testCases)
+	resultstest.CheckSchemaEdits(t, sch, base, testCases)
 }
 
 func TestWriteSummary(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "summaries")
-	s := refundsSuite()
+	s := resultstest.Refunds()
 	assert.NilError(t, WriteSummary(dir, &s, ""))
 	got, err := os.ReadFile(filepath.Join(dir, "acme.support.evals.refunds.json"))
 	assert.NilError(t, err)
@@ -267,7 +268,7 @@ func TestWriteSummary(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Check(t, is.Len(entries, 1), "a temporary file was left behind")
 
-	bad := greetingSuite()
+	bad := resultstest.Greeting()
 	bad.ID = "../x.evals.y"
 	err = WriteSummary(dir, &bad, "")
 	assert.Check(t, err != nil)

@@ -12,15 +12,16 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
 
+	"github.com/evalgate/evalgate/internal/resultstest"
 	"github.com/evalgate/evalgate/results"
 )
 
-// passingRun is failingRun after the fixes: every gate holds.
+// passingRun is resultstest.Failing after the fixes: every gate holds.
 func passingRun() *results.Run {
-	r := failingRun()
+	r := resultstest.Failing()
 	r.Passed = true
 	r.Regression = nil
-	greeting := greetingSuite()
+	greeting := resultstest.Greeting()
 	r.Suites = []results.Suite{greeting}
 	r.Gates = []results.Gate{
 		{Expr: "aggregateScore >= 0.9", Passed: true, Values: map[string]any{"aggregateScore": 1.0}},
@@ -31,10 +32,10 @@ func passingRun() *results.Run {
 	return r
 }
 
-// failingRunWithMessages is failingRun with the errored task's message, as
+// failingRunWithMessages is resultstest.Failing with the errored task's message, as
 // a run of this version writes it.
 func failingRunWithMessages() *results.Run {
-	r := failingRun()
+	r := resultstest.Failing()
 	slow := &r.Suites[0].Tasks[2]
 	slow.ErrorMessage = "timed out after 2s"
 	slow.Trials[0].ErrorMessage = slow.ErrorMessage
@@ -65,7 +66,7 @@ func TestTerminal(t *testing.T) {
 	}
 	// aRun drives a terminal through a whole run of the failing fixture.
 	aRun := func(term *Terminal, clock *testClock) {
-		refunds, greeting := refundsSuite(), greetingSuite()
+		refunds, greeting := resultstest.Refunds(), resultstest.Greeting()
 		term.Progress(0, 4, 0, 0, 0)
 		clock.Advance(10 * time.Second)
 		term.Progress(1, 4, 1, 0, 0)
@@ -110,7 +111,7 @@ func TestTerminal(t *testing.T) {
 			name: "live line comes back right after a suite line",
 			opts: TerminalOptions{Live: true},
 			steps: func(term *Terminal, clock *testClock) {
-				s := greetingSuite()
+				s := resultstest.Greeting()
 				term.Progress(1, 3, 1, 0, 0)
 				term.SuiteDone(&s)
 				clock.Advance(time.Millisecond)
@@ -125,7 +126,7 @@ func TestTerminal(t *testing.T) {
 			name: "passing run",
 			opts: TerminalOptions{},
 			steps: func(term *Terminal, _ *testClock) {
-				s := greetingSuite()
+				s := resultstest.Greeting()
 				term.SuiteDone(&s)
 				term.Finish(passingRun())
 			},
@@ -135,7 +136,7 @@ func TestTerminal(t *testing.T) {
 			name: "limits broken",
 			opts: TerminalOptions{},
 			steps: func(term *Terminal, _ *testClock) {
-				s := refundsSuite()
+				s := resultstest.Refunds()
 				s.AggregateScore = 0.8996
 				s.TotalCostUsd = 0.75
 				s.P95LatencyMs = 61_500
@@ -151,7 +152,7 @@ func TestTerminal(t *testing.T) {
 			name: "passing suite with failing tasks and findings",
 			opts: TerminalOptions{},
 			steps: func(term *Terminal, _ *testClock) {
-				s := refundsSuite()
+				s := resultstest.Refunds()
 				s.Passed = true
 				s.Thresholds = results.Thresholds{PassScore: 0.9}
 				s.Stats = results.Stats{AggregateScore: 0.92, PassedCount: 9, TaskCount: 12, ErroredCount: 0, Findings: results.Findings{Critical: 1}}
@@ -169,7 +170,7 @@ func TestTerminal(t *testing.T) {
 			name: "partial suites",
 			opts: TerminalOptions{},
 			steps: func(term *Terminal, _ *testClock) {
-				refunds, greeting := refundsSuite(), greetingSuite()
+				refunds, greeting := resultstest.Refunds(), resultstest.Greeting()
 				term.SuiteStarted(&refunds, 5)
 				term.SuiteDone(&refunds)
 				greeting.Tasks, greeting.TaskCount = nil, 0
@@ -184,7 +185,7 @@ func TestTerminal(t *testing.T) {
 			name: "a suite whose every task ran is whole",
 			opts: TerminalOptions{},
 			steps: func(term *Terminal, _ *testClock) {
-				s := greetingSuite()
+				s := resultstest.Greeting()
 				term.SuiteStarted(&s, 1)
 				term.SuiteDone(&s)
 			},
@@ -199,7 +200,7 @@ func TestTerminal(t *testing.T) {
 				saved := color.NoColor
 				color.NoColor = false
 				defer func() { color.NoColor = saved }()
-				term.Finish(failingRun())
+				term.Finish(resultstest.Failing())
 			},
 			check: func(t *testing.T, out string) {
 				assert.Check(t, !strings.Contains(out, "\x1b"))
@@ -209,7 +210,7 @@ func TestTerminal(t *testing.T) {
 			name: "long failing list cut short",
 			opts: TerminalOptions{},
 			steps: func(term *Terminal, _ *testClock) {
-				r := failingRun()
+				r := resultstest.Failing()
 				s := &r.Suites[0]
 				for i := range 60 {
 					task := s.Tasks[1]
@@ -233,7 +234,7 @@ func TestTerminal(t *testing.T) {
 				r.Interrupted = true
 				s := r.Suites[0]
 				term.SuiteStarted(&s, 3)
-				other := refundsSuite()
+				other := resultstest.Refunds()
 				term.SuiteStarted(&other, 4)
 				r.Suites = append(r.Suites, other)
 				r.Suites[1].Tasks, r.Suites[1].TaskCount = nil, 0
@@ -321,7 +322,7 @@ func TestTerminal(t *testing.T) {
 			name: "no errored task, no hint",
 			opts: TerminalOptions{},
 			steps: func(term *Terminal, _ *testClock) {
-				r := failingRun()
+				r := resultstest.Failing()
 				r.Suites[0].Tasks = r.Suites[0].Tasks[:2]
 				term.Finish(r)
 			},
@@ -334,7 +335,7 @@ func TestTerminal(t *testing.T) {
 			opts: TerminalOptions{},
 			steps: func(term *Terminal, _ *testClock) {
 				r := passingRun()
-				r.Suites = []results.Suite{refundsSuite()}
+				r.Suites = []results.Suite{resultstest.Refunds()}
 				r.Suites[0].Tasks[0].LinesAfterFinal = 1
 				r.Suites[0].Tasks[1].LinesAfterFinal = 3
 				for i := range 11 {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/atomicfile"
 )
 
 // Transcript is everything one task trial said and did: the input, the
@@ -76,7 +78,7 @@ func WriteTranscript(dir string, tr *Transcript) error {
 		// encoder's own message names Go types, so say it plainly.
 		return fmt.Errorf("could not write transcript %q: the input, the output or a tool call is not valid JSON", path)
 	}
-	if err := writeFileAtomic(path, data, 0o600, 0o700); err != nil {
+	if err := atomicfile.WriteFile(path, data, 0o600, 0o700); err != nil {
 		return fmt.Errorf("could not write transcript %q: %w", path, err)
 	}
 	return nil
@@ -104,4 +106,17 @@ func rawOrNull(m json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return m
+}
+
+// encodeIndented encodes v as JSON indented by two spaces, with <, > and &
+// as they are, and a final newline.
+func encodeIndented(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

@@ -6,6 +6,10 @@
 // Everything in it is safe to post on a public pull request: ids, scores,
 // counts, check ids, file:line and {kind, severity}; never task input or
 // output, prompts, rubric prose, tool results or judge reasons.
+//
+// The package owns the file: Write streams a run to results.json (stable
+// bytes, task by task), Read loads one back, and SchemaJSON is its JSON
+// Schema. Package report renders a Run; it does not write this file.
 package results
 
 import (

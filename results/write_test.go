@@ -1,4 +1,4 @@
-package report
+package results_test
 
 import (
 	"encoding/json"
@@ -13,50 +13,9 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
 
+	"github.com/evalgate/evalgate/internal/resultstest"
 	"github.com/evalgate/evalgate/results"
 )
-
-// fullRun is failingRun with every optional field of the model set, so that
-// validating it proves the schema describes every field.
-func fullRun() *results.Run {
-	r := failingRun()
-	r.Interrupted = true
-	r.Shard = &results.Shard{Index: 2, Count: 4}
-	r.Selection = &results.Selection{Tasks: []string{"refund-window", "lost-parcel"}, Tags: []string{"smoke"}, Mode: "golden"}
-	r.Judge = &results.JudgeInfo{ID: "openai:judge-model", Calibrated: true, Agreement: ptr(0.86)}
-	r.Gates[2].Error = "unknown name findings.severe"
-	r.Regression.Warnings = []string{"baseline ran a different suite version"}
-	r.Regression.Fixed = 1
-	r.Regression.CIHigh = 0.125
-	r.Findings = results.Findings{Critical: 1, High: 1, Medium: 1, Low: 1}
-	s := &r.Suites[0]
-	s.Findings = r.Findings
-	s.Regression.Fixed = 1
-	s.Tasks[2].Tags = []string{"slow"}
-	s.Tasks[2].FailedChecks = []string{"rubric[0]"}
-	s.Tasks[2].Findings = []results.Finding{{Kind: "canary-leak", Severity: results.SeverityCritical}}
-	s.Tasks[2].SchemaValid = ptr(false)
-	s.Tasks[2].PassAtK = true
-	s.Tasks[2].TrialsPassed = 1
-	s.Tasks[2].LatencyMs = 120000
-	s.Tasks[2].CostUsd = 0.01
-	s.Tasks[2].AgentCostUsd = 0.01
-	s.Tasks[2].JudgeCostUsd = 0.001
-	s.Tasks[2].Tokens = results.Tokens{Input: 1, Output: 2}
-	s.Tasks[2].ToolCalls = 4
-	s.Tasks[2].Passed = true
-	s.Tasks[2].Score = 0.1
-	s.Tasks[2].ErrorMessage = "timed out after 2m"
-	s.Tasks[2].LinesAfterFinal = 2
-	s.Tasks[2].Trials[0] = results.Trial{
-		Trial: 1, Status: results.StatusError, ErrorKind: results.ErrTimeout, ErrorMessage: "timed out after 2m", LinesAfterFinal: 2, Score: 0.1, Passed: true,
-		LatencyMs: 120000, AgentCostUsd: 0.01, JudgeCostUsd: 0.001, Tokens: results.Tokens{Input: 1, Output: 2},
-		ToolCalls: 4, SchemaValid: ptr(false),
-		Checks:   []results.Check{{ID: "rubric[0]", Kind: "criterion", Weight: 0.5, Passed: true, Reason: "not-met", Judged: true}},
-		Findings: []results.Finding{{Kind: "canary-leak", Severity: results.SeverityCritical}},
-	}
-	return r
-}
 
 // assertNoZeroFields fails for every field of v, at any depth, that holds
 // its zero value; false booleans are allowed.
@@ -91,11 +50,11 @@ func assertNoZeroFields(t *testing.T, v reflect.Value, path string) {
 	}
 }
 
-// TestFullRunIsFull keeps fullRun honest: trimmed to its fullest gate,
+// TestFullRunIsFull keeps resultstest.Full honest: trimmed to its fullest gate,
 // suite and task, it has no field left at its zero value, so a field added
 // to the model later fails here until the fixture and the schema have it.
 func TestFullRunIsFull(t *testing.T) {
-	r := *fullRun()
+	r := *resultstest.Full()
 	r.Gates = r.Gates[2:]
 	s := r.Suites[0]
 	s.Tasks = s.Tasks[2:]
@@ -103,28 +62,28 @@ func TestFullRunIsFull(t *testing.T) {
 	assertNoZeroFields(t, reflect.ValueOf(r), "run")
 }
 
-func TestWriteResults(t *testing.T) {
+func TestWrite(t *testing.T) {
 	type testCase struct {
 		name   string
 		run    func() *results.Run
 		golden string
 		check  func(t *testing.T, in *results.Run, data []byte)
 	}
-	sch := compileTestSchema(t, ResultsSchemaJSON())
+	sch := resultstest.CompileSchema(t, results.SchemaJSON())
 	run := func(t *testing.T, tc testCase) {
 		path := filepath.Join(t.TempDir(), "out", "results.json")
 		in := tc.run()
 		before, err := json.Marshal(in)
 		assert.NilError(t, err)
 
-		assert.NilError(t, WriteResults(path, in))
+		assert.NilError(t, results.Write(path, in))
 		data, err := os.ReadFile(path)
 		assert.NilError(t, err)
-		assert.NilError(t, validate(t, sch, data), "results.json does not match its schema")
+		assert.NilError(t, resultstest.Validate(t, sch, data), "results.json does not match its schema")
 
 		after, err := json.Marshal(in)
 		assert.NilError(t, err)
-		assert.Equal(t, string(after), string(before), "WriteResults changed its input")
+		assert.Equal(t, string(after), string(before), "Write changed its input")
 
 		entries, err := os.ReadDir(filepath.Dir(path))
 		assert.NilError(t, err)
@@ -140,19 +99,19 @@ func TestWriteResults(t *testing.T) {
 	testCases := []testCase{
 		{
 			name:   "fully populated",
-			run:    fullRun,
+			run:    resultstest.Full,
 			golden: "results-full.golden",
 		},
 		{
 			name: "round trip",
-			run:  fullRun,
+			run:  resultstest.Full,
 			check: func(t *testing.T, in *results.Run, data []byte) {
 				path := filepath.Join(t.TempDir(), "again.json")
 				assert.NilError(t, os.WriteFile(path, data, 0o644))
 				back, err := results.Read(path)
 				assert.NilError(t, err)
 				// Gate values come back as float64, as any JSON reader sees them.
-				want := fullRun()
+				want := resultstest.Full()
 				for i := range want.Gates {
 					for k, v := range want.Gates[i].Values {
 						if n, ok := v.(int); ok {
@@ -166,7 +125,7 @@ func TestWriteResults(t *testing.T) {
 		{
 			name: "missing lists written as empty ones",
 			run: func() *results.Run {
-				r := failingRun()
+				r := resultstest.Failing()
 				r.Schema = ""
 				r.Gates = nil
 				r.Suites[0].Modes = nil
@@ -201,7 +160,7 @@ func TestWriteResults(t *testing.T) {
 		{
 			name: "no suites",
 			run: func() *results.Run {
-				r := failingRun()
+				r := resultstest.Failing()
 				r.Suites = nil
 				r.Regression = nil
 				return r
@@ -213,11 +172,11 @@ func TestWriteResults(t *testing.T) {
 	}
 }
 
-func TestWriteResultsStable(t *testing.T) {
+func TestWriteStable(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
-	assert.NilError(t, WriteResults(a, fullRun()))
-	assert.NilError(t, WriteResults(b, fullRun()))
+	assert.NilError(t, results.Write(a, resultstest.Full()))
+	assert.NilError(t, results.Write(b, resultstest.Full()))
 	da, err := os.ReadFile(a)
 	assert.NilError(t, err)
 	db, err := os.ReadFile(b)
@@ -225,62 +184,62 @@ func TestWriteResultsStable(t *testing.T) {
 	assert.Equal(t, string(da), string(db))
 
 	// Overwriting replaces the file whole.
-	small := failingRun()
+	small := resultstest.Failing()
 	small.Suites = nil
-	assert.NilError(t, WriteResults(a, small))
+	assert.NilError(t, results.Write(a, small))
 	back, err := results.Read(a)
 	assert.NilError(t, err)
 	assert.Check(t, is.Len(back.Suites, 0))
 }
 
-func TestWriteResultsErrors(t *testing.T) {
+func TestWriteErrors(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
 	assert.NilError(t, os.WriteFile(file, nil, 0o644))
 
-	err := WriteResults(filepath.Join(file, "results.json"), failingRun())
+	err := results.Write(filepath.Join(file, "results.json"), resultstest.Failing())
 	assert.ErrorContains(t, err, `could not write results "`+filepath.Join(file, "results.json")+`": `)
 
-	assert.Error(t, WriteResults(filepath.Join(dir, "r.json"), nil), "could not write results: no run")
+	assert.Error(t, results.Write(filepath.Join(dir, "r.json"), nil), "could not write results: no run")
 
 	if runtime.GOOS != "windows" && os.Getuid() != 0 {
 		ro := filepath.Join(dir, "ro")
 		assert.NilError(t, os.Mkdir(ro, 0o555))
-		assert.Check(t, WriteResults(filepath.Join(ro, "results.json"), failingRun()) != nil)
+		assert.Check(t, results.Write(filepath.Join(ro, "results.json"), resultstest.Failing()) != nil)
 	}
 }
 
 // TestResultsSchema checks that the schema is closed where the model is.
 func TestResultsSchema(t *testing.T) {
-	sch := compileTestSchema(t, ResultsSchemaJSON())
-	data, err := encodeResults(fullRun())
+	sch := resultstest.CompileSchema(t, results.SchemaJSON())
+	data, err := results.EncodeResults(resultstest.Full())
 	assert.NilError(t, err)
 	obj := func(v any) map[string]any { return v.(map[string]any) }
 	idx := func(v any, i int) map[string]any { return v.([]any)[i].(map[string]any) }
-	testCases := []schemaEdit{
-		{name: "as written", edit: func(map[string]any) {}},
-		{name: "unknown top-level key", edit: func(d map[string]any) { d["output"] = "x" }, wantErr: "at '/output'"},
-		{name: "unknown suite key", edit: func(d map[string]any) { idx(d["suites"], 0)["prompt"] = "x" }, wantErr: "at '/suites/0/prompt'"},
-		{name: "unknown task key", edit: func(d map[string]any) { idx(obj(idx(d["suites"], 0))["tasks"], 0)["input"] = 1 }, wantErr: "'input'"},
-		{name: "unknown check key", edit: func(d map[string]any) {
+	testCases := []resultstest.SchemaEdit{
+		{Name: "as written", Edit: func(map[string]any) {}},
+		{Name: "unknown top-level key", Edit: func(d map[string]any) { d["output"] = "x" }, WantErr: "at '/output'"},
+		{Name: "unknown suite key", Edit: func(d map[string]any) { idx(d["suites"], 0)["prompt"] = "x" }, WantErr: "at '/suites/0/prompt'"},
+		{Name: "unknown task key", Edit: func(d map[string]any) { idx(obj(idx(d["suites"], 0))["tasks"], 0)["input"] = 1 }, WantErr: "'input'"},
+		{Name: "unknown check key", Edit: func(d map[string]any) {
 			task := idx(obj(idx(d["suites"], 0))["tasks"], 1)
 			idx(idx(task["trials"], 0)["checks"], 0)["judgeReason"] = "x"
-		}, wantErr: "'judgeReason'"},
-		{name: "gate values are open", edit: func(d map[string]any) { obj(idx(d["gates"], 0)["values"])["anything"] = []any{1} }},
-		{name: "missing stats field", edit: func(d map[string]any) { delete(d, "p95LatencyMs") }, wantErr: "'p95LatencyMs'"},
-		{name: "missing suite stats field", edit: func(d map[string]any) { delete(idx(d["suites"], 0), "findings") }, wantErr: "'findings'"},
-		{name: "bad status", edit: func(d map[string]any) { idx(obj(idx(d["suites"], 0))["tasks"], 0)["status"] = "ok" }, wantErr: "/status"},
-		{name: "bad severity", edit: func(d map[string]any) {
+		}, WantErr: "'judgeReason'"},
+		{Name: "gate values are open", Edit: func(d map[string]any) { obj(idx(d["gates"], 0)["values"])["anything"] = []any{1} }},
+		{Name: "missing stats field", Edit: func(d map[string]any) { delete(d, "p95LatencyMs") }, WantErr: "'p95LatencyMs'"},
+		{Name: "missing suite stats field", Edit: func(d map[string]any) { delete(idx(d["suites"], 0), "findings") }, WantErr: "'findings'"},
+		{Name: "bad status", Edit: func(d map[string]any) { idx(obj(idx(d["suites"], 0))["tasks"], 0)["status"] = "ok" }, WantErr: "/status"},
+		{Name: "bad severity", Edit: func(d map[string]any) {
 			idx(idx(obj(idx(d["suites"], 0))["tasks"], 1)["findings"], 0)["severity"] = "severe"
-		}, wantErr: "/severity"},
-		{name: "wrong format id", edit: func(d map[string]any) { d["$schema"] = "https://example.com/other" }, wantErr: "/$schema"},
-		{name: "fractional count", edit: func(d map[string]any) { d["taskCount"] = 1.5 }, wantErr: "/taskCount"},
-		{name: "empty error message", edit: func(d map[string]any) {
+		}, WantErr: "/severity"},
+		{Name: "wrong format id", Edit: func(d map[string]any) { d["$schema"] = "https://example.com/other" }, WantErr: "/$schema"},
+		{Name: "fractional count", Edit: func(d map[string]any) { d["taskCount"] = 1.5 }, WantErr: "/taskCount"},
+		{Name: "empty error message", Edit: func(d map[string]any) {
 			idx(obj(idx(d["suites"], 0))["tasks"], 2)["errorMessage"] = ""
-		}, wantErr: "/errorMessage"},
-		{name: "no lines after final is left out, not 0", edit: func(d map[string]any) {
+		}, WantErr: "/errorMessage"},
+		{Name: "no lines after final is left out, not 0", Edit: func(d map[string]any) {
 			idx(obj(idx(d["suites"], 0))["tasks"], 2)["linesAfterFinal"] = 0
-		}, wantErr: "/linesAfterFinal"},
+		}, WantErr: "/linesAfterFinal"},
 	}
-	checkSchemaEdits(t, sch, data, testCases)
+	resultstest.CheckSchemaEdits(t, sch, data, testCases)
 }

@@ -1,4 +1,4 @@
-package report
+package results_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/evalgate/evalgate/internal/resultstest"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -19,28 +20,28 @@ func TestStreamResultsSameBytes(t *testing.T) {
 		run  *results.Run
 	}
 	run := func(t *testing.T, tc testCase) {
-		want, err := encodeIndented(normalizeRun(tc.run))
+		want, err := results.EncodeWhole(tc.run)
 		assert.NilError(t, err)
 		path := filepath.Join(t.TempDir(), "out", "results.json")
-		assert.NilError(t, WriteResults(path, tc.run))
+		assert.NilError(t, results.Write(path, tc.run))
 		got, err := os.ReadFile(path)
 		assert.NilError(t, err)
 		assert.Equal(t, string(got), string(want))
 	}
-	noSuites := fullRun()
+	noSuites := resultstest.Full()
 	noSuites.Suites = nil
-	noTasks := fullRun()
+	noTasks := resultstest.Full()
 	noTasks.Suites = append([]results.Suite(nil), noTasks.Suites...)
 	noTasks.Suites[0].Tasks = nil
-	many := fullRun()
-	s := refundsSuite()
+	many := resultstest.Full()
+	s := resultstest.Refunds()
 	for i := range 3 {
 		c := s
 		c.ID = fmt.Sprintf("acme.support.evals.copy-%d", i)
 		many.Suites = append(many.Suites, c)
 	}
 	for _, tc := range []testCase{
-		{name: "full", run: fullRun()},
+		{name: "full", run: resultstest.Full()},
 		{name: "no suites", run: noSuites},
 		{name: "a suite without tasks", run: noTasks},
 		{name: "several suites", run: many},
@@ -56,20 +57,7 @@ func BenchmarkWriteResults1k(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "results.json")
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := WriteResults(path, r); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkWriteJUnit1k writes junit.xml for 1,000 tasks: its allocations
-// must not hold the document whole.
-func BenchmarkWriteJUnit1k(b *testing.B) {
-	r := run1k()
-	path := filepath.Join(b.TempDir(), "junit.xml")
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := WriteJUnitFile(path, r); err != nil {
+		if err := results.Write(path, r); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -77,7 +65,7 @@ func BenchmarkWriteJUnit1k(b *testing.B) {
 
 // run1k is a run of one suite of 1,000 tasks.
 func run1k() *results.Run {
-	r := fullRun()
-	r.Suites = []results.Suite{suite1k()}
+	r := resultstest.Full()
+	r.Suites = []results.Suite{resultstest.Suite1k()}
 	return r
 }

@@ -1,4 +1,4 @@
-package report
+package results
 
 import (
 	"bytes"
@@ -8,42 +8,42 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/internal/atomicfile"
 )
 
 //go:embed results.schema.json
-var resultsSchemaJSON []byte
+var schemaJSON []byte
 
-// ResultsSchemaJSON returns the JSON Schema (draft 2020-12) of results.json,
-// the format of results.Run; `evalgate schema results` prints it. The caller
-// may keep the slice; it is a copy.
-func ResultsSchemaJSON() []byte {
-	return bytes.Clone(resultsSchemaJSON)
+// SchemaJSON returns the JSON Schema (draft 2020-12) of results.json, the
+// format of Run; `evalgate schema results` prints it. The caller may keep
+// the slice; it is a copy.
+func SchemaJSON() []byte {
+	return bytes.Clone(schemaJSON)
 }
 
-// WriteResults writes r to path as results.json: JSON indented by two
+// Write writes r to path as results.json: JSON indented by two
 // spaces, fields in a fixed order and map keys sorted, so two runs with the
 // same results give the same bytes. The file is written to a temporary file
 // beside path and renamed into place. An empty $schema is filled in with
-// results.Schema, and missing lists are written as [] rather than null.
+// Schema, and missing lists are written as [] rather than null.
 // r itself is not changed.
 //
 // The file is streamed task by task, so writing it takes memory for one
 // task's JSON at a time, not for the whole document (#6: a 100,000-task
 // run writes a results.json of some 170 MB).
-func WriteResults(path string, r *results.Run) error {
-	return WriteResultsRestoring(path, r, nil)
+func Write(path string, r *Run) error {
+	return WriteRestoring(path, r, nil)
 }
 
-// WriteResultsRestoring is WriteResults for a run whose tasks do not all
+// WriteRestoring is Write for a run whose tasks do not all
 // hold their trials in memory: restore is called with a copy of every task,
 // in file order, just before it is written, and may fill in its Trials
 // (from a file the runner spilled them to, say).
-func WriteResultsRestoring(path string, r *results.Run, restore func(t *results.Task) error) error {
+func WriteRestoring(path string, r *Run, restore func(t *Task) error) error {
 	if r == nil {
 		return errors.New("could not write results: no run")
 	}
-	err := streamFileAtomic(path, 0o644, 0o755, func(w io.Writer) error {
+	err := atomicfile.Stream(path, 0o644, 0o755, func(w io.Writer) error {
 		return streamResults(w, normalizeRun(r), restore)
 	})
 	if err != nil {
@@ -53,7 +53,7 @@ func WriteResultsRestoring(path string, r *results.Run, restore func(t *results.
 }
 
 // encodeResults renders r as results.json.
-func encodeResults(r *results.Run) ([]byte, error) {
+func encodeResults(r *Run) ([]byte, error) {
 	var b bytes.Buffer
 	if err := streamResults(&b, normalizeRun(r), nil); err != nil {
 		return nil, err
@@ -65,16 +65,16 @@ func encodeResults(r *results.Run) ([]byte, error) {
 // a time. It relies on "suites" being the last member of a run and "tasks"
 // the last member of a suite: each is encoded empty, and the list is then
 // written item by item in its place.
-func streamResults(w io.Writer, r *results.Run, restore func(t *results.Task) error) error {
+func streamResults(w io.Writer, r *Run, restore func(t *Task) error) error {
 	var e indentEncoder
 	head := *r
-	head.Suites = []results.Suite{}
+	head.Suites = []Suite{}
 	if err := e.writeOpenList(w, &head, "", "suites"); err != nil {
 		return err
 	}
 	for i := range r.Suites {
 		s := r.Suites[i]
-		s.Tasks = []results.Task{}
+		s.Tasks = []Task{}
 		if err := openItem(w, i, "    "); err != nil {
 			return err
 		}
@@ -183,7 +183,7 @@ func encodeIndented(v any) ([]byte, error) {
 // normalizeRun returns r, or a shallow copy of it where the lists the format
 // requires are never null. Only what needs fixing is copied, so a large run
 // that is already complete costs nothing.
-func normalizeRun(r *results.Run) *results.Run {
+func normalizeRun(r *Run) *Run {
 	needs := r.Schema == "" || r.Gates == nil || r.Suites == nil
 	for i := range r.Suites {
 		if suiteNeedsFix(&r.Suites[i]) {
@@ -196,13 +196,13 @@ func normalizeRun(r *results.Run) *results.Run {
 	}
 	run := *r
 	if run.Schema == "" {
-		run.Schema = results.Schema
+		run.Schema = Schema
 	}
 	if run.Gates == nil {
-		run.Gates = []results.Gate{}
+		run.Gates = []Gate{}
 	}
 	if run.Suites == nil {
-		run.Suites = []results.Suite{}
+		run.Suites = []Suite{}
 	}
 	copied := false
 	for i := range run.Suites {
@@ -210,7 +210,7 @@ func normalizeRun(r *results.Run) *results.Run {
 			continue
 		}
 		if !copied {
-			run.Suites = append([]results.Suite(nil), run.Suites...)
+			run.Suites = append([]Suite(nil), run.Suites...)
 			copied = true
 		}
 		fixSuite(&run.Suites[i])
@@ -218,27 +218,27 @@ func normalizeRun(r *results.Run) *results.Run {
 	return &run
 }
 
-func suiteNeedsFix(s *results.Suite) bool {
+func suiteNeedsFix(s *Suite) bool {
 	return s.Modes == nil || s.Tasks == nil
 }
 
 // fixSuite fills in the null lists of s, which is already a copy. Tasks
 // are fixed one at a time as they are written (fixTask), so a large run is
 // never copied whole.
-func fixSuite(s *results.Suite) {
+func fixSuite(s *Suite) {
 	if s.Modes == nil {
 		s.Modes = []string{}
 	}
 	if s.Tasks == nil {
-		s.Tasks = []results.Task{}
+		s.Tasks = []Task{}
 	}
 }
 
 // fixTask fills in the null lists of t, a copy: no trials, or a trial
 // without checks, is written as [] rather than null.
-func fixTask(t *results.Task) {
+func fixTask(t *Task) {
 	if t.Trials == nil {
-		t.Trials = []results.Trial{}
+		t.Trials = []Trial{}
 		return
 	}
 	copied := false
@@ -247,9 +247,9 @@ func fixTask(t *results.Task) {
 			continue
 		}
 		if !copied {
-			t.Trials = append([]results.Trial(nil), t.Trials...)
+			t.Trials = append([]Trial(nil), t.Trials...)
 			copied = true
 		}
-		t.Trials[j].Checks = []results.Check{}
+		t.Trials[j].Checks = []Check{}
 	}
 }

@@ -1,8 +1,13 @@
-package report
+// Package resultstest holds runs for tests of results.json and of what
+// renders it (package report): a suite of each kind of task, a failing run,
+// a run with every field of the model set, a 1,000-task suite, and checks
+// of a document against a JSON Schema compiled as a consumer would.
+package resultstest
 
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -12,11 +17,12 @@ import (
 	"github.com/evalgate/evalgate/results"
 )
 
-func ptr[T any](v T) *T { return &v }
+// Ptr returns a pointer to v, for the optional fields of the model.
+func Ptr[T any](v T) *T { return &v }
 
-// refundsSuite is a suite result with one passing, one failing and one
+// Refunds is a suite result with one passing, one failing and one
 // errored task, findings, a schema check and a regression.
-func refundsSuite() results.Suite {
+func Refunds() results.Suite {
 	return results.Suite{
 		ID:         "acme.support.evals.refunds",
 		Version:    "1.0.0",
@@ -25,7 +31,7 @@ func refundsSuite() results.Suite {
 		ModelClass: "general",
 		Modes:      []string{"golden", "adversarial"},
 		Trials:     1,
-		Thresholds: results.Thresholds{PassScore: 0.9, MaxCostUsd: ptr(0.5), MaxP95LatencyMs: ptr(int64(2000))},
+		Thresholds: results.Thresholds{PassScore: 0.9, MaxCostUsd: Ptr(0.5), MaxP95LatencyMs: Ptr(int64(2000))},
 		Passed:     false,
 		Stats: results.Stats{
 			AggregateScore: 0.5, PassRate: 1.0 / 3, PassedCount: 1, TaskCount: 3, ErroredCount: 1,
@@ -41,10 +47,10 @@ func refundsSuite() results.Suite {
 				ID: "refund-window", File: "evals/refunds.yaml", Line: 12, Kind: "golden", Tags: []string{"smoke"},
 				Status: results.StatusPassed, Score: 1, PassScore: 0.9, Passed: true, PassAtK: true, TrialsPassed: 1,
 				LatencyMs: 420, CostUsd: 0.004, AgentCostUsd: 0.004, Tokens: results.Tokens{Input: 812, Output: 95},
-				ToolCalls: 1, SchemaValid: ptr(true),
+				ToolCalls: 1, SchemaValid: Ptr(true),
 				Trials: []results.Trial{{
 					Trial: 1, Status: results.StatusPassed, Score: 1, Passed: true, LatencyMs: 420,
-					AgentCostUsd: 0.004, Tokens: results.Tokens{Input: 812, Output: 95}, ToolCalls: 1, SchemaValid: ptr(true),
+					AgentCostUsd: 0.004, Tokens: results.Tokens{Input: 812, Output: 95}, ToolCalls: 1, SchemaValid: Ptr(true),
 					Checks: []results.Check{{ID: "match", Kind: "exact", Weight: 1, Passed: true}},
 				}},
 			},
@@ -52,7 +58,7 @@ func refundsSuite() results.Suite {
 				ID: "late-fee", File: "evals/refunds.yaml", Line: 31, Kind: "golden",
 				Status: results.StatusFailed, Score: 0.5, PassScore: 0.9, TrialsPassed: 0,
 				LatencyMs: 840, CostUsd: 0.0083, AgentCostUsd: 0.0063, JudgeCostUsd: 0.002,
-				Tokens: results.Tokens{Input: 1200, Output: 210}, ToolCalls: 3, SchemaValid: ptr(false),
+				Tokens: results.Tokens{Input: 1200, Output: 210}, ToolCalls: 3, SchemaValid: Ptr(false),
 				FailedChecks: []string{"match", "no-refund-tool"},
 				Findings: []results.Finding{
 					{Kind: "unfixtured-tool-call", Severity: results.SeverityLow},
@@ -61,7 +67,7 @@ func refundsSuite() results.Suite {
 				Trials: []results.Trial{{
 					Trial: 1, Status: results.StatusFailed, Score: 0.5, LatencyMs: 840,
 					AgentCostUsd: 0.0063, JudgeCostUsd: 0.002, Tokens: results.Tokens{Input: 1200, Output: 210},
-					ToolCalls: 3, SchemaValid: ptr(false),
+					ToolCalls: 3, SchemaValid: Ptr(false),
 					Checks: []results.Check{
 						{ID: "match", Kind: "json-match", Weight: 1, Passed: false, Reason: "mismatch"},
 						{ID: "no-refund-tool", Kind: "toolNotCalled", Weight: 1, Passed: false, Reason: "called"},
@@ -82,8 +88,8 @@ func refundsSuite() results.Suite {
 	}
 }
 
-// greetingSuite is a small suite that passed, with no thresholds of its own.
-func greetingSuite() results.Suite {
+// Greeting is a small suite that passed, with no thresholds of its own.
+func Greeting() results.Suite {
 	return results.Suite{
 		ID: "acme.support.evals.greeting", Version: "2.1.0", File: "evals/greeting.json", RunID: "run-greeting",
 		Modes: []string{"golden"}, Trials: 3,
@@ -104,8 +110,8 @@ func greetingSuite() results.Suite {
 	}
 }
 
-// failingRun is a run of both suites in which two of three gates failed.
-func failingRun() *results.Run {
+// Failing is a run of both suites in which two of three gates failed.
+func Failing() *results.Run {
 	start := time.Date(2025, 3, 14, 9, 26, 53, 589_000_000, time.UTC)
 	return &results.Run{
 		Schema:     results.Schema,
@@ -134,13 +140,13 @@ func failingRun() *results.Run {
 				ScoreDelta: -0.5, CostDeltaUsd: 0.001, LatencyDeltaMs: 120,
 			}},
 		},
-		Suites: []results.Suite{refundsSuite(), greetingSuite()},
+		Suites: []results.Suite{Refunds(), Greeting()},
 	}
 }
 
-// compileTestSchema compiles a schema independently of the package's own
+// CompileSchema compiles a schema independently of the package's own
 // compiled copy, as a consumer of the file would.
-func compileTestSchema(t testing.TB, data []byte) *jsonschema.Schema {
+func CompileSchema(t testing.TB, data []byte) *jsonschema.Schema {
 	t.Helper()
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	assert.NilError(t, err)
@@ -151,40 +157,95 @@ func compileTestSchema(t testing.TB, data []byte) *jsonschema.Schema {
 	return sch
 }
 
-// validate reports whether data is valid against sch.
-func validate(t testing.TB, sch *jsonschema.Schema, data []byte) error {
+// Validate reports whether data is valid against sch.
+func Validate(t testing.TB, sch *jsonschema.Schema, data []byte) error {
 	t.Helper()
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	assert.NilError(t, err)
 	return sch.Validate(doc)
 }
 
-// schemaEdit changes a valid document; wantErr is what validation must then
+// SchemaEdit changes a valid document; WantErr is what validation must then
 // report ("" when the document stays valid).
-type schemaEdit struct {
-	name    string
-	edit    func(doc map[string]any)
-	wantErr string
+type SchemaEdit struct {
+	Name    string
+	Edit    func(doc map[string]any)
+	WantErr string
 }
 
-// checkSchemaEdits applies each edit to a fresh copy of the valid document
+// CheckSchemaEdits applies each edit to a fresh copy of the valid document
 // doc and validates the result against sch.
-func checkSchemaEdits(t *testing.T, sch *jsonschema.Schema, doc []byte, edits []schemaEdit) {
+func CheckSchemaEdits(t *testing.T, sch *jsonschema.Schema, doc []byte, edits []SchemaEdit) {
 	t.Helper()
-	run := func(t *testing.T, tc schemaEdit) {
+	run := func(t *testing.T, tc SchemaEdit) {
 		var d map[string]any
 		assert.NilError(t, json.Unmarshal(doc, &d))
-		tc.edit(d)
+		tc.Edit(d)
 		edited, err := json.Marshal(d)
 		assert.NilError(t, err)
-		err = validate(t, sch, edited)
-		if tc.wantErr == "" {
+		err = Validate(t, sch, edited)
+		if tc.WantErr == "" {
 			assert.NilError(t, err)
 			return
 		}
-		assert.ErrorContains(t, err, tc.wantErr)
+		assert.ErrorContains(t, err, tc.WantErr)
 	}
 	for _, tc := range edits {
-		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+		t.Run(tc.Name, func(t *testing.T) { run(t, tc) })
 	}
+}
+
+// Full is Failing with every optional field of the model set, so that
+// validating it proves the schema describes every field.
+func Full() *results.Run {
+	r := Failing()
+	r.Interrupted = true
+	r.Shard = &results.Shard{Index: 2, Count: 4}
+	r.Selection = &results.Selection{Tasks: []string{"refund-window", "lost-parcel"}, Tags: []string{"smoke"}, Mode: "golden"}
+	r.Judge = &results.JudgeInfo{ID: "openai:judge-model", Calibrated: true, Agreement: Ptr(0.86)}
+	r.Gates[2].Error = "unknown name findings.severe"
+	r.Regression.Warnings = []string{"baseline ran a different suite version"}
+	r.Regression.Fixed = 1
+	r.Regression.CIHigh = 0.125
+	r.Findings = results.Findings{Critical: 1, High: 1, Medium: 1, Low: 1}
+	s := &r.Suites[0]
+	s.Findings = r.Findings
+	s.Regression.Fixed = 1
+	s.Tasks[2].Tags = []string{"slow"}
+	s.Tasks[2].FailedChecks = []string{"rubric[0]"}
+	s.Tasks[2].Findings = []results.Finding{{Kind: "canary-leak", Severity: results.SeverityCritical}}
+	s.Tasks[2].SchemaValid = Ptr(false)
+	s.Tasks[2].PassAtK = true
+	s.Tasks[2].TrialsPassed = 1
+	s.Tasks[2].LatencyMs = 120000
+	s.Tasks[2].CostUsd = 0.01
+	s.Tasks[2].AgentCostUsd = 0.01
+	s.Tasks[2].JudgeCostUsd = 0.001
+	s.Tasks[2].Tokens = results.Tokens{Input: 1, Output: 2}
+	s.Tasks[2].ToolCalls = 4
+	s.Tasks[2].Passed = true
+	s.Tasks[2].Score = 0.1
+	s.Tasks[2].ErrorMessage = "timed out after 2m"
+	s.Tasks[2].LinesAfterFinal = 2
+	s.Tasks[2].Trials[0] = results.Trial{
+		Trial: 1, Status: results.StatusError, ErrorKind: results.ErrTimeout, ErrorMessage: "timed out after 2m", LinesAfterFinal: 2, Score: 0.1, Passed: true,
+		LatencyMs: 120000, AgentCostUsd: 0.01, JudgeCostUsd: 0.001, Tokens: results.Tokens{Input: 1, Output: 2},
+		ToolCalls: 4, SchemaValid: Ptr(false),
+		Checks:   []results.Check{{ID: "rubric[0]", Kind: "criterion", Weight: 0.5, Passed: true, Reason: "not-met", Judged: true}},
+		Findings: []results.Finding{{Kind: "canary-leak", Severity: results.SeverityCritical}},
+	}
+	return r
+}
+
+// Suite1k is Refunds with 1,000 copies of its second task.
+func Suite1k() results.Suite {
+	s := Refunds()
+	template := s.Tasks[1]
+	s.Tasks = make([]results.Task, 1000)
+	for i := range s.Tasks {
+		s.Tasks[i] = template
+		s.Tasks[i].ID = fmt.Sprintf("task-%04d", i)
+	}
+	s.TaskCount = len(s.Tasks)
+	return s
 }
