@@ -150,93 +150,19 @@ type sarifRegion struct {
 // errors, medium a warning, low a note). r may be nil when only suite errors
 // are known. Messages carry kinds, severities and ids, never task content.
 func SARIF(r *results.Run, suiteErrs []*SuiteError) ([]byte, error) {
-	rules := make([]sarifDescriptor, 0, len(sarifRules))
-	index := map[string]int{}
-	addRule := func(rl sarifRule) int {
-		index[rl.id] = len(rules)
-		rules = append(rules, sarifDescriptor{
-			ID:                   rl.id,
-			Name:                 rl.name,
-			ShortDescription:     sarifMessage{Text: rl.short},
-			FullDescription:      sarifMessage{Text: rl.full},
-			Help:                 sarifMessage{Text: rl.full},
-			DefaultConfiguration: sarifConfig{Level: sarifLevel(rl.severity)},
-			Properties: sarifRuleProps{
-				Tags:             []string{"security", "ai-eval"},
-				Precision:        "high",
-				SecuritySeverity: sarifSecuritySeverity(rl.severity),
-			},
-		})
-		return index[rl.id]
+	rules := newSARIFRules()
+	out := suiteErrorResults(rules, suiteErrs)
+	run := sarifRun{
+		Tool: sarifTool{Driver: sarifDriver{
+			Name:           "evalgate",
+			InformationURI: "https://github.com/evalgate/evalgate",
+		}},
 	}
-	for _, rl := range sarifRules {
-		addRule(rl)
-	}
-	ruleFor := func(kind string) int {
-		if i, ok := index[kind]; ok {
-			return i
-		}
-		// A finding kind this version does not describe still gets a rule,
-		// so the log stays valid and the finding is not lost.
-		return addRule(sarifRule{
-			id: kind, name: sarifRuleName(kind), severity: results.SeverityMedium,
-			short: "Safety finding " + kind,
-			full:  "The adversarial detectors reported a finding of kind " + kind + ".",
-		})
-	}
-
-	var out []sarifResult
-	for _, e := range suiteErrs {
-		res := sarifResult{
-			RuleID:    RuleSuiteInvalid,
-			RuleIndex: index[RuleSuiteInvalid],
-			Level:     "error",
-			Message:   sarifMessage{Text: sarifText(e.Detail(), "the suite file is not valid")},
-			Locations: []sarifLocation{sarifLocationAt(e.Pos.File, e.Pos.Line, e.Pos.Col)},
-			PartialFingerprints: map[string]string{
-				"evalgateSuiteError/v1": fmt.Sprintf("%s:%d:%d:%s", filepath.ToSlash(e.Pos.File), e.Pos.Line, e.Pos.Col, e.Detail()),
-			},
-		}
-		out = append(out, res)
-	}
-	toolVersion := ""
-	runID := ""
 	if r != nil {
-		toolVersion = r.Tool.Version
-		runID = r.RunID
-		for i := range r.Suites {
-			s := &r.Suites[i]
-			for j := range s.Tasks {
-				t := &s.Tasks[j]
-				file := t.File
-				if file == "" {
-					file = s.File
-				}
-				seen := map[results.Finding]bool{}
-				for _, f := range t.Findings {
-					if seen[f] {
-						continue
-					}
-					seen[f] = true
-					ri := ruleFor(f.Kind)
-					out = append(out, sarifResult{
-						RuleID:    f.Kind,
-						RuleIndex: ri,
-						Level:     sarifLevel(f.Severity),
-						Message: sarifMessage{Text: fmt.Sprintf("%s (%s) in task %s of suite %s",
-							f.Kind, f.Severity, t.ID, s.ID)},
-						Locations: []sarifLocation{sarifLocationAt(file, t.Line, 0)},
-						PartialFingerprints: map[string]string{
-							"evalgateFinding/v1": s.ID + "/" + t.ID + "/" + f.Kind,
-						},
-						Properties: map[string]string{
-							"suiteId":  s.ID,
-							"taskId":   t.ID,
-							"severity": f.Severity,
-						},
-					})
-				}
-			}
+		out = append(out, findingResults(rules, r)...)
+		run.Tool.Driver.Version = r.Tool.Version
+		if r.RunID != "" {
+			run.AutomationDetails = &sarifAutomation{ID: "evalgate/" + r.RunID}
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -249,19 +175,8 @@ func SARIF(r *results.Run, suiteErrs []*SuiteError) ([]byte, error) {
 	if out == nil {
 		out = []sarifResult{}
 	}
-
-	run := sarifRun{
-		Tool: sarifTool{Driver: sarifDriver{
-			Name:           "evalgate",
-			Version:        toolVersion,
-			InformationURI: "https://github.com/evalgate/evalgate",
-			Rules:          rules,
-		}},
-		Results: out,
-	}
-	if runID != "" {
-		run.AutomationDetails = &sarifAutomation{ID: "evalgate/" + runID}
-	}
+	run.Tool.Driver.Rules = rules.list
+	run.Results = out
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
@@ -269,6 +184,113 @@ func SARIF(r *results.Run, suiteErrs []*SuiteError) ([]byte, error) {
 		return nil, fmt.Errorf("could not render sarif: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// sarifRuleSet is the driver's rules as a log is built: every rule of
+// sarifRules, then one for each finding kind they do not describe.
+type sarifRuleSet struct {
+	list  []sarifDescriptor
+	index map[string]int // rule id to its place in list
+}
+
+func newSARIFRules() *sarifRuleSet {
+	rs := &sarifRuleSet{list: make([]sarifDescriptor, 0, len(sarifRules)), index: map[string]int{}}
+	for _, rl := range sarifRules {
+		rs.add(rl)
+	}
+	return rs
+}
+
+// add appends the rule and returns its index.
+func (rs *sarifRuleSet) add(rl sarifRule) int {
+	rs.index[rl.id] = len(rs.list)
+	rs.list = append(rs.list, sarifDescriptor{
+		ID:                   rl.id,
+		Name:                 rl.name,
+		ShortDescription:     sarifMessage{Text: rl.short},
+		FullDescription:      sarifMessage{Text: rl.full},
+		Help:                 sarifMessage{Text: rl.full},
+		DefaultConfiguration: sarifConfig{Level: sarifLevel(rl.severity)},
+		Properties: sarifRuleProps{
+			Tags:             []string{"security", "ai-eval"},
+			Precision:        "high",
+			SecuritySeverity: sarifSecuritySeverity(rl.severity),
+		},
+	})
+	return rs.index[rl.id]
+}
+
+// forKind is the index of the rule of a finding kind. A kind this version
+// does not describe still gets a rule, so the log stays valid and the
+// finding is not lost.
+func (rs *sarifRuleSet) forKind(kind string) int {
+	if i, ok := rs.index[kind]; ok {
+		return i
+	}
+	return rs.add(sarifRule{
+		id: kind, name: sarifRuleName(kind), severity: results.SeverityMedium,
+		short: "Safety finding " + kind,
+		full:  "The adversarial detectors reported a finding of kind " + kind + ".",
+	})
+}
+
+// suiteErrorResults is one suite-invalid error per suite error, at its
+// file, line and column.
+func suiteErrorResults(rules *sarifRuleSet, errs []*SuiteError) []sarifResult {
+	var out []sarifResult
+	for _, e := range errs {
+		out = append(out, sarifResult{
+			RuleID:    RuleSuiteInvalid,
+			RuleIndex: rules.index[RuleSuiteInvalid],
+			Level:     "error",
+			Message:   sarifMessage{Text: sarifText(e.Detail(), "the suite file is not valid")},
+			Locations: []sarifLocation{sarifLocationAt(e.Pos.File, e.Pos.Line, e.Pos.Col)},
+			PartialFingerprints: map[string]string{
+				"evalgateSuiteError/v1": fmt.Sprintf("%s:%d:%d:%s", filepath.ToSlash(e.Pos.File), e.Pos.Line, e.Pos.Col, e.Detail()),
+			},
+		})
+	}
+	return out
+}
+
+// findingResults is one result per distinct finding of each task, at the
+// task's line, with the level of its severity.
+func findingResults(rules *sarifRuleSet, r *results.Run) []sarifResult {
+	var out []sarifResult
+	for i := range r.Suites {
+		s := &r.Suites[i]
+		for j := range s.Tasks {
+			t := &s.Tasks[j]
+			file := t.File
+			if file == "" {
+				file = s.File
+			}
+			seen := map[results.Finding]bool{}
+			for _, f := range t.Findings {
+				if seen[f] {
+					continue
+				}
+				seen[f] = true
+				out = append(out, sarifResult{
+					RuleID:    f.Kind,
+					RuleIndex: rules.forKind(f.Kind),
+					Level:     sarifLevel(f.Severity),
+					Message: sarifMessage{Text: fmt.Sprintf("%s (%s) in task %s of suite %s",
+						f.Kind, f.Severity, t.ID, s.ID)},
+					Locations: []sarifLocation{sarifLocationAt(file, t.Line, 0)},
+					PartialFingerprints: map[string]string{
+						"evalgateFinding/v1": s.ID + "/" + t.ID + "/" + f.Kind,
+					},
+					Properties: map[string]string{
+						"suiteId":  s.ID,
+						"taskId":   t.ID,
+						"severity": f.Severity,
+					},
+				})
+			}
+		}
+	}
+	return out
 }
 
 // sarifLocationAt points at file (relative to the repository root, as code
