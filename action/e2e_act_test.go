@@ -105,9 +105,7 @@ func TestActEndToEnd(t *testing.T) {
 		} else {
 			assert.NilError(t, err, "act: %s", log)
 		}
-		if (exit == 0) != (tc.wantExit == 0) {
-			t.Fatalf("act exited %d, want %d; log:\n%s", exit, tc.wantExit, log)
-		}
+		assert.Assert(t, (exit == 0) == (tc.wantExit == 0), "act exited %d, want %d; log:\n%s", exit, tc.wantExit, log)
 		for _, want := range append(tc.wantLog, builtFromSource) {
 			assert.Assert(t, strings.Contains(log, want), "log lacks %q:\n%s", want, log)
 		}

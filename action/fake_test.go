@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"gotest.tools/v3/assert"
 )
 
 // fakeGitHub is the part of the GitHub REST API evalgate uses, served on
@@ -300,16 +302,11 @@ func zipOf(t *testing.T, files map[string]string) []byte {
 	zw := zip.NewWriter(&buf)
 	for name, content := range files {
 		fw, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: time.Unix(0, 0)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := fw.Write([]byte(content)); err != nil {
-			t.Fatal(err)
-		}
+		assert.NilError(t, err)
+		_, err = fw.Write([]byte(content))
+		assert.NilError(t, err)
 	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	assert.NilError(t, zw.Close())
 	return buf.Bytes()
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/golden"
+	"gotest.tools/v3/icmd"
 )
 
 // testdata is the absolute path of the testdata folder: tests chdir into
@@ -69,6 +70,16 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 		}
 		assert.NilError(t, os.WriteFile(p, []byte(content), mode))
 	}
+}
+
+// git runs git in dir with a fixed identity and no user or system
+// configuration, and fails the test when git fails.
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	args = append([]string{"-c", "user.name=evalgate", "-c", "user.email=evalgate@example.com", "-c", "commit.gpgsign=false"}, args...)
+	icmd.RunCmd(icmd.Command("git", args...), icmd.Dir(dir),
+		icmd.WithEnv(append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")...),
+	).Assert(t, icmd.Success)
 }
 
 func TestSubcommands(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/evalgate/evalgate/results"
 )
@@ -134,9 +134,7 @@ func TestAdversarialFindingsGateTheRun(t *testing.T) {
 		assert.NilError(t, json.Unmarshal(data, &run))
 		task := run.Suites[0].Tasks[0]
 		assert.Equal(t, task.Status, tc.wantStatus)
-		if diff := cmp.Diff(tc.wantFindings, task.Findings); diff != "" {
-			t.Errorf("findings (-want +got):\n%s", diff)
-		}
+		assert.Check(t, is.DeepEqual(tc.wantFindings, task.Findings), "findings")
 		if tc.wantCostUsd > 0 {
 			assert.Assert(t, math.Abs(task.AgentCostUsd-tc.wantCostUsd) < 1e-12, "agent cost %v, want %v", task.AgentCostUsd, tc.wantCostUsd)
 		}

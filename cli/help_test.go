@@ -2,7 +2,6 @@ package cli
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -118,16 +117,9 @@ func TestHelpExamplesAreTrue(t *testing.T) {
 // commitAll makes dir a git repository whose branch main holds its files.
 func commitAll(t *testing.T, dir string) {
 	t.Helper()
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"add", "-A"},
-		{"-c", "user.name=evalgate", "-c", "user.email=evalgate@example.com", "commit", "-q", "-m", "baseline"},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		assert.NilError(t, err, "git %s: %s", strings.Join(args, " "), out)
-	}
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "baseline")
 }
 
 // shellWords splits an example's command line as sh would split it: words,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/evalgate/evalgate/results"
 )
@@ -111,15 +112,11 @@ func TestExecJudgeGetsOnlyJudgedCriteria(t *testing.T) {
 		`{"criteria": [{"criterion": "Says \"order\".", "weight": 0.25}, {"criterion": "Says \"tomorrow\".", "weight": 0.75}], "input": {"question": "Where is A-17?"}, "output": "We will refund your order.", "trace": []}`,
 		`{"criteria": [{"criterion": "Says \"refund\".", "weight": 0.5}, {"criterion": "Says \"sorry\".", "weight": 0.3}], "input": "Refund A-17 please", "output": "We will refund your order.", "trace": []}`,
 	}
-	if d := cmp.Diff(want, readLines(t, filepath.Join(dir, "received.jsonl"))); d != "" {
-		t.Errorf("what the judge received (-want +got):\n%s", d)
-	}
+	assert.Check(t, is.DeepEqual(want, readLines(t, filepath.Join(dir, "received.jsonl"))), "what the judge received")
 	run := resultsOf(t, filepath.Join(dir, "out", "results.json"))
 	// weighted: (0.5·1 + 0.3·0 + 0.2·1) / 1.0; heavier-miss: (0.5·1 + 0.25·1 + 0.75·0) / 1.5.
 	wantScores := map[string]float64{"weighted": 0.7, "heavier-miss": 0.5}
-	if d := cmp.Diff(wantScores, taskScores(run), cmp.Comparer(func(a, b float64) bool { return fmt.Sprintf("%.9f", a) == fmt.Sprintf("%.9f", b) })); d != "" {
-		t.Errorf("task scores (-want +got):\n%s", d)
-	}
+	assert.Check(t, is.DeepEqual(wantScores, taskScores(run), cmp.Comparer(func(a, b float64) bool { return fmt.Sprintf("%.9f", a) == fmt.Sprintf("%.9f", b) })), "task scores")
 	assert.DeepEqual(t, run.Judge, &results.JudgeInfo{ID: "exec:python3 judge.py received.jsonl"})
 	checks := run.Suites[0].Tasks[0].Trials[0].Checks
 	for _, c := range checks {

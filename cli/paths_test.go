@@ -52,8 +52,7 @@ func newMonorepo(t *testing.T) string {
 		t.Skip("git not installed")
 	}
 	repo := t.TempDir()
-	out, err := exec.Command("git", "init", "-q", repo).CombinedOutput()
-	assert.NilError(t, err, "git init: %s", out)
+	git(t, repo, "init", "-q")
 	writeFiles(t, repo, map[string]string{
 		"sub/evals/echo.yaml": monorepoSuite,
 		"sub/echo.sh":         "#!/bin/sh\ncat\n",

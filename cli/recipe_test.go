@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -164,16 +163,6 @@ func newRecipeProject(t *testing.T) (dir, state string) {
 	assert.NilError(t, os.MkdirAll(state, 0o755))
 	git(t, dir, "init", "-q", "-b", "main")
 	return dir, state
-}
-
-// git runs git in dir with a fixed identity and no user configuration.
-func git(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=evalgate", "-c", "user.email=evalgate@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	assert.NilError(t, err, "git %s: %s", strings.Join(args, " "), out)
 }
 
 // TestRegressionRecipes runs the regression recipes of the README (flags)

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 )
 
 func TestParse(t *testing.T) {
@@ -33,9 +33,7 @@ gates:
 out: out
 `
 	c, err := Parse(path, []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	assert.NilError(t, err)
 	want := &Config{
 		File:   path,
 		Dir:    dir,
@@ -54,20 +52,14 @@ out: out
 		Gates:       []string{"aggregateScore >= 0.9", "regression.newFailures == 0"},
 		Out:         filepath.Join(dir, "out"),
 	}
-	if diff := cmp.Diff(want, c); diff != "" {
-		t.Errorf("config (-want +got):\n%s", diff)
-	}
+	assert.Check(t, is.DeepEqual(want, c), "config")
 }
 
 func TestParseKeepsSchemeBaselines(t *testing.T) {
 	for _, b := range []string{"git:main:.evalgate/baseline.json", "github-artifact:evalgate-results"} {
 		c, err := Parse("evalgate.yaml", []byte("baseline: "+b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.Baseline != b {
-			t.Errorf("baseline = %q, want %q", c.Baseline, b)
-		}
+		assert.NilError(t, err)
+		assert.Check(t, c.Baseline == b, "baseline = %q, want %q", c.Baseline, b)
 	}
 }
 
@@ -79,13 +71,9 @@ func TestParseErrors(t *testing.T) {
 	}
 	run := func(t *testing.T, tc testCase) {
 		_, err := Parse("evalgate.yaml", []byte(tc.src))
-		if err == nil {
-			t.Fatal("no error")
-		}
+		assert.Assert(t, err != nil, "no error")
 		got := strings.Split(err.Error(), "\n")
-		if diff := cmp.Diff(tc.want, got); diff != "" {
-			t.Errorf("errors (-want +got):\n%s", diff)
-		}
+		assert.Check(t, is.DeepEqual(tc.want, got), "errors")
 	}
 	for _, tc := range []testCase{
 		{
@@ -153,12 +141,9 @@ func TestParseErrors(t *testing.T) {
 
 func TestLoadMissingDefaultIsEmpty(t *testing.T) {
 	c, err := Load(filepath.Join(t.TempDir(), "evalgate.yaml"), false)
-	if err != nil || c.File != "" {
-		t.Fatalf("Load = %+v, %v; want the empty config", c, err)
-	}
-	if _, err := Load(filepath.Join(t.TempDir(), "evalgate.yaml"), true); err == nil {
-		t.Fatal("an explicit missing config must be an error")
-	}
+	assert.Assert(t, err == nil && c.File == "", "Load = %+v, %v; want the empty config", c, err)
+	_, err = Load(filepath.Join(t.TempDir(), "evalgate.yaml"), true)
+	assert.Assert(t, err != nil, "an explicit missing config must be an error")
 }
 
 // TestParseResolvesPaths: every path of the file is relative to its folder;

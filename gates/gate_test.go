@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
 
 	"github.com/evalgate/evalgate/results"
@@ -46,18 +46,14 @@ func TestEvaluate(t *testing.T) {
 	}
 	run := func(t *testing.T, tc testCase) {
 		gs, err := Compile([]string{tc.expr})
-		if err != nil {
-			t.Fatalf("Compile: %v", err)
-		}
+		assert.NilError(t, err, "Compile")
 		r := sampleRun()
 		if tc.run != nil {
 			tc.run(r)
 		}
 		got := Evaluate(gs, r)
 		want := []results.Gate{{Expr: tc.expr, Passed: tc.want, Values: tc.values, Error: tc.wantError}}
-		if d := cmp.Diff(want, got); d != "" {
-			t.Errorf("Evaluate (-want +got):\n%s", d)
-		}
+		assert.Check(t, is.DeepEqual(want, got), "Evaluate")
 	}
 	testCases := []testCase{
 		{name: "aggregateScore", expr: "aggregateScore >= 0.9", want: false, values: map[string]any{"aggregateScore": 5.0 / 6}},
@@ -129,16 +125,10 @@ func TestCompileErrors(t *testing.T) {
 	}
 	run := func(t *testing.T, tc testCase) {
 		gs, err := Compile(tc.exprs)
-		if err == nil {
-			t.Fatalf("Compile = %d gates, want an error", len(gs))
-		}
-		if err.Error() != tc.want {
-			t.Errorf("error:\n got %s\nwant %s", err, tc.want)
-		}
+		assert.Assert(t, err != nil, "Compile = %d gates, want an error", len(gs))
+		assert.Check(t, err.Error() == tc.want, "error:\n got %s\nwant %s", err, tc.want)
 		for _, goName := range []string{"gates.", "float64", "*", "reflect", "Vars"} {
-			if strings.Contains(strings.ReplaceAll(err.Error(), "* 2", ""), goName) {
-				t.Errorf("error %q speaks Go (%q)", err, goName)
-			}
+			assert.Check(t, !strings.Contains(strings.ReplaceAll(err.Error(), "* 2", ""), goName), "error %q speaks Go (%q)", err, goName)
 		}
 	}
 	vars := "agentCostUsd, aggregateScore, erroredCount, findings, judge, judgeCostUsd, p95LatencyMs, passRate, passed, passedCount, regression, suiteList, suites, taskCount, totalCostUsd"
@@ -209,16 +199,10 @@ func TestDefaults(t *testing.T) {
 			tc.run(r)
 		}
 		got := Evaluate(gs, r)
-		if len(got) != 2 {
-			t.Fatalf("got %d default gates, want 2", len(got))
-		}
+		assert.Assert(t, len(got) == 2, "got %d default gates, want 2", len(got))
 		for i, g := range got {
-			if !g.Default || g.Error != "" {
-				t.Errorf("gate %q: default %v, error %q", g.Expr, g.Default, g.Error)
-			}
-			if g.Passed != tc.passed[i] {
-				t.Errorf("gate %q passed = %v, want %v (values %v)", g.Expr, g.Passed, tc.passed[i], g.Values)
-			}
+			assert.Check(t, g.Default && g.Error == "", "gate %q: default %v, error %q", g.Expr, g.Default, g.Error)
+			assert.Check(t, g.Passed == tc.passed[i], "gate %q passed = %v, want %v (values %v)", g.Expr, g.Passed, tc.passed[i], g.Values)
 		}
 	}
 	clean := func(r *results.Run) {
@@ -246,16 +230,12 @@ func TestEvaluateGolden(t *testing.T) {
 		`suites["acme.evals.search"].p95LatencyMs < 1000`,
 		`suites["acme.evals.gone"].passed`,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	assert.NilError(t, err)
 	gs = append(gs, Defaults()...)
 	var out strings.Builder
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(Evaluate(gs, sampleRun())); err != nil {
-		t.Fatal(err)
-	}
+	assert.NilError(t, enc.Encode(Evaluate(gs, sampleRun())))
 	golden.Assert(t, out.String(), "evaluate.json")
 }

@@ -3,7 +3,8 @@ package gates
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/evalgate/evalgate/results"
 )
@@ -23,12 +24,9 @@ func TestP95(t *testing.T) {
 	}
 	run := func(t *testing.T, tc testCase) {
 		in := append([]int64(nil), tc.ms...)
-		if got := P95(tc.ms); got != tc.want {
-			t.Errorf("P95 = %d, want %d", got, tc.want)
-		}
-		if d := cmp.Diff(in, tc.ms); d != "" {
-			t.Errorf("P95 changed its input (-before +after):\n%s", d)
-		}
+		got := P95(tc.ms)
+		assert.Check(t, got == tc.want, "P95 = %d, want %d", got, tc.want)
+		assert.Check(t, is.DeepEqual(in, tc.ms), "P95 changed its input")
 	}
 	testCases := []testCase{
 		{name: "no tasks", ms: nil, want: 0},
@@ -57,9 +55,8 @@ func TestSuitePassed(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	i := func(v int64) *int64 { return &v }
 	run := func(t *testing.T, tc testCase) {
-		if got := SuitePassed(tc.th, tc.st); got != tc.want {
-			t.Errorf("SuitePassed = %v, want %v", got, tc.want)
-		}
+		got := SuitePassed(tc.th, tc.st)
+		assert.Check(t, got == tc.want, "SuitePassed = %v, want %v", got, tc.want)
 	}
 	testCases := []testCase{
 		{name: "perfect score, default bar", th: results.Thresholds{PassScore: 1}, st: results.Stats{AggregateScore: 1}, want: true},
@@ -88,9 +85,7 @@ func TestAggregate(t *testing.T) {
 		want  results.Stats
 	}
 	run := func(t *testing.T, tc testCase) {
-		if d := cmp.Diff(tc.want, Aggregate(tc.tasks)); d != "" {
-			t.Errorf("Aggregate (-want +got):\n%s", d)
-		}
+		assert.Check(t, is.DeepEqual(tc.want, Aggregate(tc.tasks)), "Aggregate")
 	}
 	testCases := []testCase{
 		{name: "no tasks", want: results.Stats{}},
@@ -134,7 +129,5 @@ func TestCombine(t *testing.T) {
 		TotalCostUsd: 0.5, AgentCostUsd: 0.5, P95LatencyMs: 30,
 		Findings: results.Findings{Critical: 1},
 	}
-	if d := cmp.Diff(want, Combine(suites)); d != "" {
-		t.Errorf("Combine (-want +got):\n%s", d)
-	}
+	assert.Check(t, is.DeepEqual(want, Combine(suites)), "Combine")
 }

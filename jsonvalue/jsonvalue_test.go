@@ -4,14 +4,14 @@ import (
 	"encoding/json"
 	"strconv"
 	"testing"
+
+	"gotest.tools/v3/assert"
 )
 
 func mustDecode(t *testing.T, s string) any {
 	t.Helper()
 	v, err := Decode([]byte(s))
-	if err != nil {
-		t.Fatalf("decode %s: %v", s, err)
-	}
+	assert.NilError(t, err, "decode %s", s)
 	return v
 }
 
@@ -23,9 +23,7 @@ func TestEqual(t *testing.T) {
 	}
 	run := func(t *testing.T, tc testCase) {
 		got := Equal(mustDecode(t, tc.a), mustDecode(t, tc.b))
-		if got != tc.want {
-			t.Errorf("Equal(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
-		}
+		assert.Check(t, got == tc.want, "Equal(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
 	}
 	for _, tc := range []testCase{
 		{name: "integer and decimal", a: `42`, b: `42.0`, want: true},
@@ -52,9 +50,7 @@ func TestSubset(t *testing.T) {
 	}
 	run := func(t *testing.T, tc testCase) {
 		got := Subset(mustDecode(t, tc.sub), mustDecode(t, tc.v))
-		if got != tc.want {
-			t.Errorf("Subset(%s, %s) = %v, want %v", tc.sub, tc.v, got, tc.want)
-		}
+		assert.Check(t, got == tc.want, "Subset(%s, %s) = %v, want %v", tc.sub, tc.v, got, tc.want)
 	}
 	for _, tc := range []testCase{
 		{name: "extra keys allowed", sub: `{"a":1}`, v: `{"a":1.0,"b":2}`, want: true},
@@ -79,9 +75,8 @@ func TestCanonical(t *testing.T) {
 		`"a<b"`:                              `"a<b"`,
 		`12345678901234567890`:               `12345678901234567890`,
 	} {
-		if got := string(Canonical(mustDecode(t, in))); got != want {
-			t.Errorf("Canonical(%s) = %s, want %s", in, got, want)
-		}
+		got := string(Canonical(mustDecode(t, in)))
+		assert.Check(t, got == want, "Canonical(%s) = %s, want %s", in, got, want)
 	}
 }
 
@@ -94,22 +89,18 @@ func TestPointer(t *testing.T) {
 		"/":              `1`,
 	} {
 		got, ok := Pointer(v, ptr)
-		if !ok || string(Canonical(got)) != want {
-			t.Errorf("Pointer(%q) = %s, %v; want %s", ptr, Canonical(got), ok, want)
-		}
+		assert.Check(t, ok && string(Canonical(got)) == want, "Pointer(%q) = %s, %v; want %s", ptr, Canonical(got), ok, want)
 	}
 	for _, ptr := range []string{"/x", "/a/b~1c/2", "/a/b~1c/01", "a", "/a/b~1c/-1"} {
-		if _, ok := Pointer(v, ptr); ok {
-			t.Errorf("Pointer(%q) resolved, want missing", ptr)
-		}
+		_, ok := Pointer(v, ptr)
+		assert.Check(t, !ok, "Pointer(%q) resolved, want missing", ptr)
 	}
 }
 
 func TestDecodeRejectsTrailingData(t *testing.T) {
 	for _, in := range []string{`1 2`, `{} {}`, `{"a":1} x`} {
-		if _, err := Decode([]byte(in)); err == nil {
-			t.Errorf("Decode(%q) succeeded, want error", in)
-		}
+		_, err := Decode([]byte(in))
+		assert.Check(t, err != nil, "Decode(%q) succeeded, want error", in)
 	}
 }
 
@@ -122,15 +113,12 @@ func TestAppendString(t *testing.T) {
 		t.Run(strconv.Quote(in), func(t *testing.T) {
 			got := AppendString(nil, in)
 			var back string
-			if err := json.Unmarshal(got, &back); err != nil {
-				t.Fatalf("%s is not a JSON string: %v", got, err)
-			}
+			err := json.Unmarshal(got, &back)
+			assert.NilError(t, err, "%s is not a JSON string", got)
 			want, _ := json.Marshal(in)
 			var wantBack string
 			_ = json.Unmarshal(want, &wantBack)
-			if back != wantBack {
-				t.Errorf("AppendString(%q) decodes to %q, want %q", in, back, wantBack)
-			}
+			assert.Check(t, back == wantBack, "AppendString(%q) decodes to %q, want %q", in, back, wantBack)
 		})
 	}
 }

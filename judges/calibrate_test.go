@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
 
 	"github.com/evalgate/evalgate/internal/chat"
@@ -86,9 +86,7 @@ func TestMeasure(t *testing.T) {
 	human := []float64{1, 0.2, 0, 0.49, 0.5, 0.9}
 	a := Measure(judge, human)
 	want := Confusion{BothMet: 2, JudgeOnly: 1, HumanOnly: 1, Neither: 2}
-	if d := cmp.Diff(want, a.Confusion); d != "" {
-		t.Errorf("confusion (-want +got):\n%s", d)
-	}
+	assert.Check(t, is.DeepEqual(want, a.Confusion), "confusion")
 	assert.Equal(t, a.N, 6)
 	assert.Assert(t, math.Abs(a.Accuracy-4.0/6) < 1e-9)
 	assert.Assert(t, a.Kappa != nil && math.Abs(*a.Kappa-1.0/3) < 1e-9, "κ on the 0.5 threshold")
@@ -178,9 +176,7 @@ func TestCalibrationFile(t *testing.T) {
 	assert.NilError(t, WriteCalibration(path, c))
 	got, err := ReadCalibration(path)
 	assert.NilError(t, err)
-	if d := cmp.Diff(c, got); d != "" {
-		t.Errorf("calibration (-want +got):\n%s", d)
-	}
+	assert.Check(t, is.DeepEqual(c, got), "calibration")
 	assert.Assert(t, got.Matches("id-1"))
 	assert.Assert(t, !got.Matches("id-2"))
 }

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/results"
@@ -38,9 +39,7 @@ func TestAssert(t *testing.T) {
 		tc.check.ID, tc.check.Weight = "c1", 2
 		checks, _ := Golden(goldenTask(nil, tc.check), &obs)
 		want := []results.Check{{ID: "c1", Kind: tc.check.Kind, Weight: 2, Passed: tc.want == "", Reason: tc.want}}
-		if d := cmp.Diff(want, checks); d != "" {
-			t.Errorf("checks (-want +got):\n%s", d)
-		}
+		assert.Check(t, is.DeepEqual(want, checks), "checks")
 	}
 	testCases := []testCase{
 		{name: "expr true", check: e(`fromJSON(output).answer == 42`)},
@@ -106,9 +105,8 @@ func TestGoldenWeightsToScore(t *testing.T) {
 	)
 	run := func(t *testing.T, tc testCase) {
 		checks, _ := Golden(task, &Observation{Output: json.RawMessage(tc.output)})
-		if got := Score(checks); got != tc.want {
-			t.Errorf("Score = %v, want %v (checks %+v)", got, tc.want, checks)
-		}
+		got := Score(checks)
+		assert.Check(t, got == tc.want, "Score = %v, want %v (checks %+v)", got, tc.want, checks)
 	}
 	testCases := []testCase{
 		{name: "all pass", output: `"yes"`, want: 1},
@@ -128,9 +126,7 @@ func TestRubricTaskChecksOnlySchema(t *testing.T) {
 		Assert: []*suites.Check{{ID: "x", Kind: suites.CheckMaxToolCalls, Weight: 1}},
 	}}
 	checks, schemaValid := Golden(task, &Observation{Output: json.RawMessage(`"hi"`)})
-	if len(checks) != 0 || schemaValid != nil {
-		t.Errorf("got checks %+v, schemaValid %v; want none", checks, schemaValid)
-	}
+	assert.Check(t, len(checks) == 0 && schemaValid == nil, "got checks %+v, schemaValid %v; want none", checks, schemaValid)
 }
 
 // BenchmarkGoldenBench judges one task of the shared benchmark workload:

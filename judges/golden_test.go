@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
 
 	"github.com/evalgate/evalgate/fixtures"
@@ -26,12 +27,8 @@ func TestMatch(t *testing.T) {
 	run := func(t *testing.T, tc testCase) {
 		checks, schemaValid := Golden(goldenTask(tc.match), &Observation{Output: json.RawMessage(tc.output)})
 		want := []results.Check{{ID: "match", Kind: tc.match.Strategy, Weight: 1, Passed: tc.want == "", Reason: tc.want}}
-		if d := cmp.Diff(want, checks); d != "" {
-			t.Errorf("checks (-want +got):\n%s", d)
-		}
-		if schemaValid != nil {
-			t.Errorf("schemaValid = %v for a task without outputSchema", *schemaValid)
-		}
+		assert.Check(t, is.DeepEqual(want, checks), "checks")
+		assert.Check(t, schemaValid == nil, "schemaValid = %v for a task without outputSchema", schemaValid)
 	}
 	testCases := []testCase{
 		{name: "exact strings equal", match: m("exact", `"Paris"`), output: `"Paris"`},
@@ -110,19 +107,13 @@ func TestOutputSchema(t *testing.T) {
 
 		last := checks[len(checks)-1]
 		want := results.Check{ID: "outputSchema", Kind: "outputSchema", Weight: 1, Passed: tc.want == "", Reason: tc.want}
-		if d := cmp.Diff(want, last); d != "" {
-			t.Errorf("outputSchema check (-want +got):\n%s", d)
-		}
-		if schemaValid == nil || *schemaValid != (tc.want == "") {
-			t.Errorf("schemaValid = %v, want %v", schemaValid, tc.want == "")
-		}
+		assert.Check(t, is.DeepEqual(want, last), "outputSchema check")
+		assert.Check(t, schemaValid != nil && *schemaValid == (tc.want == ""), "schemaValid = %v, want %v", schemaValid, tc.want == "")
 		wantChecks := 2
 		if tc.kind == suites.KindRubric {
 			wantChecks = 1
 		}
-		if len(checks) != wantChecks {
-			t.Errorf("got %d checks, want %d", len(checks), wantChecks)
-		}
+		assert.Check(t, len(checks) == wantChecks, "got %d checks, want %d", len(checks), wantChecks)
 	}
 	testCases := []testCase{
 		{name: "valid object", kind: "golden", output: `{"answer":4}`},
@@ -145,9 +136,8 @@ func TestScore(t *testing.T) {
 		want   float64
 	}
 	run := func(t *testing.T, tc testCase) {
-		if got := Score(tc.checks); got != tc.want {
-			t.Errorf("Score = %v, want %v", got, tc.want)
-		}
+		got := Score(tc.checks)
+		assert.Check(t, got == tc.want, "Score = %v, want %v", got, tc.want)
 	}
 	testCases := []testCase{
 		{name: "no checks", want: 0},
@@ -181,24 +171,16 @@ func TestGoldenAllChecks(t *testing.T) {
 	}
 	checks, schemaValid := Golden(task, obs)
 	out, err := json.MarshalIndent(map[string]any{"checks": checks, "schemaValid": schemaValid, "score": Score(checks)}, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
+	assert.NilError(t, err)
 	golden.Assert(t, string(out)+"\n", "golden-all-checks.json")
 }
 
 func TestRunCheckLeavesOutputAlone(t *testing.T) {
 	out, err := jsonvalue.Decode([]byte(`{"answer":0.1,"items":[1.5]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	assert.NilError(t, err)
 	c := &suites.Check{ID: "x", Kind: "expr", Weight: 1, Program: compileExpr(t, `output.answer == 0.1 && output.items[0] == 1.5`)}
 	got := RunCheck(c, &Observation{Output: json.RawMessage(`{"answer":0.1,"items":[1.5]}`)}, out)
-	if !got.Passed {
-		t.Fatalf("check failed: %+v", got)
-	}
+	assert.Assert(t, got.Passed, "check failed: %+v", got)
 	want, _ := jsonvalue.Decode([]byte(`{"answer":0.1,"items":[1.5]}`))
-	if d := cmp.Diff(want, out); d != "" {
-		t.Errorf("RunCheck changed out (-want +got):\n%s", d)
-	}
+	assert.Check(t, is.DeepEqual(want, out), "RunCheck changed out")
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"gotest.tools/v3/assert"
 
 	"github.com/evalgate/evalgate/suites"
 )
@@ -16,26 +17,18 @@ import (
 func compileExpr(t testing.TB, src string) *vm.Program {
 	t.Helper()
 	p, err := suites.CompileExpr(src)
-	if err != nil {
-		t.Fatalf("could not compile %q: %v", src, err)
-	}
+	assert.NilError(t, err, "could not compile %q", src)
 	return p
 }
 
 func mustSchema(t testing.TB, src string) *jsonschema.Schema {
 	t.Helper()
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(src)))
-	if err != nil {
-		t.Fatalf("could not parse schema: %v", err)
-	}
+	assert.NilError(t, err, "could not parse schema")
 	c := jsonschema.NewCompiler()
-	if err := c.AddResource("test.json", doc); err != nil {
-		t.Fatal(err)
-	}
+	assert.NilError(t, c.AddResource("test.json", doc))
 	s, err := c.Compile("test.json")
-	if err != nil {
-		t.Fatalf("could not compile schema: %v", err)
-	}
+	assert.NilError(t, err, "could not compile schema")
 	return s
 }
 
@@ -49,9 +42,7 @@ func newMatch(t testing.TB, strategy, value string, opts ...func(*suites.Match))
 	switch strategy {
 	case suites.StrategyRegex:
 		var src string
-		if err := json.Unmarshal(m.Value, &src); err != nil {
-			t.Fatal(err)
-		}
+		assert.NilError(t, json.Unmarshal(m.Value, &src))
 		if m.IgnoreCase {
 			src = "(?i)" + src
 		}

@@ -1,6 +1,10 @@
 package judges
 
-import "testing"
+import (
+	"testing"
+
+	"gotest.tools/v3/assert"
+)
 
 // TestDetectorPatternsCompile compiles every detector pattern: they compile
 // on first use, so a bad one would otherwise panic in the middle of a run.
@@ -10,8 +14,6 @@ func TestDetectorPatternsCompile(t *testing.T) {
 		all = append(all, p.re)
 	}
 	for _, l := range all {
-		if l.get() == nil {
-			t.Errorf("%s did not compile", l.src)
-		}
+		assert.Check(t, l.get() != nil, "%s did not compile", l.src)
 	}
 }

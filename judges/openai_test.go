@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/internal/chat"
@@ -155,9 +155,7 @@ func TestOpenAIRequestAndAnswer(t *testing.T) {
 		CostUsd: (1200*2.5 + 80*10) / 1e6,
 	}
 	want.Tokens.Input, want.Tokens.Output = 1200, 80
-	if d := cmp.Diff(want, v); d != "" {
-		t.Errorf("verdict (-want +got):\n%s", d)
-	}
+	assert.Check(t, is.DeepEqual(want, v), "verdict")
 	assert.Equal(t, f.callCount(), 1)
 	req := f.requests[0]
 	assert.Equal(t, req.Model, "judge-model")
@@ -200,9 +198,7 @@ func TestOpenAIVotes(t *testing.T) {
 			Pricing: chat.Pricing{InputPerMTok: 1, OutputPerMTok: 1}})
 		v, err := j.Decide(context.Background(), rubricRequest("a", "b", "c"))
 		assert.NilError(t, err)
-		if d := cmp.Diff(tc.want, v.Met); d != "" {
-			t.Errorf("met (-want +got):\n%s", d)
-		}
+		assert.Check(t, is.DeepEqual(tc.want, v.Met), "met")
 		assert.Equal(t, f.callCount(), tc.samples)
 		assert.Equal(t, v.Tokens.Input, int64(100*tc.samples), "tokens add up over samples")
 		assert.Equal(t, v.CostUsd, float64(110*tc.samples)/1e6, "cost adds up over samples")

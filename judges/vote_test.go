@@ -3,7 +3,8 @@ package judges
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 )
 
 func TestMajority(t *testing.T) {
@@ -13,9 +14,7 @@ func TestMajority(t *testing.T) {
 		want    []bool
 	}
 	run := func(t *testing.T, tc testCase) {
-		if d := cmp.Diff(tc.want, Majority(tc.samples)); d != "" {
-			t.Errorf("Majority (-want +got):\n%s", d)
-		}
+		assert.Check(t, is.DeepEqual(tc.want, Majority(tc.samples)), "Majority")
 	}
 	testCases := []testCase{
 		{name: "one sample is its own verdict", samples: [][]bool{{true, false}}, want: []bool{true, false}},
@@ -43,20 +42,12 @@ func TestParseAnswer(t *testing.T) {
 	run := func(t *testing.T, tc testCase) {
 		met, reasons, err := parseAnswer([]byte(tc.text), tc.want)
 		if tc.wantErr != "" {
-			if err == nil || err.Error() != tc.wantErr {
-				t.Fatalf("error = %v, want %q", err, tc.wantErr)
-			}
+			assert.Assert(t, err != nil && err.Error() == tc.wantErr, "error = %v, want %q", err, tc.wantErr)
 			return
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(tc.wantMet, met); d != "" {
-			t.Errorf("met (-want +got):\n%s", d)
-		}
-		if d := cmp.Diff(tc.wantReasons, reasons); d != "" {
-			t.Errorf("reasons (-want +got):\n%s", d)
-		}
+		assert.NilError(t, err)
+		assert.Check(t, is.DeepEqual(tc.wantMet, met), "met")
+		assert.Check(t, is.DeepEqual(tc.wantReasons, reasons), "reasons")
 	}
 	testCases := []testCase{
 		{

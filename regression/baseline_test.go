@@ -13,6 +13,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
+	"gotest.tools/v3/icmd"
 
 	"github.com/evalgate/evalgate/results"
 )
@@ -217,12 +218,10 @@ func TestLoadGit(t *testing.T) {
 	dir := t.TempDir()
 	git := func(args ...string) {
 		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-		out, err := cmd.CombinedOutput()
-		assert.NilError(t, err, string(out))
+		icmd.RunCmd(icmd.Command("git", args...), icmd.Dir(dir),
+			icmd.WithEnv(append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+				"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")...),
+		).Assert(t, icmd.Success)
 	}
 	git("init", "-q", "-b", "main")
 	assert.NilError(t, WritePromoted(filepath.Join(dir, ".evalgate", "baseline.json"), headRun()))

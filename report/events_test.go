@@ -363,9 +363,7 @@ func TestEventsScoredAllocs(t *testing.T) {
 	assert.NilError(t, ev.Started(&s, s.Modes, 3, ""))
 	task := &s.Tasks[1]
 	allocs := testing.AllocsPerRun(1000, func() {
-		if err := ev.Scored(s.RunID, task); err != nil {
-			t.Fatal(err)
-		}
+		assert.NilError(t, ev.Scored(s.RunID, task))
 	})
 	assert.Equal(t, allocs, 0.0)
 }

@@ -30,23 +30,17 @@ func assertNoZeroFields(t *testing.T, v reflect.Value, path string) {
 		assertNoZeroFields(t, v.Elem(), path)
 	case reflect.Struct:
 		if v.Type().PkgPath() == "time" {
-			if v.Interface().(interface{ IsZero() bool }).IsZero() {
-				t.Errorf("%s is zero", path)
-			}
+			assert.Check(t, !v.Interface().(interface{ IsZero() bool }).IsZero(), "%s is zero", path)
 			return
 		}
 		for i := range v.NumField() {
 			assertNoZeroFields(t, v.Field(i), path+"."+v.Type().Field(i).Name)
 		}
 	case reflect.Slice, reflect.Map:
-		if v.Len() == 0 {
-			t.Errorf("%s is empty", path)
-		}
+		assert.Check(t, v.Len() != 0, "%s is empty", path)
 	case reflect.Bool:
 	default:
-		if v.IsZero() {
-			t.Errorf("%s is zero", path)
-		}
+		assert.Check(t, !v.IsZero(), "%s is zero", path)
 	}
 }
 

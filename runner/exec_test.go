@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
 
 	"github.com/evalgate/evalgate/fixtures"
@@ -60,37 +62,23 @@ type wantOutcome struct {
 
 func checkOutcome(t *testing.T, out *Outcome, want wantOutcome) {
 	t.Helper()
-	if out.Fatal != nil {
-		t.Fatalf("unexpected fatal error: %v (stderr %q)", out.Fatal, out.Stderr)
-	}
+	assert.Assert(t, out.Fatal == nil, "unexpected fatal error: %v (stderr %q)", out.Fatal, out.Stderr)
 	gotKind, gotMsg, gotDetail := "", "", ""
 	if out.Err != nil {
 		gotKind, gotMsg, gotDetail = out.Err.Kind, out.Err.Message, out.Err.Detail
 	}
-	if gotKind != want.kind {
-		t.Fatalf("error kind = %q (%s), want %q; stderr %q", gotKind, gotMsg, want.kind, out.Stderr)
-	}
-	if !strings.Contains(gotMsg, want.message) {
-		t.Errorf("error message = %q, want it to contain %q", gotMsg, want.message)
-	}
-	if gotDetail != want.detail {
-		t.Errorf("error detail = %q, want %q", gotDetail, want.detail)
-	}
-	if out.Mute != want.mute {
-		t.Errorf("Mute = %q, want %q", out.Mute, want.mute)
-	}
+	assert.Assert(t, gotKind == want.kind, "error kind = %q (%s), want %q; stderr %q", gotKind, gotMsg, want.kind, out.Stderr)
+	assert.Check(t, strings.Contains(gotMsg, want.message), "error message = %q, want it to contain %q", gotMsg, want.message)
+	assert.Check(t, gotDetail == want.detail, "error detail = %q, want %q", gotDetail, want.detail)
+	assert.Check(t, out.Mute == want.mute, "Mute = %q, want %q", out.Mute, want.mute)
 	switch {
 	case want.output == "" && out.Output != nil:
 		t.Errorf("output = %s, want none", out.Output)
 	case want.output != "":
 		g, err := jsonvalue.Decode(out.Output)
-		if err != nil {
-			t.Fatalf("output %q is not JSON: %v", out.Output, err)
-		}
+		assert.NilError(t, err, "output %q is not JSON", out.Output)
 		w, _ := jsonvalue.Decode([]byte(want.output))
-		if !jsonvalue.Equal(g, w) {
-			t.Errorf("output = %s, want %s", out.Output, want.output)
-		}
+		assert.Check(t, jsonvalue.Equal(g, w), "output = %s, want %s", out.Output, want.output)
 	}
 	if diff := cmp.Diff(want.usage, out.Usage, cmpopts.EquateApprox(0, 1e-12)); !want.anyUsage && diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
@@ -137,9 +125,7 @@ func TestExec(t *testing.T) {
 		if tc.grandchild {
 			pid := readPid(t, pidFile)
 			if tc.grandchildDies {
-				if !gone(t, pid) {
-					t.Errorf("grandchild %d is still alive", pid)
-				}
+				assert.Check(t, gone(t, pid), "grandchild %d is still alive", pid)
 			} else {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
@@ -194,12 +180,8 @@ func TestExec(t *testing.T) {
 					`c3 crm:refund {"orderId":"A-17"}`,
 					`c4 crm:delete {}`,
 				}
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("trace (-want +got):\n%s", diff)
-				}
-				if len(s.Findings()) != 1 {
-					t.Errorf("findings = %v, want one unfixtured-tool-call", s.Findings())
-				}
+				assert.Check(t, is.DeepEqual(want, got), "trace")
+				assert.Check(t, len(s.Findings()) == 1, "findings = %v, want one unfixtured-tool-call", s.Findings())
 			},
 		},
 		{
@@ -232,9 +214,8 @@ func TestExec(t *testing.T) {
 			input: `{}`,
 			want:  wantOutcome{kind: results.ErrAgentExit, message: "exit status 3 before any line", mute: "exit status 3"},
 			check: func(t *testing.T, out *Outcome, _ *fixtures.Session) {
-				if got := string(out.Stderr); got != "agent: something broke\n" {
-					t.Errorf("stderr = %q", got)
-				}
+				got := string(out.Stderr)
+				assert.Check(t, got == "agent: something broke\n", "stderr = %q", got)
 			},
 		},
 		{
@@ -257,9 +238,7 @@ func TestExec(t *testing.T) {
 			input: `{}`,
 			want:  wantOutcome{output: `"ok"`, usage: Usage{Model: "m", InputTokens: 7, OutputTokens: 3, CostUsd: 0.25}},
 			check: func(t *testing.T, out *Outcome, _ *fixtures.Session) {
-				if out.LinesAfterFinal != 2 {
-					t.Errorf("LinesAfterFinal = %d, want 2 (a text line and a second final)", out.LinesAfterFinal)
-				}
+				assert.Check(t, out.LinesAfterFinal == 2, "LinesAfterFinal = %d, want 2 (a text line and a second final)", out.LinesAfterFinal)
 			},
 		},
 		{
@@ -268,9 +247,7 @@ func TestExec(t *testing.T) {
 			input: `{}`,
 			want:  wantOutcome{output: `"ok"`, usage: Usage{InputTokens: 5, CostUsd: 0.5}},
 			check: func(t *testing.T, out *Outcome, _ *fixtures.Session) {
-				if out.LinesAfterFinal != 0 {
-					t.Errorf("LinesAfterFinal = %d, want 0", out.LinesAfterFinal)
-				}
+				assert.Check(t, out.LinesAfterFinal == 0, "LinesAfterFinal = %d, want 0", out.LinesAfterFinal)
 			},
 		},
 		{
@@ -370,9 +347,7 @@ func TestExec(t *testing.T) {
 			limits: func(e *Exec) { e.MaxOutputBytes = 100 << 10 },
 			want:   wantOutcome{kind: results.ErrOutputTooLarge, message: "more than 102400 bytes", anyUsage: true},
 			check: func(t *testing.T, out *Outcome, _ *fixtures.Session) {
-				if out.Usage.InputTokens == 0 {
-					t.Errorf("usage before the cap was not counted")
-				}
+				assert.Check(t, out.Usage.InputTokens != 0, "usage before the cap was not counted")
 			},
 		},
 		{
@@ -388,9 +363,7 @@ func TestExec(t *testing.T) {
 			limits: func(e *Exec) { e.MaxStderrBytes = 1000 },
 			want:   wantOutcome{output: `"ok"`},
 			check: func(t *testing.T, out *Outcome, _ *fixtures.Session) {
-				if len(out.Stderr) != 1000 || strings.Trim(string(out.Stderr), "e") != "" {
-					t.Errorf("stderr kept %d bytes, want 1000", len(out.Stderr))
-				}
+				assert.Check(t, len(out.Stderr) == 1000 && strings.Trim(string(out.Stderr), "e") == "", "stderr kept %d bytes, want 1000", len(out.Stderr))
 			},
 		},
 		{
@@ -425,9 +398,7 @@ func TestExecTaskLine(t *testing.T) {
 		out := testAgentExec("task", nil).Run(context.Background(), tc.req, nil)
 		checkOutcome(t, out, wantOutcome{output: string(out.Output)})
 		var line string
-		if err := json.Unmarshal(out.Output, &line); err != nil {
-			t.Fatal(err)
-		}
+		assert.NilError(t, json.Unmarshal(out.Output, &line))
 		golden.Assert(t, line, tc.golden)
 	}
 	for _, tc := range []testCase{
@@ -470,21 +441,13 @@ func TestExecFatal(t *testing.T) {
 		want    string
 	}
 	notExec := filepath.Join(t.TempDir(), "agent.sh")
-	if err := os.WriteFile(notExec, []byte("#!/bin/sh\necho hi\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	assert.NilError(t, os.WriteFile(notExec, []byte("#!/bin/sh\necho hi\n"), 0o644))
 	run := func(t *testing.T, tc testCase) {
 		for _, a := range []Agent{&Exec{Command: tc.command}, &Plain{Command: tc.command}} {
 			out := a.Run(context.Background(), testRequest(`{}`), nil)
-			if out.Fatal == nil {
-				t.Fatalf("%T: Fatal is nil, outcome %+v", a, out)
-			}
-			if !strings.Contains(out.Fatal.Error(), tc.want) {
-				t.Errorf("%T: Fatal = %q, want it to contain %q", a, out.Fatal, tc.want)
-			}
-			if out.Err != nil || out.Output != nil {
-				t.Errorf("%T: a fatal outcome has Err %v, Output %s", a, out.Err, out.Output)
-			}
+			assert.Assert(t, out.Fatal != nil, "%T: Fatal is nil, outcome %+v", a, out)
+			assert.Check(t, strings.Contains(out.Fatal.Error(), tc.want), "%T: Fatal = %q, want it to contain %q", a, out.Fatal, tc.want)
+			assert.Check(t, out.Err == nil && out.Output == nil, "%T: a fatal outcome has Err %v, Output %s", a, out.Err, out.Output)
 		}
 	}
 	for _, tc := range []testCase{
@@ -514,9 +477,7 @@ func TestExecPythonAgent(t *testing.T) {
 		t.Skip("python3 is not on PATH")
 	}
 	agent, err := filepath.Abs(filepath.Join("testdata", "agent.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	assert.NilError(t, err)
 	type testCase struct {
 		name     string
 		input    string
@@ -598,8 +559,7 @@ func TestDurationText(t *testing.T) {
 		time.Hour:               "1h",
 		time.Hour + time.Second: "1h0m1s",
 	} {
-		if got := durationText(d); got != want {
-			t.Errorf("durationText(%v) = %q, want %q", d, got, want)
-		}
+		got := durationText(d)
+		assert.Check(t, got == want, "durationText(%v) = %q, want %q", d, got, want)
 	}
 }

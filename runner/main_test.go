@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/evalgate/evalgate/internal/process"
+	"gotest.tools/v3/assert"
 )
 
 // testAgentEnv selects a behaviour of the test binary re-executed as an
@@ -215,9 +216,7 @@ func readPid(t *testing.T, path string) int {
 		time.Sleep(10 * time.Millisecond)
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatalf("no grandchild pid in %s: %q", path, b)
-	}
+	assert.NilError(t, err, "no grandchild pid in %s: %q", path, b)
 	return pid
 }
 
@@ -234,9 +233,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 		os.Remove(pidFile)
 		out := e.Run(ctx, testRequest(`{"pidFile":"`+pidFile+`"}`), nil)
 		cancel()
-		if out.Fatal != nil {
-			t.Fatalf("%s: %v", behaviour, out.Fatal)
-		}
+		assert.Assert(t, out.Fatal == nil, "%s: %v", behaviour, out.Fatal)
 		if behaviour == "escape" {
 			syscall.Kill(readPid(t, pidFile), syscall.SIGKILL)
 		}

@@ -17,7 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
 
 	"github.com/evalgate/evalgate/fixtures"
@@ -153,9 +154,7 @@ func assertJSONEqual(t *testing.T, what, got, want string) {
 	t.Helper()
 	g, err1 := jsonvalue.Decode([]byte(got))
 	w, err2 := jsonvalue.Decode([]byte(want))
-	if err1 != nil || err2 != nil || !jsonvalue.Equal(g, w) {
-		t.Errorf("%s = %s, want %s", what, got, want)
-	}
+	assert.Check(t, err1 == nil && err2 == nil && jsonvalue.Equal(g, w), "%s = %s, want %s", what, got, want)
 }
 
 // TestOpenAIToolLoop is the done-when case of the OpenAI-compatible agent:
@@ -184,68 +183,42 @@ func TestOpenAIToolLoop(t *testing.T) {
 	}
 	sess := fixtures.NewSession(supportFixtures(), fixtures.Options{})
 	out := agent.Run(context.Background(), req, sess)
-	if out.Err != nil || out.Fatal != nil {
-		t.Fatalf("Run: err %v, fatal %v", out.Err, out.Fatal)
-	}
-	if string(out.Output) != `"Refund approved for A-17."` {
-		t.Errorf("output = %s", out.Output)
-	}
+	assert.Assert(t, out.Err == nil && out.Fatal == nil, "Run: err %v, fatal %v", out.Err, out.Fatal)
+	assert.Check(t, string(out.Output) == `"Refund approved for A-17."`, "output = %s", out.Output)
 	wantCost := (4000*0.15 + 300*0.60) / 1e6
-	if out.Usage.InputTokens != 4000 || out.Usage.OutputTokens != 300 || math.Abs(out.Usage.CostUsd-wantCost) > 1e-12 || out.Usage.Model != "fake-model" {
-		t.Errorf("usage = %+v, want 4000/300 tokens costing %v", out.Usage, wantCost)
-	}
+	assert.Check(t, out.Usage.InputTokens == 4000 && out.Usage.OutputTokens == 300 && math.Abs(out.Usage.CostUsd-wantCost) <= 1e-12 && out.Usage.Model == "fake-model", "usage = %+v, want 4000/300 tokens costing %v", out.Usage, wantCost)
 
 	reqs := m.requests()
-	if len(reqs) != 2 {
-		t.Fatalf("the model got %d requests, want 2", len(reqs))
-	}
+	assert.Assert(t, len(reqs) == 2, "the model got %d requests, want 2", len(reqs))
 	first := reqs[0]
-	if first.Auth != "Bearer test-key" || first.Body["model"] != "gpt-test" || first.Body["temperature"] != 0.0 || first.Body["stream"] != false {
-		t.Errorf("first request: auth %q, body %s", first.Auth, first.Raw)
-	}
+	assert.Check(t, first.Auth == "Bearer test-key" && first.Body["model"] == "gpt-test" && first.Body["temperature"] == 0.0 && first.Body["stream"] == false, "first request: auth %q, body %s", first.Auth, first.Raw)
 	msgs := messages(t, first)
-	if len(msgs) != 3 {
-		t.Fatalf("first request has %d messages, want 3: %s", len(msgs), first.Raw)
-	}
-	if msgs[0]["role"] != "system" || msgs[0]["content"] != "You are a support agent." {
-		t.Errorf("system prompt message = %v", msgs[0])
-	}
-	if msgs[1]["role"] != "system" {
-		t.Errorf("memory message role = %v", msgs[1]["role"])
-	}
+	assert.Assert(t, len(msgs) == 3, "first request has %d messages, want 3: %s", len(msgs), first.Raw)
+	assert.Check(t, msgs[0]["role"] == "system" && msgs[0]["content"] == "You are a support agent.", "system prompt message = %v", msgs[0])
+	assert.Check(t, msgs[1]["role"] == "system", "memory message role = %v", msgs[1]["role"])
 	assertJSONEqual(t, "memory message", msgs[1]["content"].(string), `{"memory":[{"key":"tier","value":"gold"}]}`)
-	if msgs[2]["role"] != "user" || msgs[2]["content"] != "Refund order A-17 please" {
-		t.Errorf("user message = %v", msgs[2])
-	}
+	assert.Check(t, msgs[2]["role"] == "user" && msgs[2]["content"] == "Refund order A-17 please", "user message = %v", msgs[2])
 	tools, _ := json.Marshal(first.Body["tools"])
 	assertJSONEqual(t, "tools", string(tools), `[
 		{"type":"function","function":{"name":"crm_lookup","description":"Look an order up.","parameters":{"type":"object","properties":{"orderId":{"type":"string"}},"required":["orderId"]}}},
 		{"type":"function","function":{"name":"kb_search","parameters":{"type":"object"}}}]`)
 
 	msgs = messages(t, reqs[1])
-	if len(msgs) != 5 {
-		t.Fatalf("second request has %d messages, want 5: %s", len(msgs), reqs[1].Raw)
-	}
+	assert.Assert(t, len(msgs) == 5, "second request has %d messages, want 5: %s", len(msgs), reqs[1].Raw)
 	assistant, _ := json.Marshal(msgs[3])
 	assertJSONEqual(t, "assistant message", string(assistant), `{"role":"assistant","content":null,"tool_calls":[
 		{"id":"call_1","type":"function","function":{"name":"crm_lookup","arguments":"{\"orderId\":\"A-17\"}"}}]}`)
-	if msgs[4]["role"] != "tool" || msgs[4]["tool_call_id"] != "call_1" {
-		t.Errorf("tool message = %v", msgs[4])
-	}
+	assert.Check(t, msgs[4]["role"] == "tool" && msgs[4]["tool_call_id"] == "call_1", "tool message = %v", msgs[4])
 	// The tool message carries exactly the fixture's response.
 	assertJSONEqual(t, "tool message content", msgs[4]["content"].(string), `{"status":"delivered","total":49.9}`)
 
 	// The whole second request, as the wire format's specification.
 	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, reqs[1].Raw, "", "  "); err != nil {
-		t.Fatal(err)
-	}
+	assert.NilError(t, json.Indent(&pretty, reqs[1].Raw, "", "  "))
 	golden.Assert(t, pretty.String()+"\n", "openai-tool-loop-request.golden")
 
 	trace := sess.Trace()
-	if len(trace) != 1 || trace[0].Name != "crm:lookup" || trace[0].Fixture != 0 || trace[0].ID != "call_1" {
-		t.Errorf("trace = %+v", trace)
-	}
+	assert.Check(t, len(trace) == 1 && trace[0].Name == "crm:lookup" && trace[0].Fixture == 0 && trace[0].ID == "call_1", "trace = %+v", trace)
 }
 
 func TestOpenAIOutcomes(t *testing.T) {
@@ -282,25 +255,19 @@ func TestOpenAIOutcomes(t *testing.T) {
 		}
 		sess := fixtures.NewSession(supportFixtures(), fixtures.Options{})
 		out := agent.Run(ctx, req, sess)
-		if out.Fatal != nil {
-			t.Fatalf("fatal: %v", out.Fatal)
-		}
+		assert.Assert(t, out.Fatal == nil, "fatal: %v", out.Fatal)
 		gotKind := ""
 		if out.Err != nil {
 			gotKind = out.Err.Kind
 		}
-		if gotKind != tc.wantKind {
-			t.Errorf("error kind = %q, want %q (err %v)", gotKind, tc.wantKind, out.Err)
+		assert.Check(t, gotKind == tc.wantKind, "error kind = %q, want %q (err %v)", gotKind, tc.wantKind, out.Err)
+		if out.Err != nil && tc.wantMsg != "" {
+			assert.Check(t, out.Err.Message == tc.wantMsg, "error message = %q, want %q", out.Err.Message, tc.wantMsg)
 		}
-		if out.Err != nil && tc.wantMsg != "" && out.Err.Message != tc.wantMsg {
-			t.Errorf("error message = %q, want %q", out.Err.Message, tc.wantMsg)
-		}
-		if string(out.Output) != tc.wantOut {
-			t.Errorf("output = %s, want %s", out.Output, tc.wantOut)
-		}
+		assert.Check(t, string(out.Output) == tc.wantOut, "output = %s, want %s", out.Output, tc.wantOut)
 		reqs := m.requests()
-		if tc.wantReqs > 0 && len(reqs) != tc.wantReqs {
-			t.Errorf("the model got %d requests, want %d", len(reqs), tc.wantReqs)
+		if tc.wantReqs > 0 {
+			assert.Check(t, len(reqs) == tc.wantReqs, "the model got %d requests, want %d", len(reqs), tc.wantReqs)
 		}
 		if tc.check != nil {
 			tc.check(t, reqs, sess, out)
@@ -322,9 +289,7 @@ func TestOpenAIOutcomes(t *testing.T) {
 			wantKind: results.ErrMaxTurns,
 			wantReqs: 3,
 			check: func(t *testing.T, _ []seenRequest, _ *fixtures.Session, out *Outcome) {
-				if out.Usage.InputTokens != 30 {
-					t.Errorf("usage of the turns that ran = %+v, want 30 input tokens", out.Usage)
-				}
+				assert.Check(t, out.Usage.InputTokens == 30, "usage of the turns that ran = %+v, want 30 input tokens", out.Usage)
 			},
 		},
 		{
@@ -353,9 +318,7 @@ func TestOpenAIOutcomes(t *testing.T) {
 			wantMsg:  "the model API answered 400",
 			wantReqs: 1,
 			check: func(t *testing.T, _ []seenRequest, _ *fixtures.Session, out *Outcome) {
-				if !strings.Contains(out.Err.Detail, "bad tools") {
-					t.Errorf("detail %q: what the server said is kept for the transcripts", out.Err.Detail)
-				}
+				assert.Check(t, strings.Contains(out.Err.Detail, "bad tools"), "detail %q: what the server said is kept for the transcripts", out.Err.Detail)
 			},
 		},
 		{
@@ -415,17 +378,13 @@ func TestOpenAIOutcomes(t *testing.T) {
 				}
 				for i, w := range want {
 					got := msgs[2+i]
-					if got["role"] != "tool" || got["tool_call_id"] != w[0] || got["content"] != w[1] {
-						t.Errorf("tool message %d = %v, want id %s content %s", i, got, w[0], w[1])
-					}
+					assert.Check(t, got["role"] == "tool" && got["tool_call_id"] == w[0] && got["content"] == w[1], "tool message %d = %v, want id %s content %s", i, got, w[0], w[1])
 				}
 				var names []string
 				for _, c := range sess.Trace() {
 					names = append(names, c.Name)
 				}
-				if diff := cmp.Diff([]string{"crm:lookup", "kb:search", "crm:refund"}, names); diff != "" {
-					t.Errorf("trace (-want +got):\n%s", diff)
-				}
+				assert.Check(t, is.DeepEqual([]string{"crm:lookup", "kb:search", "crm:refund"}, names), "trace")
 			},
 		},
 		{
@@ -436,9 +395,8 @@ func TestOpenAIOutcomes(t *testing.T) {
 			},
 			wantOut: `"done"`,
 			check: func(t *testing.T, _ []seenRequest, sess *fixtures.Session, _ *Outcome) {
-				if tr := sess.Trace(); len(tr) != 1 || tr[0].Fixture != 0 {
-					t.Errorf("trace = %+v, want the A-17 fixture", tr)
-				}
+				tr := sess.Trace()
+				assert.Check(t, len(tr) == 1 && tr[0].Fixture == 0, "trace = %+v, want the A-17 fixture", tr)
 			},
 		},
 		{
@@ -449,12 +407,10 @@ func TestOpenAIOutcomes(t *testing.T) {
 			},
 			wantOut: `"done"`,
 			check: func(t *testing.T, reqs []seenRequest, sess *fixtures.Session, _ *Outcome) {
-				if tr := sess.Trace(); len(tr) != 1 || tr[0].Name != "crm_delete" || !tr[0].IsError {
-					t.Errorf("trace = %+v", tr)
-				}
-				if f := sess.Findings(); len(f) != 1 || f[0].Kind != fixtures.FindingUnfixtured {
-					t.Errorf("findings = %v", f)
-				}
+				tr := sess.Trace()
+				assert.Check(t, len(tr) == 1 && tr[0].Name == "crm_delete" && tr[0].IsError, "trace = %+v", tr)
+				f := sess.Findings()
+				assert.Check(t, len(f) == 1 && f[0].Kind == fixtures.FindingUnfixtured, "findings = %v", f)
 			},
 		},
 		{
@@ -467,19 +423,13 @@ func TestOpenAIOutcomes(t *testing.T) {
 			wantOut: `"done"`,
 			check: func(t *testing.T, reqs []seenRequest, _ *fixtures.Session, _ *Outcome) {
 				msgs := messages(t, reqs[0])
-				if len(msgs) != 1 {
-					t.Fatalf("messages = %v, want only the user message", msgs)
-				}
+				assert.Assert(t, len(msgs) == 1, "messages = %v, want only the user message", msgs)
 				assertJSONEqual(t, "user message", msgs[0]["content"].(string), `{"message":"hi","orderId":"A-17"}`)
-				if _, ok := reqs[0].Body["tools"]; ok {
-					t.Errorf("request has tools: %s", reqs[0].Raw)
-				}
-				if _, ok := reqs[0].Body["temperature"]; ok {
-					t.Errorf("request sets a temperature nobody configured: %s", reqs[0].Raw)
-				}
-				if reqs[0].Auth != "" {
-					t.Errorf("authorization sent without a key: %q", reqs[0].Auth)
-				}
+				_, ok := reqs[0].Body["tools"]
+				assert.Check(t, !ok, "request has tools: %s", reqs[0].Raw)
+				_, ok = reqs[0].Body["temperature"]
+				assert.Check(t, !ok, "request sets a temperature nobody configured: %s", reqs[0].Raw)
+				assert.Check(t, reqs[0].Auth == "", "authorization sent without a key: %q", reqs[0].Auth)
 			},
 		},
 		{
@@ -500,9 +450,7 @@ func TestOpenAIUnreachableIsFatal(t *testing.T) {
 	srv.Close()
 	agent := &OpenAI{BaseURL: url + "/v1", Model: "m", Attempts: 2}
 	out := agent.Run(context.Background(), &Request{Input: json.RawMessage(`"hi"`)}, fixtures.NewSession(nil, fixtures.Options{}))
-	if out.Fatal == nil || !strings.Contains(out.Fatal.Error(), "could not reach the model API") {
-		t.Errorf("fatal = %v, err = %v; want a fatal error", out.Fatal, out.Err)
-	}
+	assert.Check(t, out.Fatal != nil && strings.Contains(out.Fatal.Error(), "could not reach the model API"), "fatal = %v, err = %v; want a fatal error", out.Fatal, out.Err)
 }
 
 func TestFunctionNames(t *testing.T) {
@@ -514,28 +462,19 @@ func TestFunctionNames(t *testing.T) {
 	}
 	run := func(t *testing.T, tc testCase) {
 		got := FunctionNames(tc.tools)
-		if len(got) != len(dedupe(tc.tools)) {
-			t.Fatalf("mapped %d names, want %d: %v", len(got), len(dedupe(tc.tools)), got)
-		}
+		assert.Assert(t, len(got) == len(dedupe(tc.tools)), "mapped %d names, want %d: %v", len(got), len(dedupe(tc.tools)), got)
 		back := map[string]string{}
 		for tool, fn := range got {
-			if !functionName.MatchString(fn) {
-				t.Errorf("%q -> %q is not a legal function name", tool, fn)
-			}
-			if other, dup := back[fn]; dup {
-				t.Errorf("%q and %q both map to %q", tool, other, fn)
-			}
+			assert.Check(t, functionName.MatchString(fn), "%q -> %q is not a legal function name", tool, fn)
+			other, dup := back[fn]
+			assert.Check(t, !dup, "%q and %q both map to %q", tool, other, fn)
 			back[fn] = tool
 		}
 		for tool, fn := range tc.want {
-			if got[tool] != fn {
-				t.Errorf("%q -> %q, want %q", tool, got[tool], fn)
-			}
+			assert.Check(t, got[tool] == fn, "%q -> %q, want %q", tool, got[tool], fn)
 		}
 		// The mapping is deterministic.
-		if diff := cmp.Diff(got, FunctionNames(tc.tools)); diff != "" {
-			t.Errorf("second mapping differs:\n%s", diff)
-		}
+		assert.Check(t, is.DeepEqual(got, FunctionNames(tc.tools)), "second mapping differs")
 	}
 	testCases := []testCase{
 		{name: "colons", tools: []string{"crm:lookup", "kb:search"}, want: map[string]string{"crm:lookup": "crm_lookup", "kb:search": "kb_search"}},
@@ -571,20 +510,14 @@ func TestOpenAINameRoundTrip(t *testing.T) {
 	sess := fixtures.NewSession(fx, fixtures.Options{})
 	agent := &OpenAI{BaseURL: m.srv.URL + "/v1", Model: "m"}
 	out := agent.Run(context.Background(), &Request{Input: json.RawMessage(`"hi"`), Tools: tools}, sess)
-	if out.Err != nil {
-		t.Fatalf("Run: %v", out.Err)
-	}
+	assert.Assert(t, out.Err == nil, "Run: %v", out.Err)
 	var offered []string
 	for _, spec := range m.requests()[0].Body["tools"].([]any) {
 		offered = append(offered, spec.(map[string]any)["function"].(map[string]any)["name"].(string))
 	}
-	if diff := cmp.Diff([]string{fns["crm:lookup"], fns["crm.lookup"], fns[long]}, offered); diff != "" {
-		t.Errorf("offered functions (-want +got):\n%s", diff)
-	}
+	assert.Check(t, is.DeepEqual([]string{fns["crm:lookup"], fns["crm.lookup"], fns[long]}, offered), "offered functions")
 	for i, c := range sess.Trace() {
-		if c.Name != tools[i].Name || c.Fixture != i {
-			t.Errorf("call %d reached %q (fixture %d), want %q", i, c.Name, c.Fixture, tools[i].Name)
-		}
+		assert.Check(t, c.Name == tools[i].Name && c.Fixture == i, "call %d reached %q (fixture %d), want %q", i, c.Name, c.Fixture, tools[i].Name)
 	}
 }
 
@@ -657,16 +590,11 @@ func TestOpenAIReusesConnections(t *testing.T) {
 	agent := &OpenAI{BaseURL: m.srv.URL + "/v1", Model: "m", Client: NewHTTPClient(4)}
 	for i := 0; i < 20; i++ {
 		out := agent.Run(context.Background(), &Request{Input: json.RawMessage(`"hi"`), Tools: supportTools}, fixtures.NewSession(supportFixtures(), fixtures.Options{}))
-		if out.Err != nil {
-			t.Fatalf("trial %d: %v", i, out.Err)
-		}
+		assert.Assert(t, out.Err == nil, "trial %d: %v", i, out.Err)
 	}
-	if got := len(m.requests()); got != 21 {
-		t.Errorf("requests = %d, want 21", got)
-	}
+	got := len(m.requests())
+	assert.Check(t, got == 21, "requests = %d, want 21", got)
 	mu.Lock()
 	defer mu.Unlock()
-	if dials != 1 {
-		t.Errorf("%d connections for 21 sequential requests, want 1", dials)
-	}
+	assert.Check(t, dials == 1, "%d connections for 21 sequential requests, want 1", dials)
 }

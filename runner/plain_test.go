@@ -12,6 +12,7 @@ import (
 
 	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/results"
+	"gotest.tools/v3/assert"
 )
 
 func TestPlain(t *testing.T) {
@@ -44,13 +45,11 @@ func TestPlain(t *testing.T) {
 		defer cancel()
 		out := p.Run(ctx, testRequest(tc.input), nil)
 		checkOutcome(t, out, tc.want)
-		if got := string(out.Stderr); got != tc.stderr {
-			t.Errorf("stderr = %q, want %q", got, tc.stderr)
-		}
+		got := string(out.Stderr)
+		assert.Check(t, got == tc.stderr, "stderr = %q, want %q", got, tc.stderr)
 		if tc.pidFile {
-			if pid := readPid(t, pidFile); !gone(t, pid) {
-				t.Errorf("background child %d is still alive", pid)
-			}
+			pid := readPid(t, pidFile)
+			assert.Check(t, gone(t, pid), "background child %d is still alive", pid)
 		}
 	}
 	for _, tc := range []testCase{

@@ -14,7 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
@@ -25,9 +26,7 @@ import (
 func loadSuite(t *testing.T, src string) *suites.Suite {
 	t.Helper()
 	s, err := suites.Parse("evals/s.yaml", []byte(src))
-	if err != nil {
-		t.Fatalf("suite: %v", err)
-	}
+	assert.NilError(t, err, "suite")
 	return s
 }
 
@@ -92,27 +91,17 @@ func TestRunKeepsSuiteOrder(t *testing.T) {
 	// The agent sleeps its input in milliseconds, then echoes it.
 	agent := &Plain{Command: []string{"/bin/sh", "-c", `read ms; sleep "$(echo "$ms" | awk '{print $1/1000}')"; printf '%s' "$ms"`}}
 	got, err := Run(context.Background(), plan, Options{Agent: agent, Concurrency: 8, Observer: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, rec.events); diff != "" {
-		t.Errorf("events (-want +got):\n%s", diff)
-	}
-	if rec.trials != 18 {
-		t.Errorf("Trial called %d times, want 18", rec.trials)
-	}
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(want, rec.events), "events")
+	assert.Check(t, rec.trials == 18, "Trial called %d times, want 18", rec.trials)
 	var ids []string
 	for _, s := range got {
 		for _, task := range s.Tasks {
 			ids = append(ids, task.ID)
 		}
 	}
-	if diff := cmp.Diff([]string{"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10", "a11", "b0", "b1", "b2", "b3", "b4", "b5"}, ids); diff != "" {
-		t.Errorf("result order (-want +got):\n%s", diff)
-	}
-	if got[0].AggregateScore != 1 || !got[0].Passed || got[1].AggregateScore != 0 || got[1].Passed {
-		t.Errorf("suite verdicts: a %.2f %v, b %.2f %v", got[0].AggregateScore, got[0].Passed, got[1].AggregateScore, got[1].Passed)
-	}
+	assert.Check(t, is.DeepEqual([]string{"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10", "a11", "b0", "b1", "b2", "b3", "b4", "b5"}, ids), "result order")
+	assert.Check(t, got[0].AggregateScore == 1 && got[0].Passed && got[1].AggregateScore == 0 && !got[1].Passed, "suite verdicts: a %.2f %v, b %.2f %v", got[0].AggregateScore, got[0].Passed, got[1].AggregateScore, got[1].Passed)
 }
 
 func TestPlan(t *testing.T) {
@@ -143,9 +132,7 @@ tasks:
 				got = append(got, p.Suite.ID[len("acme.t.evals."):]+"/"+task.ID)
 			}
 		}
-		if diff := cmp.Diff(tc.want, got); diff != "" {
-			t.Errorf("plan (-want +got):\n%s", diff)
-		}
+		assert.Check(t, is.DeepEqual(tc.want, got), "plan")
 	}
 	for _, tc := range []testCase{
 		{name: "everything", want: []string{"plan/one", "plan/two", "plan/three", "other/one"}},
@@ -184,28 +171,16 @@ tasks:
 	run := func(t *testing.T, tc testCase) { tc.check(t, aggregate(s, s.Tasks[0], tc.trials)) }
 	for _, tc := range []testCase{
 		{name: "all pass: pass^k and pass@k", trials: []results.Trial{pass, pass, pass}, check: func(t *testing.T, got results.Task) {
-			if !got.Passed || !got.PassAtK || got.TrialsPassed != 3 || got.Status != results.StatusPassed || got.Score != 1 {
-				t.Errorf("got %+v", got)
-			}
-			if got.CostUsd != 0.03 || got.Tokens.Input != 30 || got.ToolCalls != 6 || got.LatencyMs != 100 || !*got.SchemaValid {
-				t.Errorf("sums: cost %v tokens %v calls %d latency %d", got.CostUsd, got.Tokens, got.ToolCalls, got.LatencyMs)
-			}
+			assert.Check(t, got.Passed && got.PassAtK && got.TrialsPassed == 3 && got.Status == results.StatusPassed && got.Score == 1, "got %+v", got)
+			assert.Check(t, got.CostUsd == 0.03 && got.Tokens.Input == 30 && got.ToolCalls == 6 && got.LatencyMs == 100 && *got.SchemaValid, "sums: cost %v tokens %v calls %d latency %d", got.CostUsd, got.Tokens, got.ToolCalls, got.LatencyMs)
 		}},
 		{name: "flaky: mean score, no pass^k, pass@k", trials: []results.Trial{pass, fail, pass, fail, pass}, check: func(t *testing.T, got results.Task) {
-			if got.Passed || !got.PassAtK || got.TrialsPassed != 3 || got.Status != results.StatusFailed || got.Score != 0.6 {
-				t.Errorf("got passed=%v passAtK=%v trialsPassed=%d status=%s score=%v", got.Passed, got.PassAtK, got.TrialsPassed, got.Status, got.Score)
-			}
-			if diff := cmp.Diff([]string{"b", "match"}, got.FailedChecks); diff != "" {
-				t.Errorf("failed checks (-want +got):\n%s", diff)
-			}
-			if *got.SchemaValid || len(got.Findings) != 1 || got.LatencyMs != 140 {
-				t.Errorf("schemaValid %v findings %v latency %d", *got.SchemaValid, got.Findings, got.LatencyMs)
-			}
+			assert.Check(t, !got.Passed && got.PassAtK && got.TrialsPassed == 3 && got.Status == results.StatusFailed && got.Score == 0.6, "got passed=%v passAtK=%v trialsPassed=%d status=%s score=%v", got.Passed, got.PassAtK, got.TrialsPassed, got.Status, got.Score)
+			assert.Check(t, is.DeepEqual([]string{"b", "match"}, got.FailedChecks), "failed checks")
+			assert.Check(t, !*got.SchemaValid && len(got.Findings) == 1 && got.LatencyMs == 140, "schemaValid %v findings %v latency %d", *got.SchemaValid, got.Findings, got.LatencyMs)
 		}},
 		{name: "an errored trial makes the task an error", trials: []results.Trial{pass, errored}, check: func(t *testing.T, got results.Task) {
-			if got.Status != results.StatusError || got.ErrorKind != results.ErrTimeout || got.Passed || got.Score != 0.5 {
-				t.Errorf("got status=%s kind=%s passed=%v score=%v", got.Status, got.ErrorKind, got.Passed, got.Score)
-			}
+			assert.Check(t, got.Status == results.StatusError && got.ErrorKind == results.ErrTimeout && !got.Passed && got.Score == 0.5, "got status=%s kind=%s passed=%v score=%v", got.Status, got.ErrorKind, got.Passed, got.Score)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -225,9 +200,7 @@ tasks:
 	_, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{
 		Agent: &Plain{Command: []string{filepath.Join(t.TempDir(), "missing")}},
 	})
-	if err == nil || !strings.Contains(err.Error(), "could not start agent") {
-		t.Fatalf("err = %v, want could not start agent", err)
-	}
+	assert.Assert(t, err != nil && strings.Contains(err.Error(), "could not start agent"), "err = %v, want could not start agent", err)
 }
 
 // TestRunRubricWithoutJudge: a judged criterion with no judge is an error
@@ -254,19 +227,11 @@ tasks:
 	got, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{
 		Agent: &Plain{Command: []string{"/bin/cat"}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	assert.NilError(t, err)
 	judged, asserts := got[0].Tasks[0], got[0].Tasks[1]
-	if judged.Status != results.StatusError || judged.ErrorKind != results.ErrJudge || judged.Passed {
-		t.Errorf("judged: status %s kind %s passed %v", judged.Status, judged.ErrorKind, judged.Passed)
-	}
-	if judged.ErrorMessage != "no judge configured for rubric[0]" {
-		t.Errorf("judged: message %q, want the criterion named", judged.ErrorMessage)
-	}
-	if asserts.Status != results.StatusPassed || asserts.Score != 1 {
-		t.Errorf("asserts only: status %s score %v", asserts.Status, asserts.Score)
-	}
+	assert.Check(t, judged.Status == results.StatusError && judged.ErrorKind == results.ErrJudge && !judged.Passed, "judged: status %s kind %s passed %v", judged.Status, judged.ErrorKind, judged.Passed)
+	assert.Check(t, judged.ErrorMessage == "no judge configured for rubric[0]", "judged: message %q, want the criterion named", judged.ErrorMessage)
+	assert.Check(t, asserts.Status == results.StatusPassed && asserts.Score == 1, "asserts only: status %s score %v", asserts.Status, asserts.Score)
 }
 
 // TestRunTimeoutFromTask: a task's timeoutMs wins over the run's timeout.
@@ -282,15 +247,10 @@ tasks:
 		Agent:   &Plain{Command: []string{"/bin/sh", "-c", "sleep 30"}},
 		Timeout: time.Minute,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if task := got[0].Tasks[0]; task.ErrorKind != results.ErrTimeout {
-		t.Errorf("error kind %q, want timeout", task.ErrorKind)
-	}
-	if time.Since(start) > 20*time.Second {
-		t.Errorf("the task's 200ms timeout did not apply")
-	}
+	assert.NilError(t, err)
+	task := got[0].Tasks[0]
+	assert.Check(t, task.ErrorKind == results.ErrTimeout, "error kind %q, want timeout", task.ErrorKind)
+	assert.Check(t, time.Since(start) <= 20*time.Second, "the task's 200ms timeout did not apply")
 }
 
 // TestRunLiveShadowInjectsNothing: in live-shadow mode the agent gets no
@@ -314,9 +274,7 @@ tasks:
 	agent := &Exec{Command: []string{python, filepath.Join("testdata", "agent.py")}}
 	for mode, wantPass := range map[string]bool{"": true, "live-shadow": false} {
 		got, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{Agent: agent, Mode: mode})
-		if err != nil {
-			t.Fatal(err)
-		}
+		assert.NilError(t, err)
 		if task := got[0].Tasks[0]; task.Passed != wantPass {
 			b, _ := json.Marshal(task)
 			t.Errorf("mode %q: passed %v, want %v: %s", mode, task.Passed, wantPass, b)
@@ -366,22 +324,13 @@ func TestRunStopsWhenTheAgentNeverSpeaks(t *testing.T) {
 			Observer:    rec,
 		})
 		var cr *CannotRunError
-		if !errors.As(err, &cr) {
-			t.Fatalf("err = %v, want a CannotRunError", err)
-		}
+		assert.Assert(t, errors.As(err, &cr), "err = %v, want a CannotRunError", err)
 		want := &CannotRunError{Tasks: tc.wantTasks, Exit: "exit status 2", Stderr: []byte("python3: can't open file 'nope.py': [Errno 2] No such file or directory\n")}
-		if diff := cmp.Diff(want, cr); diff != "" {
-			t.Errorf("error (-want +got):\n%s", diff)
-		}
-		if len(rec.events) != 0 {
-			t.Errorf("the observer was told %v, want nothing: no task could run", rec.events)
-		}
-		if rec.progress != 0 {
-			t.Errorf("progress was reported %d times, want none", rec.progress)
-		}
-		if d := time.Since(start); d > 20*time.Second {
-			t.Errorf("the run took %s: the trials still running were not killed", d)
-		}
+		assert.Check(t, is.DeepEqual(want, cr), "error")
+		assert.Check(t, len(rec.events) == 0, "the observer was told %v, want nothing: no task could run", rec.events)
+		assert.Check(t, rec.progress == 0, "progress was reported %d times, want none", rec.progress)
+		d := time.Since(start)
+		assert.Check(t, d <= 20*time.Second, "the run took %s: the trials still running were not killed", d)
 	}
 	for _, tc := range []testCase{
 		{name: "three tasks decide, the slow ones are killed", inputs: []string{"a", "b", "c", "slow", "slow", "slow"}, wantTasks: 3},
@@ -407,23 +356,14 @@ func TestRunGoesOnWhenOneTaskCrashes(t *testing.T) {
 				Trials:      3,
 				Observer:    rec,
 			})
-			if err != nil {
-				t.Fatalf("err = %v, want the run to go on", err)
-			}
+			assert.NilError(t, err, "err = %v, want the run to go on", err)
 			want := []string{"started acme.t.evals.mute 4", "scored t0", "scored t1", "scored t2", "scored t3", "completed acme.t.evals.mute 3/4"}
-			if diff := cmp.Diff(want, rec.events); diff != "" {
-				t.Errorf("events (-want +got):\n%s", diff)
-			}
+			assert.Check(t, is.DeepEqual(want, rec.events), "events")
 			crashed := got[0].Tasks[0]
-			if crashed.Status != results.StatusError || crashed.ErrorKind != results.ErrAgentExit || crashed.ErrorMessage != "exit status 2 before any output" {
-				t.Errorf("crashed task: status %s, kind %s, message %q", crashed.Status, crashed.ErrorKind, crashed.ErrorMessage)
-			}
-			if m := crashed.Trials[2].ErrorMessage; m != "exit status 2 before any output" {
-				t.Errorf("trial 3 message %q", m)
-			}
-			if rec.lastDone != 4 {
-				t.Errorf("last progress at %d tasks, want 4", rec.lastDone)
-			}
+			assert.Check(t, crashed.Status == results.StatusError && crashed.ErrorKind == results.ErrAgentExit && crashed.ErrorMessage == "exit status 2 before any output", "crashed task: status %s, kind %s, message %q", crashed.Status, crashed.ErrorKind, crashed.ErrorMessage)
+			m := crashed.Trials[2].ErrorMessage
+			assert.Check(t, m == "exit status 2 before any output", "trial 3 message %q", m)
+			assert.Check(t, rec.lastDone == 4, "last progress at %d tasks, want 4", rec.lastDone)
 		})
 	}
 }
@@ -443,8 +383,7 @@ func TestJudgeMessage(t *testing.T) {
 		// What the judge said may quote the task: it stays out.
 		{errors.New(`the judge "judge.py" ended with exit status 1: the output "secret" is rude`), "the judge gave no usable verdict for rubric[0], rubric[2]"},
 	} {
-		if got := judgeMessage(tc.err, checks); got != tc.want {
-			t.Errorf("judgeMessage(%v) = %q, want %q", tc.err, got, tc.want)
-		}
+		got := judgeMessage(tc.err, checks)
+		assert.Check(t, got == tc.want, "judgeMessage(%v) = %q, want %q", tc.err, got, tc.want)
 	}
 }

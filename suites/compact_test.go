@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 )
 
 // compactSuite has tasks with every kind of field a trial uses: inputs,
@@ -50,34 +52,23 @@ func TestCompactTasksDecodeTheSame(t *testing.T) {
 	// task read back from the file must still be found.
 	src := []byte("\ufeff\n" + compactSuite(7))
 	path := filepath.Join(t.TempDir(), "c.json")
-	if err := os.WriteFile(path, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	assert.NilError(t, os.WriteFile(path, src, 0o644))
 	whole, err := Parse(path, src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	assert.NilError(t, err)
 	defer func(n int) { compactAbove = n }(compactAbove)
 	compactAbove = 4
 	parsed, err := Parse(path, src) // compact tasks keep their JSON
-	if err != nil {
-		t.Fatal(err)
-	}
+	assert.NilError(t, err)
 	loaded, err := Load(path) // compact tasks are read from the file again
-	if err != nil {
-		t.Fatal(err)
-	}
+	assert.NilError(t, err)
 	for _, compact := range []*Suite{parsed, loaded[0]} {
 		checkCompact(t, whole, compact)
 	}
 
 	// A file changed under a run is an error, not another task.
-	if err := os.WriteFile(path, []byte(strings.Replace(string(src), `"g3"`, `"x3"`, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := loaded[0].Full(loaded[0].Tasks[3]); err == nil || !strings.Contains(err.Error(), "changed during the run") {
-		t.Errorf("Full of a changed file: %v", err)
-	}
+	assert.NilError(t, os.WriteFile(path, []byte(strings.Replace(string(src), `"g3"`, `"x3"`, 1)), 0o644))
+	_, err = loaded[0].Full(loaded[0].Tasks[3])
+	assert.Check(t, err != nil && strings.Contains(err.Error(), "changed during the run"), "Full of a changed file: %v", err)
 }
 
 func checkCompact(t *testing.T, whole, compact *Suite) {
@@ -94,33 +85,26 @@ func checkCompact(t *testing.T, whole, compact *Suite) {
 	}
 	for i, ct := range compact.Tasks {
 		wt := whole.Tasks[i]
-		if !ct.Compact() || wt.Compact() {
-			t.Fatalf("task %s: compact %v, whole %v", ct.ID, ct.Compact(), wt.Compact())
-		}
-		if ct.ID != wt.ID || ct.Pos != wt.Pos || ct.Expected.Kind != wt.Expected.Kind || ct.TimeoutMs != wt.TimeoutMs ||
-			!cmp.Equal(ct.Tags, wt.Tags) || !cmp.Equal(ct.PassScore, wt.PassScore) || !cmp.Equal(ct.Adversarial, wt.Adversarial) {
-			t.Errorf("task %s: the summary fields differ", ct.ID)
-		}
+		assert.Assert(t, ct.Compact() && !wt.Compact(), "task %s: compact %v, whole %v", ct.ID, ct.Compact(), wt.Compact())
+		assert.Check(t, ct.ID == wt.ID && ct.Pos == wt.Pos && ct.Expected.Kind == wt.Expected.Kind && ct.TimeoutMs == wt.TimeoutMs && cmp.Equal(ct.Tags, wt.Tags) && cmp.Equal(ct.PassScore, wt.PassScore) && cmp.Equal(ct.Adversarial, wt.Adversarial), "task %s: the summary fields differ", ct.ID)
 		full, err := compact.Full(ct)
-		if err != nil {
-			t.Fatal(err)
+		assert.NilError(t, err)
+		assert.Check(t, is.DeepEqual(wt, full, ignorePos), "task %s: Full differs from the whole decode", ct.ID)
+		m := full.Expected.Match
+		if m != nil && m.Strategy == StrategyRegex {
+			assert.Check(t, m.Regexp != nil, "task %s: the regex is not compiled", ct.ID)
 		}
-		if diff := cmp.Diff(wt, full, ignorePos); diff != "" {
-			t.Errorf("task %s: Full differs from the whole decode (-whole +full):\n%s", ct.ID, diff)
-		}
-		if m := full.Expected.Match; m != nil && m.Strategy == StrategyRegex && m.Regexp == nil {
-			t.Errorf("task %s: the regex is not compiled", ct.ID)
-		}
-		if m := full.Expected.Match; m != nil && m.Strategy == StrategyJSONSchema && m.Schema == nil {
-			t.Errorf("task %s: the schema is not compiled", ct.ID)
+		m = full.Expected.Match
+		if m != nil && m.Strategy == StrategyJSONSchema {
+			assert.Check(t, m.Schema != nil, "task %s: the schema is not compiled", ct.ID)
 		}
 		for _, c := range full.Expected.Assert {
 			shared := c.Expr == "len(trace) < 3"
-			if c.Kind == CheckExpr && shared != (c.shared != nil) {
-				t.Errorf("task %s: check %s shares a program: %v, want only the shared expression to", ct.ID, c.ID, c.shared != nil)
+			if c.Kind == CheckExpr {
+				assert.Check(t, shared == (c.shared != nil), "task %s: check %s shares a program: %v, want only the shared expression to", ct.ID, c.ID, c.shared != nil)
 			}
-			if shared && c.shared != compact.shared[c.Expr] {
-				t.Errorf("task %s: check %s does not share the suite's program", ct.ID, c.ID)
+			if shared {
+				assert.Check(t, c.shared == compact.shared[c.Expr], "task %s: check %s does not share the suite's program", ct.ID, c.ID)
 			}
 		}
 	}
@@ -128,12 +112,9 @@ func checkCompact(t *testing.T, whole, compact *Suite) {
 
 func TestFullOfAWholeTaskIsTheTask(t *testing.T) {
 	whole, err := Parse("evals/c.json", []byte(compactSuite(3)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if same, err := whole.Full(whole.Tasks[0]); err != nil || same != whole.Tasks[0] {
-		t.Errorf("Full of a whole task must be the task itself")
-	}
+	assert.NilError(t, err)
+	same, err := whole.Full(whole.Tasks[0])
+	assert.Check(t, err == nil && same == whole.Tasks[0], "Full of a whole task must be the task itself")
 }
 
 // TestCompactSuiteStillReportsErrors: compacting never hides a problem of
@@ -145,24 +126,18 @@ func TestCompactSuiteStillReportsErrors(t *testing.T) {
 	src = strings.Replace(src, `"taskId": "a5"`, `"taskId": "a2"`, 1)
 	src = strings.Replace(src, `"taskId": "r4", "input": "hi"`, `"taskId": "r4", "input": "hi", "timeoutMs": 0`, 1)
 	path := filepath.Join(t.TempDir(), "c.json")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	assert.NilError(t, os.WriteFile(path, []byte(src), 0o644))
 	_, parseErr := Parse("evals/c.json", []byte(src))
 	_, loadErr := Load(path)
 	for _, err := range []error{parseErr, loadErr} {
-		if err == nil {
-			t.Fatal("no error")
-		}
+		assert.Assert(t, err != nil, "no error")
 		msg := err.Error()
 		for _, want := range []string{
 			"/tasks/5/taskId: duplicate task id \"a2\"",
 			"/tasks/3/expected/assert/1/expr: expression does not compile",
 			"/tasks/4/timeoutMs: ",
 		} {
-			if !strings.Contains(msg, want) {
-				t.Errorf("missing %q in:\n%s", want, msg)
-			}
+			assert.Check(t, strings.Contains(msg, want), "missing %q in:\n%s", want, msg)
 		}
 	}
 }

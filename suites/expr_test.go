@@ -88,9 +88,7 @@ func TestExprProgramConcurrent(t *testing.T) {
 				return
 			}
 			got, err := expr.Run(p, map[string]any{ExprOutput: fmt.Sprintf("t%d", i)})
-			if err != nil || got != true {
-				t.Errorf("got %v, %v", got, err)
-			}
+			assert.Check(t, err == nil && got == true, "got %v, %v", got, err)
 		}()
 	}
 	wg.Wait()
@@ -151,9 +149,7 @@ func assertCheckAsExpr(t *testing.T, src string) {
 	_, want := checker.ParseCheck(src, cfg)
 	exprConfigs.Put(cfg)
 	got := checkExpr(src)
-	if (got == nil) != (want == nil) || got != nil && got.Error() != want.Error() {
-		t.Errorf("checkExpr(%q) = %v, expr's checker says %v", src, got, want)
-	}
+	assert.Check(t, (got == nil) == (want == nil) && !(got != nil && got.Error() != want.Error()), "checkExpr(%q) = %v, expr's checker says %v", src, got, want)
 }
 
 // FuzzCheckExpr compares checkExpr with expr's own check.

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gotest.tools/v3/assert"
 )
 
 // goTypeHints are fragments that only a leaked Go type or a formatting
@@ -35,46 +37,34 @@ func FuzzParse(f *testing.F) {
 		}
 		s, err := Parse(path, data)
 		if err == nil {
-			if s == nil || s.ID == "" || len(s.Tasks) == 0 {
-				t.Fatalf("accepted a suite without id or tasks: %+v", s)
-			}
+			assert.Assert(t, s != nil && s.ID != "" && len(s.Tasks) != 0, "accepted a suite without id or tasks: %+v", s)
 			out, _, err := ExportOpenWOP(path, data, false)
-			if err != nil {
-				t.Fatalf("could not export an accepted suite: %v", err)
-			}
+			assert.NilError(t, err, "could not export an accepted suite")
 			if out == nil {
 				return // every task was scored by extensions only
 			}
-			if errs := Portable("export.json", out); len(errs) > 0 {
-				t.Fatalf("export is not portable:\n%v\n%s", errs, out)
-			}
-			if _, err := Parse("export.json", out); err != nil {
-				t.Fatalf("export does not parse: %v\n%s", err, out)
-			}
+			errs := Portable("export.json", out)
+			assert.Assert(t, len(errs) <= 0, "export is not portable:\n%v\n%s", errs, out)
+			_, err = Parse("export.json", out)
+			assert.NilError(t, err, "export does not parse: %v\n%s", err, out)
 			return
 		}
-		if s != nil {
-			t.Fatal("a suite returned with errors")
-		}
+		assert.Assert(t, s == nil, "a suite returned with errors")
 		var errs Errors
-		if !errors.As(err, &errs) || len(errs) == 0 {
-			t.Fatalf("error is not a list of errors: %v", err)
-		}
+		assert.Assert(t, errors.As(err, &errs) && len(errs) != 0, "error is not a list of errors: %v", err)
 		for _, e := range errs {
 			switch e.Kind {
 			case ErrSyntax, ErrSchema, ErrSemantic:
 			default:
 				t.Fatalf("bad kind: %v", e)
 			}
-			if e.Message == "" || e.Pos.File != path || !validPointer(e.Pointer) {
-				t.Fatalf("malformed error: %#v", e)
-			}
-			if yaml && e.Kind == ErrSyntax && e.Pos.Line > len(lineStarts(data)) {
-				t.Fatalf("error outside the file's lines: %v", e)
+			assert.Assert(t, e.Message != "" && e.Pos.File == path && validPointer(e.Pointer), "malformed error: %#v", e)
+			if yaml && e.Kind == ErrSyntax {
+				assert.Assert(t, e.Pos.Line <= len(lineStarts(data)), "error outside the file's lines: %v", e)
 			}
 			for _, h := range goTypeHints {
-				if strings.Contains(e.Message, h) && !strings.Contains(string(data), h) {
-					t.Fatalf("message leaks %q: %v", h, e)
+				if strings.Contains(e.Message, h) {
+					assert.Assert(t, strings.Contains(string(data), h), "message leaks %q: %v", h, e)
 				}
 			}
 		}
@@ -98,11 +88,9 @@ func FuzzJSONString(f *testing.F) {
 		if err == nil && r.i != len(tok) {
 			return // the string ended at a quote inside body: not one token
 		}
-		if (err == nil) != (wantErr == nil) {
-			t.Fatalf("%q: reader says %v, encoding/json says %v", tok, err, wantErr)
-		}
-		if err == nil && got != want {
-			t.Fatalf("%q: reader reads %q, encoding/json %q", tok, got, want)
+		assert.Assert(t, (err == nil) == (wantErr == nil), "%q: reader says %v, encoding/json says %v", tok, err, wantErr)
+		if err == nil {
+			assert.Assert(t, got == want, "%q: reader reads %q, encoding/json %q", tok, got, want)
 		}
 	})
 }

@@ -3,7 +3,8 @@ package process
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 )
 
 func TestScrubEnv(t *testing.T) {
@@ -16,9 +17,7 @@ func TestScrubEnv(t *testing.T) {
 	}
 	run := func(t *testing.T, tc testCase) {
 		got := ScrubEnv(tc.parent, tc.drop, tc.extra)
-		if diff := cmp.Diff(tc.want, got); diff != "" {
-			t.Errorf("ScrubEnv (-want +got):\n%s", diff)
-		}
+		assert.Check(t, is.DeepEqual(tc.want, got), "ScrubEnv")
 	}
 	for _, tc := range []testCase{
 		{

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 )
 
 func TestBoundedBuffer(t *testing.T) {
@@ -22,24 +23,18 @@ func TestBoundedBuffer(t *testing.T) {
 		b := &boundedBuffer{max: tc.max}
 		for _, w := range tc.writes {
 			n, err := b.Write([]byte(w))
-			if n != len(w) || err != nil {
-				t.Fatalf("Write(%q) = %d, %v; want %d, nil", w, n, err, len(w))
-			}
+			assert.Assert(t, n == len(w) && err == nil, "Write(%q) = %d, %v; want %d, nil", w, n, err, len(w))
 		}
-		if got := string(b.bytes()); got != tc.want || b.dropped != tc.wantDropped {
-			t.Errorf("Write: kept %q, dropped %d; want %q, %d", got, b.dropped, tc.want, tc.wantDropped)
-		}
+		got := string(b.bytes())
+		assert.Check(t, got == tc.want && b.dropped == tc.wantDropped, "Write: kept %q, dropped %d; want %q, %d", got, b.dropped, tc.want, tc.wantDropped)
 
 		// ReadFrom, as os/exec uses it, keeps the same, in small reads.
 		b = &boundedBuffer{max: tc.max}
 		all := strings.Join(tc.writes, "")
 		n, err := b.ReadFrom(iotest.OneByteReader(strings.NewReader(all)))
-		if n != int64(len(all)) || err != nil {
-			t.Fatalf("ReadFrom = %d, %v; want %d, nil", n, err, len(all))
-		}
-		if got := string(b.bytes()); got != tc.want || b.dropped != tc.wantDropped {
-			t.Errorf("ReadFrom: kept %q, dropped %d; want %q, %d", got, b.dropped, tc.want, tc.wantDropped)
-		}
+		assert.Assert(t, n == int64(len(all)) && err == nil, "ReadFrom = %d, %v; want %d, nil", n, err, len(all))
+		got = string(b.bytes())
+		assert.Check(t, got == tc.want && b.dropped == tc.wantDropped, "ReadFrom: kept %q, dropped %d; want %q, %d", got, b.dropped, tc.want, tc.wantDropped)
 	}
 	for _, tc := range []testCase{
 		{name: "fits", max: 10, writes: []string{"abc", "def"}, want: "abcdef"},
@@ -72,12 +67,8 @@ func TestReadLine(t *testing.T) {
 			}
 			got = append(got, string(line))
 		}
-		if diff := cmp.Diff(tc.want, got); diff != "" {
-			t.Errorf("lines (-want +got):\n%s", diff)
-		}
-		if !errors.Is(err, tc.wantErr) {
-			t.Errorf("error = %v, want %v", err, tc.wantErr)
-		}
+		assert.Check(t, is.DeepEqual(tc.want, got), "lines")
+		assert.Check(t, errors.Is(err, tc.wantErr), "error = %v, want %v", err, tc.wantErr)
 	}
 	long := strings.Repeat("x", 40) // longer than the reader's buffer
 	for _, tc := range []testCase{

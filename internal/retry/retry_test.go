@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 )
 
 // answer is one scripted answer of the fake server.
@@ -110,9 +110,7 @@ func TestTransport(t *testing.T) {
 		}
 		reqs := s.requests()
 		assert.Equal(t, len(reqs), tc.wantCalls)
-		if diff := cmp.Diff(tc.wantWaits, *waits); diff != "" {
-			t.Errorf("waits (-want +got):\n%s", diff)
-		}
+		assert.Check(t, is.DeepEqual(tc.wantWaits, *waits), "waits")
 		if tc.body != nil {
 			want, _ := io.ReadAll(tc.body())
 			for i, got := range reqs {
