@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/evalgate/evalgate/config"
-	"github.com/evalgate/evalgate/internal/chat"
 	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
@@ -36,7 +35,7 @@ func (c *Command) newRubricJudge(cfg *config.Config, noCache bool, timeout time.
 			APIKey:      apiKey(c, jc.OpenAI.APIKeyEnv),
 			Samples:     jc.Samples,
 			Concurrency: jc.Concurrency,
-			Pricing:     pricing(jc.OpenAI.Pricing),
+			Pricing:     jc.OpenAI.Pricing,
 			Timeout:     timeout,
 		})
 		rj.judge, rj.unavailable = o, o.Unavailable
@@ -62,11 +61,6 @@ func (c *Command) newRubricJudge(cfg *config.Config, noCache bool, timeout time.
 		rj.rubric = &judges.Cache{Dir: cfg.Path(judges.DefaultCacheDir), Judge: rj.judge}
 	}
 	return &rj, nil
-}
-
-// pricing is the config's pricing block as the chat wire prices usage.
-func pricing(p config.Pricing) chat.Pricing {
-	return chat.Pricing{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok}
 }
 
 func apiKey(c *Command, env string) string {

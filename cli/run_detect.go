@@ -35,7 +35,7 @@ func (c *Command) newOpenAIAgent(cfg *config.Config, concurrency int) (runner.Ag
 		SystemPrompt: o.SystemPrompt,
 		MaxTurns:     o.MaxTurns,
 		Temperature:  o.Temperature,
-		Pricing:      pricing(o.Pricing),
+		Pricing:      o.Pricing,
 		Client:       runner.NewHTTPClient(max(concurrency, minOpenAIConns)),
 	}
 	if !strings.HasPrefix(o.BaseURL, "http://") && !strings.HasPrefix(o.BaseURL, "https://") {

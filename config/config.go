@@ -23,6 +23,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/evalgate/evalgate/gates"
+	"github.com/evalgate/evalgate/internal/chat"
 	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/evalgate/evalgate/suites"
 )
@@ -70,11 +71,10 @@ type OpenAI struct {
 	Pricing          Pricing
 }
 
-// Pricing turns token usage into cost.
-type Pricing struct {
-	InputPerMTok  float64
-	OutputPerMTok float64
-}
+// Pricing turns token usage into cost: dollars per million input and
+// output tokens. It is the chat wire's own type, so what the file says is
+// what the agent and the judge price with.
+type Pricing = chat.Pricing
 
 // Judge configures the rubric judge.
 type Judge struct {
