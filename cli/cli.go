@@ -24,6 +24,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/evalgate/evalgate/config"
 )
 
 // Exit codes, documented in the package comment and in -h.
@@ -342,4 +344,42 @@ func version() string {
 		return bi.Main.Version
 	}
 	return "dev"
+}
+
+// loadConfig reads the project file at path, or ./evalgate.yaml when path
+// is empty (a missing default file is no error).
+func loadConfig(path string) (*config.Config, error) {
+	if path != "" {
+		return config.Load(path, true)
+	}
+	return config.Load(config.DefaultFile, false)
+}
+
+// firstNonEmpty is the first value that is set: a flag, then the config,
+// then the default.
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// firstPositive is firstNonEmpty for numbers, where 0 means not set.
+func firstPositive(vals ...int) int {
+	for _, v := range vals {
+		if v > 0 {
+			return v
+		}
+	}
+	return 0
+}
+
+// pluralWord is one or many, as n asks.
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -170,3 +170,11 @@ func (c *Command) checkJudged(cfg *config.Config, all []*suites.Suite) error {
 	fmt.Fprintln(c.Stdout, errs)
 	return invalid(fmt.Errorf("no judge configured in %s for %d rubric %s", filepath.ToSlash(cfg.File), len(errs), pluralWord(len(errs), "criterion", "criteria")))
 }
+
+// configureJudging sets the rubric judge and the adversarial detectors.
+func (j *job) configureJudging(opts *runner.Options) error {
+	if err := j.configureRubric(opts); err != nil {
+		return err
+	}
+	return j.configureDetectors(opts)
+}

@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/evalgate/evalgate/regression"
+	"github.com/evalgate/evalgate/results"
+)
+
+// baselineCmd is `evalgate baseline promote RESULTS [--out FILE] [--force]`.
+func baselineCmd(ctx context.Context, c *Command, args []string) error {
+	if len(args) > 0 && isHelpArg(args[0]) {
+		args = []string{"promote", "--help"}
+	}
+	if len(args) == 0 || args[0] != "promote" {
+		return unknownSubcommand("baseline", args, "promote")
+	}
+	fs := c.newFlags("baseline", "promote RESULTS")
+	out := fs.String("out", DefaultBaselineFile, "where to write the baseline")
+	force := fs.Bool("force", false, "promote a run that ran only some tasks, was interrupted, had errors or lacks tasks of the baseline at --out")
+	pos, err := parseInterleaved(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return invalid(errors.New("baseline promote: expected one results.json (or the folder holding it)"))
+	}
+	run, err := readResults(ctx, pos[0])
+	if err != nil {
+		return invalid(err)
+	}
+	if run.RunID == "" {
+		return invalid(fmt.Errorf("could not promote %s: the results have no run id", pos[0]))
+	}
+	problems, err := promoteProblems(ctx, run, *out)
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 && !*force {
+		var b strings.Builder
+		fmt.Fprintf(&b, "will not promote run %s to %s:\n", run.RunID, filepath.ToSlash(*out))
+		for _, p := range problems {
+			fmt.Fprintf(&b, "  - %s\n", p)
+		}
+		b.WriteString("a baseline is the bar every later run is compared with; pass --force to promote this run anyway")
+		return invalid(errors.New(b.String()))
+	}
+	for _, p := range problems {
+		fmt.Fprintf(c.Stderr, "evalgate: warning: promoted with --force although %s\n", p.What)
+	}
+	if err := regression.WritePromoted(*out, run); err != nil {
+		return runError(err)
+	}
+	fmt.Fprintf(c.Stdout, "evalgate: baseline %s written from run %s (%d %s, %d %s)\n", filepath.ToSlash(*out), run.RunID,
+		len(run.Suites), pluralWord(len(run.Suites), "suite", "suites"), run.TaskCount, pluralWord(run.TaskCount, "task", "tasks"))
+	return nil
+}
+
+// promoteProblems says why run should not replace the baseline at out: the
+// run's own problems, and the tasks of the baseline already there that it
+// lacks. A file at out that is not a baseline is a problem too, rather than
+// overwritten unseen.
+func promoteProblems(ctx context.Context, run *results.Run, out string) ([]regression.PromoteProblem, error) {
+	if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
+		return regression.PromoteProblems(run, nil), nil
+	} else if err != nil {
+		return nil, runError(fmt.Errorf("could not read the baseline %q: %w", out, err))
+	}
+	old, err := regression.Load(ctx, out, "")
+	if err != nil {
+		return append(regression.PromoteProblems(run, nil), regression.PromoteProblem{
+			What: fmt.Sprintf("%s is there and is not a baseline evalgate can read (%v)", filepath.ToSlash(out), err),
+			Fix:  "choose another --out",
+		}), nil
+	}
+	return regression.PromoteProblems(run, old), nil
+}

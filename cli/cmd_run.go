@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"os"
+	"time"
+
+	"github.com/mattn/go-isatty"
+)
+
+// runFlags are the flags of `evalgate run`; each one overrides the config.
+type runFlags struct {
+	config      string
+	agentCmd    string
+	out         string
+	concurrency int
+	timeout     time.Duration
+	trials      int
+	mode        string
+	tasks       listFlag
+	tags        listFlag
+	baseline    string
+	gates       repeatFlag
+	shard       string
+	transcripts bool
+	noColor     bool
+	quiet       bool
+	noCache     bool
+}
+
+func (c *Command) runFlagSet(f *runFlags) *flag.FlagSet {
+	fs := c.newFlags("run", "[suite files or folders...]")
+	fs.StringVar(&f.config, "config", "", "project `file` (default ./evalgate.yaml when present)")
+	fs.StringVar(&f.agentCmd, "agent-cmd", "", "agent `command` speaking evalgate/1 JSON Lines, run with /bin/sh -c")
+	fs.StringVar(&f.out, "out", "", "output `folder` (default evalgate-out)")
+	fs.Var((*countFlag)(&f.concurrency), "concurrency", "agents running at once (default 8)")
+	fs.Var((*durationFlag)(&f.timeout), "timeout", "per-task timeout, e.g. 90s (default 120s; a task's timeoutMs wins)")
+	fs.Var((*countFlag)(&f.trials), "trials", "trials per task, overriding the suites' trials")
+	fs.StringVar(&f.mode, "mode", "", "run only suites declaring this `mode`, in this mode (golden, rubric, adversarial, regression, live-shadow)")
+	fs.Var(&f.tasks, "task", "run only these task `ids` (repeatable, comma-separated)")
+	fs.Var(&f.tags, "tag", "run only tasks carrying one of these `tags`, on the task or its suite (repeatable)")
+	fs.StringVar(&f.baseline, "baseline", "", "baseline results: a results.json, a folder holding one, an EvalSummary, git:<ref>:<path> or github-artifact:<name>")
+	fs.Var(&f.gates, "gate", "gate `expression` that must hold (repeatable; replaces the config's gates)")
+	fs.StringVar(&f.shard, "shard", "", "run shard `i/n`, e.g. 2/4 (the second of four)")
+	fs.BoolVar(&f.transcripts, "transcripts", false, "write per-task transcripts (inputs, outputs, tool calls: not content-free)")
+	fs.BoolVar(&f.noColor, "no-color", false, "no colour in the terminal report (NO_COLOR is honoured too)")
+	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict")
+	fs.BoolVar(&f.noCache, "no-cache", false, "ask the rubric judge again instead of reusing cached verdicts (kept in .evalgate/cache/judge beside evalgate.yaml)")
+	return fs
+}
+
+func runCmd(ctx context.Context, c *Command, args []string) error {
+	var f runFlags
+	fs := c.runFlagSet(&f)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	job, err := c.prepare(&f, fs.Args())
+	if err != nil {
+		return err
+	}
+	if job.cmp, err = c.loadBaseline(ctx, job.baseline, baselineDir(f.baseline, job.cfg.Dir), job.out, job.all); err != nil {
+		return err
+	}
+	return job.execute(ctx)
+}
+
+func (c *Command) colorEnabled(noColor bool) bool {
+	if noColor || c.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	return c.isTerminal() || c.Getenv("FORCE_COLOR") != ""
+}
+
+func (c *Command) isTerminal() bool {
+	if c.IsTerminal != nil {
+		return c.IsTerminal()
+	}
+	f, ok := c.Stdout.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/evalgate/evalgate/action"
+	"github.com/evalgate/evalgate/report"
+	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/suites"
+)
+
+// writeExtraOutputs writes the CI formats next to results.json.
+func (j *job) writeExtraOutputs(ctx context.Context, run *results.Run) error {
+	if err := report.WriteJUnitFile(filepath.Join(j.out, "junit.xml"), run); err != nil {
+		return fmt.Errorf("could not write junit.xml: %w", err)
+	}
+	sarif, err := report.SARIF(run, nil)
+	if err != nil {
+		return fmt.Errorf("could not render findings.sarif: %w", err)
+	}
+	for name, data := range map[string][]byte{
+		"findings.sarif": sarif,
+		"badge.svg":      report.Badge(run),
+		"scorecard.md":   []byte(report.Scorecard(run, j.c.scorecardOptions(run))),
+	} {
+		if err := os.WriteFile(filepath.Join(j.out, name), data, 0o644); err != nil {
+			return fmt.Errorf("could not write %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// reportSuiteErrors puts the problems of invalid suites where a pull
+// request shows them, for a run that stops with exit code 2: as error
+// annotations at their line in GitHub Actions, and as suite-invalid
+// results in findings.sarif in the output folder (DESIGN §6), which a
+// code-scanning upload step after the run picks up. A path that could not
+// be read is not in the SARIF (there is no file to show it in), and when
+// no problem is in a file nothing is written; the terminal already lists
+// every problem.
+func (c *Command) reportSuiteErrors(err error, out string) {
+	errs, ok := err.(suites.Errors)
+	if !ok {
+		return
+	}
+	at := make([]*report.SuiteError, 0, len(errs))
+	var inFiles []*report.SuiteError
+	for _, e := range errs {
+		e := *e
+		e.Pos.File = c.outputPath(e.Pos.File)
+		at = append(at, &e)
+		if e.Kind != suites.ErrIO {
+			inFiles = append(inFiles, &e)
+		}
+	}
+	if c.inActions() {
+		_ = action.WriteSuiteErrors(c.Stdout, at)
+	}
+	if len(inFiles) == 0 {
+		return
+	}
+	sarif, serr := report.SARIF(nil, inFiles)
+	if serr == nil && os.MkdirAll(out, 0o755) == nil {
+		serr = os.WriteFile(filepath.Join(out, "findings.sarif"), sarif, 0o644)
+	}
+	if serr != nil {
+		fmt.Fprintf(c.Stderr, "evalgate: could not write findings.sarif: %v\n", serr)
+	}
+}
