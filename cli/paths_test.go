@@ -96,6 +96,33 @@ var (
 	markdownLink   = regexp.MustCompile(`\]\((https://[^)]*)\)`)
 )
 
+// sarifLog is what the tests read of findings.sarif.
+type sarifLog struct {
+	Runs []struct {
+		Results []struct {
+			RuleID    string `json:"ruleId"`
+			Locations []struct {
+				PhysicalLocation struct {
+					ArtifactLocation struct {
+						URI       string `json:"uri"`
+						URIBaseID string `json:"uriBaseId"`
+					} `json:"artifactLocation"`
+					Region struct {
+						StartLine int `json:"startLine"`
+					} `json:"region"`
+				} `json:"physicalLocation"`
+			} `json:"locations"`
+		} `json:"results"`
+	} `json:"runs"`
+}
+
+func readSARIF(t *testing.T, path string) sarifLog {
+	t.Helper()
+	var log sarifLog
+	assert.NilError(t, json.Unmarshal([]byte(regrReadFile(t, path)), &log))
+	return log
+}
+
 func collectOutputPaths(t *testing.T, stdout, out, summary string) outputPaths {
 	t.Helper()
 	var p outputPaths
@@ -105,24 +132,7 @@ func collectOutputPaths(t *testing.T, stdout, out, summary string) outputPaths {
 		}
 	}
 
-	var sarif struct {
-		Runs []struct {
-			Results []struct {
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct {
-							URI       string `json:"uri"`
-							URIBaseID string `json:"uriBaseId"`
-						} `json:"artifactLocation"`
-						Region struct {
-							StartLine int `json:"startLine"`
-						} `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	assert.NilError(t, json.Unmarshal([]byte(regrReadFile(t, filepath.Join(out, "findings.sarif"))), &sarif))
+	sarif := readSARIF(t, filepath.Join(out, "findings.sarif"))
 	for _, res := range sarif.Runs[0].Results {
 		pl := res.Locations[0].PhysicalLocation
 		p.SARIF = append(p.SARIF, fmt.Sprintf("%s %s:%d", pl.ArtifactLocation.URIBaseID, pl.ArtifactLocation.URI, pl.Region.StartLine))
@@ -289,24 +299,7 @@ func TestInvalidSuiteOutputs(t *testing.T) {
 	assert.Assert(t, strings.Contains(r.stdout, "::error col=13,file=sub/evals/echo.yaml,line=12,title=evalgate%3A invalid suite::/tasks/1/taskId: expected a string matching"), r.stdout)
 
 	out := filepath.Join(repo, "sub", "evalgate-out")
-	var sarif struct {
-		Runs []struct {
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct {
-							URI string `json:"uri"`
-						} `json:"artifactLocation"`
-						Region struct {
-							StartLine int `json:"startLine"`
-						} `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	assert.NilError(t, json.Unmarshal([]byte(regrReadFile(t, filepath.Join(out, "findings.sarif"))), &sarif))
+	sarif := readSARIF(t, filepath.Join(out, "findings.sarif"))
 	assert.Assert(t, len(sarif.Runs[0].Results) > 0)
 	for _, res := range sarif.Runs[0].Results {
 		pl := res.Locations[0].PhysicalLocation

@@ -5,6 +5,9 @@
 //
 // Values are decoded with json.Number so that large integers and decimals
 // keep their exact text until they are compared.
+//
+// MarshalFile is the other way: the bytes of a JSON file as evalgate writes
+// its outputs.
 package jsonvalue
 
 import (
@@ -319,4 +322,18 @@ func Plain(v any) any {
 	default:
 		return v
 	}
+}
+
+// MarshalFile encodes v as evalgate writes its JSON files: indented by two
+// spaces, with <, > and & as they are (not \u003c: the files are not
+// HTML), and one final newline.
+func MarshalFile(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

@@ -122,3 +122,11 @@ func TestAppendString(t *testing.T) {
 		})
 	}
 }
+
+func TestMarshalFile(t *testing.T) {
+	got, err := MarshalFile(map[string]any{"b": []int{1}, "a": "<x & y>"})
+	assert.NilError(t, err)
+	assert.Equal(t, string(got), "{\n  \"a\": \"<x & y>\",\n  \"b\": [\n    1\n  ]\n}\n")
+	_, err = MarshalFile(func() {})
+	assert.ErrorContains(t, err, "unsupported type")
+}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/internal/atomicfile"
+	"github.com/evalgate/evalgate/jsonvalue"
 )
 
 // Transcript is everything one task trial said and did: the input, the
@@ -72,7 +72,7 @@ func WriteTranscript(dir string, tr *Transcript) error {
 		return fmt.Errorf("could not write transcript of task %q in suite %q: trial %d is not 1 or more", tr.TaskID, tr.SuiteID, tr.Trial)
 	}
 	path := TranscriptPath(dir, tr)
-	data, err := encodeIndented(normalizeTranscript(tr))
+	data, err := jsonvalue.MarshalFile(normalizeTranscript(tr))
 	if err != nil {
 		// The only values that can fail are the raw JSON ones; the
 		// encoder's own message names Go types, so say it plainly.
@@ -106,17 +106,4 @@ func rawOrNull(m json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return m
-}
-
-// encodeIndented encodes v as JSON indented by two spaces, with <, > and &
-// as they are, and a final newline.
-func encodeIndented(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }

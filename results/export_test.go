@@ -1,9 +1,11 @@
 package results
 
+import "github.com/evalgate/evalgate/jsonvalue"
+
 // EncodeResults renders r as results.json, for the tests of package
 // results_test.
 var EncodeResults = encodeResults
 
 // EncodeWhole is results.json encoded whole rather than streamed task by
 // task: what the streamed file must equal byte for byte.
-func EncodeWhole(r *Run) ([]byte, error) { return encodeIndented(normalizeRun(r)) }
+func EncodeWhole(r *Run) ([]byte, error) { return jsonvalue.MarshalFile(normalizeRun(r)) }

@@ -61,8 +61,8 @@ func encodeResults(r *Run) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// streamResults writes r to w exactly as encodeIndented would, one task at
-// a time. It relies on "suites" being the last member of a run and "tasks"
+// streamResults writes r to w exactly as jsonvalue.MarshalFile would, one
+// task at a time. It relies on "suites" being the last member of a run and "tasks"
 // the last member of a suite: each is encoded empty, and the list is then
 // written item by item in its place.
 func streamResults(w io.Writer, r *Run, restore func(t *Task) error) error {
@@ -144,7 +144,8 @@ func closeList(w io.Writer, n int, indent, rest string) error {
 	return err
 }
 
-// indentEncoder encodes values as encodeIndented does, reusing one buffer.
+// indentEncoder encodes values as jsonvalue.MarshalFile does, reusing one
+// buffer.
 type indentEncoder struct {
 	buf bytes.Buffer
 	enc *json.Encoder
@@ -164,20 +165,6 @@ func (e *indentEncoder) encode(v any, prefix string) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), nil
-}
-
-// encodeIndented renders v as JSON indented by two spaces with a final
-// newline. <, > and & stay as they are: the files are read by people and
-// gate expressions are full of them.
-func encodeIndented(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // normalizeRun returns r, or a shallow copy of it where the lists the format
