@@ -12,11 +12,11 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/internal/diag"
 	"golang.org/x/sync/errgroup"
 )
@@ -370,23 +370,7 @@ func WriteCalibration(path string, c *Calibration) error {
 	if err != nil {
 		return fmt.Errorf("could not encode calibration: %w", err)
 	}
-	data = append(data, '\n')
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("could not write calibration %q: %w", path, err)
-	}
-	f, err := os.CreateTemp(dir, ".calibration-*")
-	if err != nil {
-		return fmt.Errorf("could not write calibration %q: %w", path, err)
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := firstErr(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("could not write calibration %q: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
+	if err := atomicfile.WriteFile(path, append(data, '\n'), 0o644, 0o755); err != nil {
 		return fmt.Errorf("could not write calibration %q: %w", path, err)
 	}
 	return nil
