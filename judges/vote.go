@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/evalgate/evalgate/internal/chat"
 )
 
 // ErrUnavailable marks a judge call that got no answer at all: the network
@@ -187,6 +189,8 @@ func jsonProblem(err error) string {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
+	case errors.Is(err, chat.ErrUsageOutOfRange):
+		return err.Error()
 	case errors.As(err, &syn):
 		return fmt.Sprintf("invalid JSON at byte %d", syn.Offset)
 	case errors.As(err, &typ):

@@ -3,9 +3,11 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/chat"
 	"github.com/evalgate/evalgate/suites"
 )
 
@@ -45,6 +47,27 @@ type Usage struct {
 	InputTokens  int64
 	OutputTokens int64
 	CostUsd      float64
+}
+
+// MaxReportedCostUsd bounds the cost of one usage report of an agent. With
+// token counts bounded by chat.MaxTokens and the agent's output capped, no
+// sum of reports over a run stops being a finite number.
+const MaxReportedCostUsd = 1e6
+
+// problem says what is wrong with one usage report of an agent, in the
+// protocol's field names: "" when every number is finite and in range.
+// Negative numbers would slip under cost gates; huge ones would add up to
+// infinity, which no output can hold.
+func (u Usage) problem() string {
+	switch {
+	case u.InputTokens < 0 || u.InputTokens > chat.MaxTokens:
+		return fmt.Sprintf("usage inputTokens must be between 0 and %d", int64(chat.MaxTokens))
+	case u.OutputTokens < 0 || u.OutputTokens > chat.MaxTokens:
+		return fmt.Sprintf("usage outputTokens must be between 0 and %d", int64(chat.MaxTokens))
+	case !(u.CostUsd >= 0 && u.CostUsd <= MaxReportedCostUsd): // also NaN
+		return fmt.Sprintf("usage costUsd must be between 0 and %g", MaxReportedCostUsd)
+	}
+	return ""
 }
 
 // Add accumulates u2 into u.

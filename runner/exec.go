@@ -77,6 +77,11 @@ type toolResultLine struct {
 	IsError bool            `json:"isError"`
 }
 
+// usage is the usage report of a "usage" line.
+func (m *agentLine) usage() Usage {
+	return Usage{Model: m.Model, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CostUsd: m.CostUsd}
+}
+
 // agentLine is any line the agent writes; Type says which fields count.
 type agentLine struct {
 	Type string `json:"type"`
@@ -256,7 +261,12 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 				return endKill
 			}
 		case "usage":
-			out.Usage.Add(Usage{Model: m.Model, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CostUsd: m.CostUsd})
+			u := m.usage()
+			if problem := u.problem(); problem != "" {
+				out.Err = c.protocolError(problem, "")
+				return endKill
+			}
+			out.Usage.Add(u)
 		case "final":
 			if m.Output == nil {
 				out.Err = c.protocolError(`final has no "output" (use null for no output)`, "")
@@ -345,7 +355,17 @@ func (c *conversation) drain(out *Outcome, deadline time.Time) {
 		}
 		var m agentLine
 		if json.Unmarshal(line, &m) == nil && m.Type == "usage" {
-			out.Usage.Add(Usage{Model: m.Model, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CostUsd: m.CostUsd})
+			u := m.usage()
+			if problem := u.problem(); problem != "" {
+				// A bad number after the final line still fails the
+				// task: it must not be dropped, nor reach a sum.
+				if out.Err == nil {
+					out.Err = c.protocolError(problem, "")
+					out.Output = nil
+				}
+				continue
+			}
+			out.Usage.Add(u)
 			continue
 		}
 		out.LinesAfterFinal++

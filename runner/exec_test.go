@@ -233,6 +233,12 @@ func TestExec(t *testing.T) {
 			want: wantOutcome{kind: results.ErrAgentExit, message: "exit status 2 after 1 line, without a final line", usage: Usage{InputTokens: 1}},
 		},
 		{
+			name:  "a bad usage line after final fails the task",
+			agent: "badusage-after-final",
+			input: `{}`,
+			want:  wantOutcome{kind: results.ErrProtocol, message: "line 2: usage costUsd must be between 0 and 1e+06"},
+		},
+		{
 			name:  "lines after final: usage counts, the rest is counted and ignored",
 			agent: "chatty",
 			input: `{}`,
@@ -528,6 +534,26 @@ func TestExecPythonAgent(t *testing.T) {
 			name:  "usage",
 			input: `{"usage":[{"model":"small","inputTokens":100,"outputTokens":10,"costUsd":0.25},{"model":"small","inputTokens":1,"outputTokens":2,"costUsd":0.5}],"answer":"ok"}`,
 			want:  wantOutcome{output: `"ok"`, usage: Usage{Model: "small", InputTokens: 101, OutputTokens: 12, CostUsd: 0.75}},
+		},
+		{
+			name:  "usage costs that would add up to infinity",
+			input: `{"usage":[{"costUsd":1.5e308},{"costUsd":1.5e308}],"answer":"ok"}`,
+			want:  wantOutcome{kind: results.ErrProtocol, message: "line 1: usage costUsd must be between 0 and 1e+06"},
+		},
+		{
+			name:  "a negative cost",
+			input: `{"usage":[{"costUsd":0.5},{"costUsd":-1}],"answer":"ok"}`,
+			want:  wantOutcome{kind: results.ErrProtocol, message: "line 2: usage costUsd must be between 0 and 1e+06", usage: Usage{CostUsd: 0.5}},
+		},
+		{
+			name:  "negative tokens",
+			input: `{"usage":[{"inputTokens":-5}],"answer":"ok"}`,
+			want:  wantOutcome{kind: results.ErrProtocol, message: "line 1: usage inputTokens must be between 0 and 1099511627776"},
+		},
+		{
+			name:  "too many tokens",
+			input: `{"usage":[{"outputTokens":2000000000000000}],"answer":"ok"}`,
+			want:  wantOutcome{kind: results.ErrProtocol, message: "line 1: usage outputTokens must be between 0 and 1099511627776"},
 		},
 		{
 			name:   "memory and tools",

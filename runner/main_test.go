@@ -123,6 +123,9 @@ func testAgent(behaviour string) int {
 		fmt.Fprintln(out, "debug: all done")
 		fmt.Fprintln(out)
 		final("again")
+	case "badusage-after-final": // a negative cost after its final line
+		final("ok")
+		send(map[string]any{"type": "usage", "costUsd": -3})
 	case "usage-at-exit": // reports usage once its stdin is closed
 		final("ok")
 		io.Copy(io.Discard, in)

@@ -307,6 +307,9 @@ func (o *OpenAI) read(ans *chat.Answer) (*chat.Response, *apiError) {
 		return nil, &apiError{status: ans.StatusCode, body: excerpt(bytes.TrimSpace(ans.Body)), retryable: retry.TemporaryStatus(ans.StatusCode)}
 	}
 	resp, err := ans.Decode()
+	if errors.Is(err, chat.ErrUsageOutOfRange) {
+		return nil, &apiError{status: ans.StatusCode, message: "the response's " + err.Error()}
+	}
 	if err != nil {
 		return nil, &apiError{status: ans.StatusCode, message: "the response is not a chat completion", body: err.Error()}
 	}

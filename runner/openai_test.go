@@ -299,6 +299,13 @@ func TestOpenAIOutcomes(t *testing.T) {
 			wantReqs: DefaultMaxTurns,
 		},
 		{
+			name:     "negative token counts from the server are a model error",
+			replies:  []reply{{body: completion("done", nil, -10, 5)}},
+			wantKind: results.ErrModel,
+			wantMsg:  "the model API answered 200: the response's usage: token counts must be between 0 and 1099511627776",
+			wantReqs: 1,
+		},
+		{
 			name:     "429 is retried",
 			replies:  []reply{{status: 429, body: `{"error":{"message":"slow down"}}`, retryAfter: "0"}, final},
 			wantOut:  `"done"`,

@@ -1,6 +1,9 @@
 package chat
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Pricing turns token usage into cost, in US dollars per million tokens.
 type Pricing struct {
@@ -82,4 +85,19 @@ type Choice struct {
 type Usage struct {
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`
+}
+
+// MaxTokens bounds any one token count a server or an agent reports:
+// more than a model uses in a trial, small enough that no sum of such
+// counts over a run overflows, and no cost made of them stops being a
+// finite number.
+const MaxTokens = 1 << 40
+
+// ErrUsageOutOfRange is Decode's error for token counts that are negative
+// or above MaxTokens.
+var ErrUsageOutOfRange = fmt.Errorf("usage: token counts must be between 0 and %d", int64(MaxTokens))
+
+// inRange reports whether both counts are between 0 and MaxTokens.
+func (u *Usage) inRange() bool {
+	return u.PromptTokens >= 0 && u.PromptTokens <= MaxTokens && u.CompletionTokens >= 0 && u.CompletionTokens <= MaxTokens
 }

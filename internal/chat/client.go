@@ -77,11 +77,16 @@ type Answer struct {
 	TooLarge bool
 }
 
-// Decode reads the body as a chat completion.
+// Decode reads the body as a chat completion. Token counts out of range
+// (negative, or above MaxTokens) are an error: a hostile or broken server
+// cannot make costs negative or infinite.
 func (a *Answer) Decode() (*Response, error) {
 	var resp Response
 	if err := json.Unmarshal(a.Body, &resp); err != nil {
 		return nil, err
+	}
+	if resp.Usage != nil && !resp.Usage.inRange() {
+		return nil, ErrUsageOutOfRange
 	}
 	return &resp, nil
 }

@@ -189,3 +189,27 @@ func TestPostRetries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+func TestDecodeUsageRange(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		usage string
+		ok    bool
+	}{
+		{"counts", `{"prompt_tokens":10,"completion_tokens":5}`, true},
+		{"zero", `{"prompt_tokens":0,"completion_tokens":0}`, true},
+		{"negative prompt", `{"prompt_tokens":-1,"completion_tokens":5}`, false},
+		{"negative completion", `{"prompt_tokens":1,"completion_tokens":-5}`, false},
+		{"above the bound", `{"prompt_tokens":1099511627777,"completion_tokens":0}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &Answer{StatusCode: 200, Body: []byte(`{"choices":[{"message":{"content":"x"}}],"usage":` + tc.usage + `}`)}
+			_, err := a.Decode()
+			if tc.ok {
+				assert.NilError(t, err)
+				return
+			}
+			assert.ErrorIs(t, err, ErrUsageOutOfRange)
+		})
+	}
+}
