@@ -337,3 +337,34 @@ func MarshalFile(v any) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// Depth is how deeply arrays and objects nest in the JSON text data: 0 for
+// a scalar, 1 for [1] or {}, 2 for [[1]]. It reads the bytes once, without
+// decoding, so it can guard a decoder (and everything that walks a value
+// recursively) against text nested thousands of levels deep. Text that is
+// not JSON gets the depth of its brackets outside strings.
+func Depth(data []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, b := range data {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+		case b == '"':
+			inString = true
+		case b == '[' || b == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case b == ']' || b == '}':
+			depth--
+		}
+	}
+	return deepest
+}

@@ -3,6 +3,7 @@ package jsonvalue
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -129,4 +130,21 @@ func TestMarshalFile(t *testing.T) {
 	assert.Equal(t, string(got), "{\n  \"a\": \"<x & y>\",\n  \"b\": [\n    1\n  ]\n}\n")
 	_, err = MarshalFile(func() {})
 	assert.ErrorContains(t, err, "unsupported type")
+}
+
+func TestDepth(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{`1`, 0},
+		{`"[[["`, 0},
+		{`[]`, 1},
+		{`{"a":[1,{"b":[]}]}`, 4},
+		{`["\"[", ["]"]]`, 2},
+		{`"\\"`, 0},
+		{strings.Repeat("[", 300) + strings.Repeat("]", 300), 300},
+	} {
+		assert.Check(t, Depth([]byte(tc.text)) == tc.want, "Depth(%.40s) = %d, want %d", tc.text, Depth([]byte(tc.text)), tc.want)
+	}
 }

@@ -49,6 +49,13 @@ type Usage struct {
 	CostUsd      float64
 }
 
+// MaxDepth bounds how deeply arrays and objects nest in what an agent
+// sends: its final output and its tool calls' arguments. Deeper is a
+// protocol error. Real outputs are a few levels deep; a 20 KB output nested
+// 10,000 levels would otherwise cost hundreds of megabytes to check and to
+// write as an indented transcript.
+const MaxDepth = 256
+
 // MaxReportedCostUsd bounds the cost of one usage report of an agent. With
 // token counts bounded by chat.MaxTokens and the agent's output capped, no
 // sum of reports over a run stops being a finite number.

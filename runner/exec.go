@@ -12,6 +12,7 @@ import (
 
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/internal/process"
+	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -240,6 +241,10 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue // a blank line carries no message
 		}
+		if jsonvalue.Depth(line) > MaxDepth+1 { // +1: the line's own object
+			out.Err = c.protocolError(fmt.Sprintf("a value is nested deeper than %d levels", MaxDepth), "")
+			return endKill
+		}
 		var m agentLine
 		if err := json.Unmarshal(line, &m); err != nil {
 			out.Err = c.decodeError(err, line)
@@ -354,7 +359,7 @@ func (c *conversation) drain(out *Outcome, deadline time.Time) {
 			continue
 		}
 		var m agentLine
-		if json.Unmarshal(line, &m) == nil && m.Type == "usage" {
+		if jsonvalue.Depth(line) <= MaxDepth+1 && json.Unmarshal(line, &m) == nil && m.Type == "usage" {
 			u := m.usage()
 			if problem := u.problem(); problem != "" {
 				// A bad number after the final line still fails the

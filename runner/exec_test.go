@@ -233,6 +233,24 @@ func TestExec(t *testing.T) {
 			want: wantOutcome{kind: results.ErrAgentExit, message: "exit status 2 after 1 line, without a final line", usage: Usage{InputTokens: 1}},
 		},
 		{
+			name:  "a final output nested 9,990 levels deep",
+			agent: "deep-final",
+			input: `{}`,
+			want:  wantOutcome{kind: results.ErrProtocol, message: "line 1: a value is nested deeper than 256 levels"},
+		},
+		{
+			name:  "a final output nested 256 levels deep is fine",
+			agent: "deep-256",
+			input: `{}`,
+			want:  wantOutcome{output: strings.Repeat("[", 256) + strings.Repeat("]", 256)},
+		},
+		{
+			name:  "tool call arguments nested 257 levels deep",
+			agent: "deep-args",
+			input: `{}`,
+			want:  wantOutcome{kind: results.ErrProtocol, message: "line 1: a value is nested deeper than 256 levels"},
+		},
+		{
 			name:  "a bad usage line after final fails the task",
 			agent: "badusage-after-final",
 			input: `{}`,

@@ -123,6 +123,12 @@ func testAgent(behaviour string) int {
 		fmt.Fprintln(out, "debug: all done")
 		fmt.Fprintln(out)
 		final("again")
+	case "deep-final": // a final output nested 9,990 levels deep
+		fmt.Fprintln(out, `{"type":"final","output":`+strings.Repeat("[", 9990)+strings.Repeat("]", 9990)+`}`)
+	case "deep-256": // a final output nested exactly as deep as allowed
+		fmt.Fprintln(out, `{"type":"final","output":`+strings.Repeat("[", 256)+strings.Repeat("]", 256)+`}`)
+	case "deep-args": // tool call arguments nested 257 levels deep
+		fmt.Fprintln(out, `{"type":"tool_call","id":"c1","name":"crm:lookup","arguments":`+strings.Repeat("[", 257)+strings.Repeat("]", 257)+`}`)
 	case "badusage-after-final": // a negative cost after its final line
 		final("ok")
 		send(map[string]any{"type": "usage", "costUsd": -3})

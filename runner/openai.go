@@ -16,6 +16,7 @@ import (
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/internal/chat"
 	"github.com/evalgate/evalgate/internal/retry"
+	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -138,6 +139,10 @@ func (o *OpenAI) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
 				tc.ID = "call_" + strconv.Itoa(calls)
 			}
 			args := callArguments(tc.Function.Arguments)
+			if jsonvalue.Depth(args) > MaxDepth {
+				out.Err = &AgentError{Kind: results.ErrProtocol, Message: fmt.Sprintf("the arguments of tool call %d are nested deeper than %d levels", calls, MaxDepth)}
+				return out
+			}
 			assistant.ToolCalls[i] = chat.ToolCall{ID: tc.ID, Type: "function", Function: chat.FunctionCall{Name: tc.Function.Name, Arguments: jsonText(string(args))}}
 			res := tools.Call(ctx, tc.ID, fs.tool(tc.Function.Name), args)
 			content := toolContent(res)

@@ -299,6 +299,13 @@ func TestOpenAIOutcomes(t *testing.T) {
 			wantReqs: DefaultMaxTurns,
 		},
 		{
+			name:     "tool call arguments nested deeper than 256 levels",
+			replies:  []reply{{body: completion("", [][2]string{{"crm_lookup", strings.Repeat("[", 300) + strings.Repeat("]", 300)}}, 10, 5)}},
+			wantKind: results.ErrProtocol,
+			wantMsg:  "the arguments of tool call 1 are nested deeper than 256 levels",
+			wantReqs: 1,
+		},
+		{
 			name:     "negative token counts from the server are a model error",
 			replies:  []reply{{body: completion("done", nil, -10, 5)}},
 			wantKind: results.ErrModel,
