@@ -123,6 +123,9 @@ func (j *job) execute(ctx context.Context) error {
 		return err
 	}
 	defer closeOutputs()
+	// Agents cannot read this process's /proc entries, and what they leave
+	// behind is killed when their trial ends and, at the latest, here.
+	defer process.Contain()()
 	opts := runner.Options{
 		Agent:       j.agent,
 		Concurrency: firstPositive(j.flags.concurrency, j.cfg.Concurrency),

@@ -23,6 +23,11 @@ const (
 // the pipes are closed under it. A variable so tests can shrink it.
 var WaitDelay = time.Second
 
+// ExitDrain is how long stdout is still read once the process has exited:
+// what it wrote is in the pipe by then, and a descendant that kept the pipe
+// open (a daemon it left behind) must not hold the trial until its timeout.
+const ExitDrain = 250 * time.Millisecond
+
 // smallInput is the largest stdin written into the pipe before the program
 // starts, which saves a goroutine per run: one page, which every pipe holds
 // whatever the system's pipe limits are.
@@ -86,6 +91,8 @@ type Process struct {
 	lines     *lineReader // made by the first ReadLine
 
 	stopWatch func() bool
+	mark      uint64        // its EVALGATE_PROCESS number (contain.go)
+	exited    chan struct{} // closed once the process has exited and waitErr is set
 	waitErr   error
 }
 
@@ -170,14 +177,50 @@ func start(ctx context.Context, spec Spec) (*Process, error) {
 	default:
 		cmd.Stdin = bytes.NewReader(spec.Stdin) // copied by os/exec, bounded by WaitDelay
 	}
-	if err := cmd.Start(); err != nil {
+	p.mark = nextMark()
+	cmd.Env = append(cmd.Env, markVar+"="+markValue(p.mark))
+	if err := startTracked(cmd, p.mark); err != nil {
 		closeAll(childEnds...)
 		closeAll(p.stdout, p.stdin)
 		return nil, err
 	}
 	closeAll(childEnds...)
 	p.stopWatch = context.AfterFunc(ctx, p.interrupt)
+	p.exited = make(chan struct{})
+	go p.wait()
 	return p, nil
+}
+
+// wait waits for the process to exit, then gives stdout ExitDrain to be
+// read to its end.
+func (p *Process) wait() {
+	p.waitErr = p.cmd.Wait()
+	if errors.Is(p.waitErr, exec.ErrWaitDelay) {
+		// It exited by itself; a process it left behind held stderr or
+		// stdin until WaitDelay closed them. Its exit status stands.
+		p.waitErr = nil
+	}
+	close(p.exited)
+	p.stdout.SetReadDeadline(time.Now().Add(ExitDrain))
+}
+
+// hasExited reports whether the process has exited.
+func (p *Process) hasExited() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// readEnd turns the deadline that ends stdout once the process has exited
+// into the end of file it stands for.
+func (p *Process) readEnd(err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) && p.hasExited() {
+		return io.EOF
+	}
+	return err
 }
 
 // Run runs spec to completion: stdin gets spec.Stdin and then end of file,
@@ -195,6 +238,9 @@ func Run(ctx context.Context, spec Spec, stdout *bytes.Buffer) (*Process, error)
 		return nil, err
 	}
 	_, readErr := stdout.ReadFrom(io.LimitReader(p.stdout, p.maxStdout+1))
+	if p.readEnd(readErr) == io.EOF {
+		readErr = nil // ReadFrom's end of file
+	}
 	switch {
 	case ctx.Err() != nil:
 		readErr = ctx.Err()
@@ -255,7 +301,8 @@ func (p *Process) ReadLine() ([]byte, error) {
 	if p.lines == nil {
 		p.lines = newLineReader(p.stdout, 64<<10, p.maxLine, p.maxStdout)
 	}
-	return p.lines.readLine()
+	line, err := p.lines.readLine()
+	return line, p.readEnd(err)
 }
 
 // LinesRead counts the lines ReadLine has returned.
@@ -302,15 +349,15 @@ func (p *Process) reap(grace time.Duration) error {
 	if grace > 0 {
 		t = time.AfterFunc(grace, p.Kill)
 	}
-	err := p.cmd.Wait()
+	<-p.exited
 	if t != nil {
 		t.Stop()
 	}
 	p.Kill()
 	p.stopWatch()
 	p.stdout.Close()
-	p.waitErr = err
-	return err
+	ended(p.cmd.Process.Pid, p.mark)
+	return p.waitErr
 }
 
 // Exit describes how the process ended: "exit status 3", "signal:

@@ -22,7 +22,14 @@ import (
 	"gotest.tools/v3/assert"
 )
 
+// helperVar runs the test binary as a helper process instead of the tests.
+const helperVar = "EVALGATE_PROCESS_TEST_HELPER"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(helperVar) == "contained-parent" {
+		containedParent()
+		return
+	}
 	WaitDelay = 200 * time.Millisecond
 	os.Exit(m.Run())
 }

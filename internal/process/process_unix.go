@@ -9,10 +9,12 @@ import (
 	"syscall"
 )
 
-// setGroup makes the child the leader of a new process group and has
-// exec.CommandContext kill the whole group when the context ends.
+// setGroup makes the child the leader of a new process group, killed
+// when this process dies (on Linux), and has exec.CommandContext kill the
+// whole group when the context ends.
 func setGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	deathSignal(cmd.SysProcAttr)
 	cmd.Cancel = func() error { return killGroup(cmd.Process) }
 }
 
