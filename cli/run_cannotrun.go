@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/evalgate/evalgate/report"
+	"github.com/evalgate/evalgate/internal/escape"
 	"github.com/evalgate/evalgate/runner"
 )
 
@@ -25,7 +25,7 @@ const (
 func (j *job) cannotRun(e *runner.CannotRunError) error {
 	var b strings.Builder
 	command, where := j.agentCommand()
-	fmt.Fprintf(&b, "the agent cannot run: %s (%s) ended with %s before writing a line", command, where, report.Printable(e.Exit))
+	fmt.Fprintf(&b, "the agent cannot run: %s (%s) ended with %s before writing a line", command, where, escape.Text(e.Exit))
 	if e.Tasks > 1 {
 		fmt.Fprintf(&b, " on each of the first %d tasks", e.Tasks)
 	}
@@ -58,9 +58,9 @@ func (j *job) agentCommand() (command, where string) {
 	case j.flags.agentCmd != "":
 		return quoteCommand([]string{j.flags.agentCmd}), "--agent-cmd"
 	case len(a.Exec) > 0:
-		return quoteCommand(a.Exec), "agent.exec in " + report.Printable(cfg)
+		return quoteCommand(a.Exec), "agent.exec in " + escape.Text(cfg)
 	case len(a.Plain) > 0:
-		return quoteCommand(a.Plain), "agent.plain in " + report.Printable(cfg)
+		return quoteCommand(a.Plain), "agent.plain in " + escape.Text(cfg)
 	}
 	return "the agent", "evalgate.yaml"
 }
@@ -110,7 +110,7 @@ func stderrHead(stderr []byte) (lines []string, more bool) {
 		all, more = all[:stderrHeadLines], true
 	}
 	for _, l := range all {
-		lines = append(lines, report.Printable(strings.TrimRight(l, "\r")))
+		lines = append(lines, escape.Text(strings.TrimRight(l, "\r")))
 	}
 	return lines, more
 }

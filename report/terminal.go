@@ -8,11 +8,11 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/fatih/color"
 
+	"github.com/evalgate/evalgate/internal/escape"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -290,7 +290,7 @@ func (t *Terminal) transcriptsHint(b *strings.Builder, r *results.Run) {
 		return
 	}
 	if t.transcripts != "" {
-		fmt.Fprintf(b, "  %s\n", t.dim.Sprint("the agent's stderr and output are in "+Printable(t.transcripts)))
+		fmt.Fprintf(b, "  %s\n", t.dim.Sprint("the agent's stderr and output are in "+escape.Text(t.transcripts)))
 		return
 	}
 	fmt.Fprintf(b, "  %s\n", t.dim.Sprint("re-run with --transcripts to see the agent's stderr and output"))
@@ -316,7 +316,7 @@ func (t *Terminal) linesAfterFinal(b *strings.Builder, r *results.Run) {
 			}
 			shown++
 			fmt.Fprintf(b, "%s\n", t.warn.Sprintf("warning: %s/%s (%s): the agent wrote %s after final; %s ignored",
-				s.ID, task.ID, Printable(where(task)), plural(task.LinesAfterFinal, "line", "lines"), pluralWord(task.LinesAfterFinal, "it was", "they were")))
+				s.ID, task.ID, escape.Text(where(task)), plural(task.LinesAfterFinal, "line", "lines"), pluralWord(task.LinesAfterFinal, "it was", "they were")))
 		}
 	}
 	if more > 0 {
@@ -354,7 +354,7 @@ func (t *Terminal) failingTable(b *strings.Builder, r *results.Run) {
 			rows = append(rows, []string{
 				s.ID,
 				task.ID,
-				Printable(where(task)),
+				escape.Text(where(task)),
 				formatScore(task.Score, task.PassScore) + "/" + formatScore(task.PassScore, task.Score),
 				why(task),
 			})
@@ -420,7 +420,7 @@ func (t *Terminal) gates(b *strings.Builder, gates []results.Gate) {
 	b.WriteString("\n" + t.bold.Sprint("gates") + "\n")
 	width := 0
 	for _, g := range gates {
-		width = max(width, utf8.RuneCountInString(Printable(g.Expr)))
+		width = max(width, utf8.RuneCountInString(escape.Text(g.Expr)))
 	}
 	for _, g := range gates {
 		verdict := t.pass.Sprint("PASS")
@@ -431,10 +431,10 @@ func (t *Terminal) gates(b *strings.Builder, gates []results.Gate) {
 		if g.Error != "" {
 			detail = t.fail.Sprint("error: " + g.Error)
 		}
-		expr := Printable(g.Expr)
+		expr := escape.Text(g.Expr)
 		line := "  " + verdict + "  " + expr
 		if detail != "" {
-			line += strings.Repeat(" ", width-utf8.RuneCountInString(expr)+2) + t.dim.Sprint(Printable(detail))
+			line += strings.Repeat(" ", width-utf8.RuneCountInString(expr)+2) + t.dim.Sprint(escape.Text(detail))
 		}
 		b.WriteString(line + "\n")
 	}
@@ -469,7 +469,7 @@ func (t *Terminal) verdict(b *strings.Builder, r *results.Run) {
 				names = append(names, fmt.Sprintf("and %d more", len(failed)-i))
 				break
 			}
-			names = append(names, cut(Printable(g.Expr), maxVerdictText))
+			names = append(names, cut(escape.Text(g.Expr), maxVerdictText))
 		}
 		line = t.fail.Sprint("FAIL") + fmt.Sprintf(" — %d of %d gates failed: %s", len(failed), n, strings.Join(names, "; "))
 	default:
@@ -498,9 +498,9 @@ func (t *Terminal) notRun(r *results.Run) string {
 // "findings.critical + findings.high == 0 failed (findings.critical=1)".
 // A true value never explains a failure, so only the others are shown.
 func failedGate(g results.Gate) string {
-	s := cut(Printable(g.Expr), maxVerdictText)
+	s := cut(escape.Text(g.Expr), maxVerdictText)
 	if g.Error != "" {
-		return s + " could not be evaluated (" + cut(Printable(g.Error), maxVerdictText) + ")"
+		return s + " could not be evaluated (" + cut(escape.Text(g.Error), maxVerdictText) + ")"
 	}
 	values := map[string]any{}
 	for k, v := range g.Values {
@@ -509,7 +509,7 @@ func failedGate(g results.Gate) string {
 		}
 	}
 	if v := formatValues(values); v != "" {
-		return s + " failed (" + cut(Printable(v), maxVerdictText) + ")"
+		return s + " failed (" + cut(escape.Text(v), maxVerdictText) + ")"
 	}
 	return s + " failed"
 }
@@ -537,45 +537,6 @@ func where(t *results.Task) string {
 		return t.File
 	}
 	return t.File + ":" + strconv.Itoa(t.Line)
-}
-
-// Printable escapes what would act on a terminal or a CI log rather than
-// show: control characters (newlines, ESC, BEL, …) become \n, \x1b and the
-// like, and bytes that are not UTF-8 \xNN, so text from a suite, a file, a
-// gate or an agent prints on the one line it was meant for.
-func Printable(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || unicode.IsControl(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size <= 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case unicode.IsControl(r) && r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case unicode.IsControl(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-		i += size
-	}
-	return b.String()
 }
 
 // findingCounts writes findings by severity, most severe first: "1
@@ -642,7 +603,7 @@ func errorText(kind, message string) string {
 	if message == "" {
 		return kind
 	}
-	return kind + " (" + Printable(message) + ")"
+	return kind + " (" + escape.Text(message) + ")"
 }
 
 // failedChecks lists the failed checks as "id (reason)", in the task's

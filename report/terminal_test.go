@@ -416,16 +416,3 @@ func TestWhy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
-
-func TestPrintable(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain text, ünïcode ≥ 0.9": "plain text, ünïcode ≥ 0.9",
-		"two\nlines\r\ttab":         `two\nlines\r\ttab`,
-		"\x1b[31mred\x07":           `\x1b[31mred\x07`,
-		"bad \xff byte":             `bad \xff byte`,
-		"c1 \u009b control":         `c1 \x9b control`,
-		"line sep \u2028":           "line sep \u2028",
-	} {
-		assert.Check(t, is.Equal(Printable(in), want), "%q", in)
-	}
-}
