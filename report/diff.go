@@ -8,6 +8,7 @@ import (
 
 	"github.com/fatih/color"
 
+	"github.com/evalgate/evalgate/internal/escape"
 	"github.com/evalgate/evalgate/regression"
 	"github.com/evalgate/evalgate/results"
 )
@@ -167,7 +168,7 @@ func (d *differ) text() {
 	case VerdictImproved:
 		vc = d.good
 	}
-	fmt.Fprintf(&d.b, "%s  %s → %s\n%s\n", vc.Sprint(verdict), d.base.RunID, d.head.RunID, summary)
+	fmt.Fprintf(&d.b, "%s  %s → %s\n%s\n", vc.Sprint(verdict), escape.Text(d.base.RunID), escape.Text(d.head.RunID), summary)
 
 	rows := [][]string{{"SUITE", "SCORE", "Δ", "PASSED", "COST", "P95"}}
 	for _, p := range d.pairs() {
@@ -212,11 +213,11 @@ func (d *differ) text() {
 					fmt.Fprintf(&d.b, "  %s\n", d.dim.Sprintf("… and %s more", formatCount(len(diffs)-maxDiffRows)))
 					break
 				}
-				fmt.Fprintf(&d.b, "  %s %s\n", td.SuiteID, td.TaskID)
+				fmt.Fprintf(&d.b, "  %s %s\n", escape.Text(td.SuiteID), escape.Text(td.TaskID))
 			}
 		}
 		for _, w := range reg.Warnings {
-			fmt.Fprintf(&d.b, "%s\n", d.warn.Sprint("warning: "+w))
+			fmt.Fprintf(&d.b, "%s\n", d.warn.Sprint("warning: "+escape.Text(w)))
 		}
 	}
 }
@@ -285,11 +286,14 @@ func taskCells(td results.TaskDiff, t *results.Task, delta func(float64) string)
 	return []string{td.SuiteID, td.TaskID, where(t), score, reason}
 }
 
+// textTable writes rows as a table; the cells, ids and files from the two
+// results among them, are escaped.
 func (d *differ) textTable(rows [][]string) {
 	widths := make([]int, len(rows[0]))
 	for _, row := range rows {
 		for i, cell := range row {
-			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+			row[i] = escape.Text(cell)
+			widths[i] = max(widths[i], utf8.RuneCountInString(row[i]))
 		}
 	}
 	for r, row := range rows {

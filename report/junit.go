@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/evalgate/evalgate/internal/atomicfile"
+	"github.com/evalgate/evalgate/internal/escape"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -234,7 +235,8 @@ func junitAttr(name, value string) xml.Attr {
 // "failed checks: match, assert[1] (score 0.50 < 1.00)", the error kind of
 // an errored task, the findings that failed it, or the trials that did not
 // pass. It is empty for a passed task. JUnit failures, SARIF and the GitHub
-// annotations share it.
+// annotations share it; what it quotes (check ids, finding kinds) is
+// escaped.
 func FailureMessage(t *results.Task) string {
 	switch t.Status {
 	case results.StatusPassed:
@@ -256,7 +258,7 @@ func FailureMessage(t *results.Task) string {
 	if len(parts) == 0 {
 		return score
 	}
-	return strings.Join(parts, "; ") + " (" + score + ")"
+	return escape.Text(strings.Join(parts, "; ")) + " (" + score + ")"
 }
 
 // blockingFindings lists the task's critical and high findings, which fail

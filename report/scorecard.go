@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evalgate/evalgate/internal/escape"
 	"github.com/evalgate/evalgate/regression"
 	"github.com/evalgate/evalgate/results"
 )
@@ -406,7 +407,7 @@ func (c *card) details() {
 			fmt.Fprintf(&c.b, "\n<details><summary>Task changes vs baseline (%s)</summary>\n\n| Task | Change | Δ score | Δ cost | Δ latency |\n|---|---|--:|--:|--:|\n", formatCount(len(reg.Tasks)))
 			t := c.table(c.budget(budgetChanges), "changes")
 			for _, d := range reg.Tasks {
-				row := fmt.Sprintf("| %s / %s | %s | %s | %s | %s |\n", code(d.SuiteID, true), code(d.TaskID, true), d.Change,
+				row := fmt.Sprintf("| %s / %s | %s | %s | %s | %s |\n", code(d.SuiteID, true), code(d.TaskID, true), mdText(d.Change),
 					mdDelta(d.ScoreDelta), mdUsdDelta(d.CostDeltaUsd), mdMsDelta(d.LatencyDeltaMs))
 				if !t.add(row) {
 					break
@@ -482,14 +483,16 @@ func capText(s string, limit int) (text string, cut bool) {
 	return s[:cutAt] + note, true
 }
 
-// code renders s as inline code, safe anywhere in Markdown: a backtick
-// fence longer than any run of backticks in s, newlines as spaces, and in a
-// table cell the pipes escaped (GitHub splits cells on them even in code).
+// code renders s as inline code, safe anywhere in Markdown: escaped
+// (internal/escape, so no newline ends the line or the cell), in a backtick
+// fence longer than any run of backticks in s, and in a table cell with the
+// pipes escaped (GitHub splits cells on them even in code). Markdown shows
+// code as it is: no markup or HTML in it takes effect.
 func code(s string, inTable bool) string {
 	if s == "" {
 		return ""
 	}
-	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	s = escape.Text(s)
 	if inTable {
 		s = strings.ReplaceAll(s, "|", `\|`)
 	}
@@ -509,15 +512,15 @@ func code(s string, inTable bool) string {
 	return fence + s + fence
 }
 
-// mdText escapes s for Markdown text: punctuation that could open markup
-// is backslash-escaped and HTML is turned into entities, so an id cannot
-// inject a link, an image, a mention's markup or a tag.
+// mdText escapes s for Markdown text: control characters and newlines
+// first (internal/escape), then punctuation that could open markup is
+// backslash-escaped and HTML is turned into entities, so an id cannot
+// end its line or cell, or inject a link, an image, a mention's markup or
+// a tag.
 func mdText(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for _, r := range escape.Text(s) {
 		switch r {
-		case '\n', '\r':
-			b.WriteByte(' ')
 		case '<':
 			b.WriteString("&lt;")
 		case '>':

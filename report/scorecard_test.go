@@ -177,12 +177,14 @@ func TestMarkdownEscaping(t *testing.T) {
 		{in: "a|b", inTable: true, want: "`a\\|b`"},
 		{in: "a|b", want: "`a|b`"},
 		{in: "a`b", want: "`` a`b ``"},
-		{in: "a``b\nc", want: "``` a``b c ```"},
+		{in: "a``b\nc", want: "``` a``b\\nc ```"},
+		{in: "x\n::error::forged\x1b[31m|", inTable: true, want: "`x\\n::error::forged\\x1b[31m\\|`"},
 		{in: "", want: ""},
 	} {
 		t.Run(tc.in, func(t *testing.T) { run(t, tc) })
 	}
 	assert.Equal(t, mdText("<b>[x](y)</b> & @me|"), `&lt;b&gt;\[x\]\(y\)&lt;/b&gt; &amp; @me\|`)
+	assert.Equal(t, mdText("a\n::error::forged\x07"), `a\\n::error::forged\\x07`)
 	assert.Equal(t, escapePath("evals/we ird|(x).yaml"), "evals/we%20ird%7C%28x%29.yaml")
 	assert.Equal(t, formatCount(4211), "4,211")
 	assert.Equal(t, formatCount(1234567), "1,234,567")

@@ -203,7 +203,7 @@ func (t *Terminal) SuiteDone(s *results.Suite) {
 	default:
 		b.WriteString(t.fail.Sprint("FAIL"))
 	}
-	fmt.Fprintf(&b, " %s %s", t.bold.Sprint(s.ID), s.Version)
+	fmt.Fprintf(&b, " %s %s", t.bold.Sprint(escape.Text(s.ID)), escape.Text(s.Version))
 
 	if partial {
 		fmt.Fprintf(&b, "  %d of %d tasks ran", s.TaskCount, planned)
@@ -316,7 +316,7 @@ func (t *Terminal) linesAfterFinal(b *strings.Builder, r *results.Run) {
 			}
 			shown++
 			fmt.Fprintf(b, "%s\n", t.warn.Sprintf("warning: %s/%s (%s): the agent wrote %s after final; %s ignored",
-				s.ID, task.ID, escape.Text(where(task)), plural(task.LinesAfterFinal, "line", "lines"), pluralWord(task.LinesAfterFinal, "it was", "they were")))
+				escape.Text(s.ID), escape.Text(task.ID), escape.Text(where(task)), plural(task.LinesAfterFinal, "line", "lines"), pluralWord(task.LinesAfterFinal, "it was", "they were")))
 		}
 	}
 	if more > 0 {
@@ -352,8 +352,8 @@ func (t *Terminal) failingTable(b *strings.Builder, r *results.Run) {
 				continue
 			}
 			rows = append(rows, []string{
-				s.ID,
-				task.ID,
+				escape.Text(s.ID),
+				escape.Text(task.ID),
 				escape.Text(where(task)),
 				formatScore(task.Score, task.PassScore) + "/" + formatScore(task.PassScore, task.Score),
 				why(task),
@@ -403,12 +403,12 @@ func (t *Terminal) regression(b *strings.Builder, reg *results.Regression) {
 		return
 	}
 	fmt.Fprintf(b, "\n%s %s: score %s, %s, %d fixed, p=%s\n",
-		t.bold.Sprint("regression vs baseline"), reg.BaselineRunID,
+		t.bold.Sprint("regression vs baseline"), escape.Text(reg.BaselineRunID),
 		formatDelta(reg.ScoreDelta),
 		t.colorIf(reg.NewFailures > 0, t.fail, plural(reg.NewFailures, "new failure", "new failures")),
 		reg.Fixed, strconv.FormatFloat(reg.PValue, 'f', 3, 64))
 	for _, w := range reg.Warnings {
-		fmt.Fprintf(b, "  %s\n", t.warn.Sprint("warning: "+w))
+		fmt.Fprintf(b, "  %s\n", t.warn.Sprint("warning: "+escape.Text(w)))
 	}
 }
 
@@ -568,7 +568,8 @@ var severityRank = map[string]int{
 
 // why says, without any content, why a task did not pass: its error kind,
 // the checks that failed with their reason codes, the trials that passed
-// when it ran more than once, and its findings by severity.
+// when it ran more than once, and its findings by severity. Check ids come
+// from the suite and error messages from the run: the whole is escaped.
 func why(t *results.Task) string {
 	var parts []string
 	if t.Status == results.StatusError {
@@ -591,7 +592,7 @@ func why(t *results.Task) string {
 	if len(parts) == 0 {
 		parts = append(parts, "below the bar")
 	}
-	return strings.Join(parts, "; ")
+	return escape.Text(strings.Join(parts, "; "))
 }
 
 // errorText is an error kind with its content-free message: "timeout
