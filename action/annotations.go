@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evalgate/evalgate/internal/escape"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 	"github.com/sethvargo/go-githubactions"
@@ -104,9 +105,8 @@ func Annotations(r *results.Run, max int) (anns []Annotation, total int) {
 
 // WriteAnnotations writes the annotations as `::error` or `::warning`
 // workflow commands, by their level. Properties and the message are escaped
-// by the workflow-command rules (%, CR and LF everywhere; also : and , in
-// properties), so a crafted suite or task id cannot end the command and
-// start another one.
+// (see writeCommand), so a crafted suite or task id cannot end the command
+// and start another one.
 func WriteAnnotations(w io.Writer, anns []Annotation) error {
 	for _, a := range anns {
 		props := githubactions.CommandProperties{"title": a.Title}
@@ -172,7 +172,9 @@ func MaskSecrets(w io.Writer, env func(string) string, names []string, values ..
 			return nil
 		}
 		seen[v] = true
-		return writeCommand(w, "add-mask", nil, v)
+		// The value as it is, not escaped: the mask must match the
+		// secret byte for byte.
+		return emit(w, githubactions.Command{Name: "add-mask", Message: v})
 	}
 	for _, name := range names {
 		if name != "" {
@@ -194,12 +196,25 @@ func MaskSecrets(w io.Writer, env func(string) string, names []string, values ..
 	return nil
 }
 
-// writeCommand writes one workflow command, escaped by go-githubactions'
-// encoder; unlike its IssueCommand, a write error is returned, not a panic.
+// writeCommand writes one workflow command. What it says is escaped
+// twice over: first like everything evalgate prints (internal/escape: the
+// message and each property are one line without control characters),
+// then by go-githubactions' encoder (%, CR and LF
+// everywhere; also : and , in properties), so the command is one line that
+// nothing in it can end.
 func writeCommand(w io.Writer, name string, props githubactions.CommandProperties, msg string) error {
-	cmd := githubactions.Command{Name: name, Message: msg, Properties: props}
+	escaped := make(githubactions.CommandProperties, len(props))
+	for k, v := range props {
+		escaped[k] = escape.Text(v)
+	}
+	return emit(w, githubactions.Command{Name: name, Message: escape.Text(msg), Properties: escaped})
+}
+
+// emit writes cmd encoded by go-githubactions; unlike its IssueCommand, a
+// write error is returned, not a panic.
+func emit(w io.Writer, cmd githubactions.Command) error {
 	if _, err := io.WriteString(w, cmd.String()+"\n"); err != nil {
-		return fmt.Errorf("could not write the %s workflow command: %w", name, err)
+		return fmt.Errorf("could not write the %s workflow command: %w", cmd.Name, err)
 	}
 	return nil
 }
