@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/evalgate/evalgate/config"
+	"github.com/evalgate/evalgate/internal/escape"
 )
 
 // Exit codes, documented in the package comment and in -h.
@@ -178,12 +179,21 @@ func (c *Command) exit(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(c.Stderr, "evalgate: %v\n", ee.err)
+			say(c.Stderr, "evalgate: %v\n", ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintf(c.Stderr, "evalgate: %v\n", err)
+	say(c.Stderr, "evalgate: %v\n", err)
 	return ExitRunError
+}
+
+// say writes one of evalgate's messages to w with every line escaped
+// (escape.Lines): whatever it quotes from a suite, a file name, a gate or
+// a baseline starts no line of its own, cannot pass for a workflow
+// command, and sends no control character to the terminal or the log.
+// Everything evalgate prints to explain itself goes through it.
+func say(w io.Writer, format string, args ...any) {
+	io.WriteString(w, escape.Lines(fmt.Sprintf(format, args...)))
 }
 
 // newFlags returns the flag set of a command: args is its synopsis after

@@ -100,7 +100,7 @@ func calibrateCmd(ctx context.Context, c *Command, args []string) error {
 // printCalibration writes the agreement report of a calibration.
 func printCalibration(w io.Writer, cal *judges.Calibration, path string) {
 	a := cal.Agreement
-	fmt.Fprintf(w, "judge %s on %d labels from %s\n\n", cal.JudgeID, a.N, cal.Labels)
+	say(w, "judge %s on %d labels from %s\n\n", cal.JudgeID, a.N, cal.Labels)
 	fmt.Fprintf(w, "  Spearman ρ  %s  (bar %.2f)\n", figure(a.Rho), cal.MinAgreement)
 	fmt.Fprintf(w, "  Cohen's κ   %s\n", figure(a.Kappa))
 	fmt.Fprintf(w, "  accuracy    %.3f  (%d of %d)\n\n", a.Accuracy, a.Confusion.BothMet+a.Confusion.Neither, a.N)
@@ -115,7 +115,7 @@ func printCalibration(w io.Writer, cal *judges.Calibration, path string) {
 	default:
 		fmt.Fprintf(w, "not calibrated: ρ %.3f < %.2f; do not let this judge gate until it agrees with people\n", *a.Rho, cal.MinAgreement)
 	}
-	fmt.Fprintf(w, "wrote %s\n", path)
+	say(w, "wrote %s\n", path)
 }
 
 func figure(v *float64) string {

@@ -62,10 +62,10 @@ func exportCmd(_ context.Context, c *Command, args []string) error {
 		return cmp.Or(cmp.Compare(a.pos.Line, b.pos.Line), cmp.Compare(a.pos.Col, b.pos.Col))
 	})
 	for _, l := range lines {
-		fmt.Fprintf(c.Stderr, "evalgate: %s\n", l.text)
+		say(c.Stderr, "evalgate: %s\n", l.text)
 	}
 	tasks := rep.Tasks
-	fmt.Fprintf(c.Stderr, "evalgate: %s\n", openwopSummary(rep))
+	say(c.Stderr, "evalgate: %s\n", openwopSummary(rep))
 	lost := len(rep.Unscoreable)
 	switch {
 	case lost == 0 && len(rep.Extensions) == 0:

@@ -30,7 +30,7 @@ func validateCmd(_ context.Context, c *Command, args []string) error {
 	}
 	all, err := suites.LoadWith(memtune.Load, paths...)
 	if err != nil {
-		fmt.Fprintln(c.Stdout, err)
+		say(c.Stdout, "%v\n", err)
 		return invalid(errors.New("invalid suites"))
 	}
 	if err := c.checkJudged(cfg, all); err != nil {
@@ -53,10 +53,10 @@ func validateCmd(_ context.Context, c *Command, args []string) error {
 			}
 			if !rep.Portable() {
 				portable = false
-				fmt.Fprintf(c.Stdout, "%s: not strictly openwop-portable: %s\n%v\n", s.Path, openwopSummary(rep), rep.Errors())
+				say(c.Stdout, "%s: not strictly openwop-portable: %s\n%v\n", s.Path, openwopSummary(rep), rep.Errors())
 				continue
 			}
-			fmt.Fprintf(c.Stdout, "%s: strictly openwop-portable: %s\n", s.Path, openwopSummary(rep))
+			say(c.Stdout, "%s: strictly openwop-portable: %s\n", s.Path, openwopSummary(rep))
 		}
 		if !portable {
 			return invalid(errors.New("some suites use evalgate extensions; `evalgate export --openwop FILE` strips them"))

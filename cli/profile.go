@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -30,7 +29,7 @@ func (c *Command) startProfiles() func() {
 			err = pprof.StartCPUProfile(f)
 		}
 		if err != nil {
-			fmt.Fprintf(c.Stderr, "evalgate: could not start the CPU profile %q: %v\n", cpuPath, err)
+			say(c.Stderr, "evalgate: could not start the CPU profile %q: %v\n", cpuPath, err)
 		} else {
 			cpu = f
 		}
@@ -42,7 +41,7 @@ func (c *Command) startProfiles() func() {
 		}
 		if memPath != "" {
 			if err := writeHeapProfile(memPath); err != nil {
-				fmt.Fprintf(c.Stderr, "evalgate: could not write the heap profile %q: %v\n", memPath, err)
+				say(c.Stderr, "evalgate: could not write the heap profile %q: %v\n", memPath, err)
 			}
 		}
 	}

@@ -6,6 +6,9 @@
 // with the column, pointer and kind only when known, and only the file
 // when the line is not. suites, config, judges (labels) and report (SARIF)
 // share it, so every input problem reads the same and sorts the same.
+//
+// The rendering escapes each part (internal/escape): a file name, a key or
+// a value quoted from a hostile file prints on the error's one line.
 package diag
 
 import (
@@ -13,6 +16,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/evalgate/evalgate/internal/escape"
 )
 
 // Pos is a position in a file; Line and Col are 1-based, 0 when unknown.
@@ -23,15 +28,16 @@ type Pos struct {
 }
 
 // String renders the position as file:line:col, file:line without a
-// column, or file without a line.
+// column, or file without a line; the file name escaped.
 func (p Pos) String() string {
+	file := escape.Text(p.File)
 	switch {
 	case p.Line == 0:
-		return p.File
+		return file
 	case p.Col == 0:
-		return fmt.Sprintf("%s:%d", p.File, p.Line)
+		return fmt.Sprintf("%s:%d", file, p.Line)
 	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	return fmt.Sprintf("%s:%d:%d", file, p.Line, p.Col)
 }
 
 // Error is one problem in an input file.
@@ -42,7 +48,8 @@ type Error struct {
 	Kind    string // what sort of problem (suites: syntax, schema, ...); "" for none
 }
 
-// Error renders the error as `file:line:col: /pointer: message [kind]`.
+// Error renders the error as `file:line:col: /pointer: message [kind]`, on
+// one line whatever its parts hold.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Pos.String())
@@ -50,19 +57,19 @@ func (e *Error) Error() string {
 	b.WriteString(e.Detail())
 	if e.Kind != "" {
 		b.WriteString(" [")
-		b.WriteString(e.Kind)
+		b.WriteString(escape.Text(e.Kind))
 		b.WriteString("]")
 	}
 	return b.String()
 }
 
 // Detail is the error without its position and kind: `/pointer: message`,
-// what an annotation placed at the position says.
+// what an annotation placed at the position says; escaped, on one line.
 func (e *Error) Detail() string {
 	if e.Pointer == "" {
-		return e.Message
+		return escape.Text(e.Message)
 	}
-	return e.Pointer + ": " + e.Message
+	return escape.Text(e.Pointer) + ": " + escape.Text(e.Message)
 }
 
 // Errors is every problem found. A non-empty Errors is an error.

@@ -18,6 +18,8 @@ func TestError(t *testing.T) {
 		{"no kind", Error{Pos{"evalgate.yaml", 3, 5}, "", "unknown key", ""}, "evalgate.yaml:3:5: unknown key"},
 		{"no column", Error{Pos{"labels.jsonl", 4, 0}, "", "human: expected true, false or 0..1", ""}, "labels.jsonl:4: human: expected true, false or 0..1"},
 		{"no line", Error{Pos{"evals/b.json", 0, 0}, "", "could not read suite", "io"}, "evals/b.json: could not read suite [io]"},
+		{"hostile parts escaped", Error{Pos{"x\n::error::f.yaml", 3, 1}, "/k\n::error::forged", "unknown key: \x1b[31m\a", "schema"},
+			`x\n::error::f.yaml:3:1: /k\n::error::forged: unknown key: \x1b[31m\x07 [schema]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.err.Error(), tc.want)
