@@ -52,7 +52,10 @@ func TestHostileResultsAreEscaped(t *testing.T) {
 		tm.SuiteDone(&head.Suites[i])
 	}
 	tm.Finish(head)
+	page, err := HTML(head)
+	assert.NilError(t, err)
 	for name, out := range map[string]string{
+		"html":          string(page),
 		"terminal":      term.String(),
 		"diff":          Diff(base, head, DiffOptions{}),
 		"diff markdown": Diff(base, head, DiffOptions{Markdown: true}),

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"sort"
 
+	"github.com/evalgate/evalgate/internal/escape"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -13,7 +14,8 @@ import (
 // scripts, no external resources): the verdict, a table per suite, the
 // tasks that did not pass with the reason, the gates with their values, the
 // findings and the regression. Every value goes through html/template, so
-// ids cannot inject markup.
+// ids cannot inject markup, and text from the results through escape.Text,
+// so the page holds no control character.
 func HTML(r *results.Run) ([]byte, error) {
 	v := htmlView{Run: r}
 	for i := range r.Suites {
@@ -55,7 +57,8 @@ var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"usd":   func(f float64) string { return fmt.Sprintf("$%.4f", f) },
 	"delta": func(f float64) string { return fmt.Sprintf("%+.4f", f) },
 	"p":     func(f float64) string { return fmt.Sprintf("%.3g", f) },
-	"value": func(v any) string { return fmt.Sprint(v) },
+	"value": func(v any) string { return escape.Text(fmt.Sprint(v)) },
+	"t":     escape.Text,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -77,13 +80,13 @@ code { font: 12px ui-monospace, monospace; background: #f6f8fa; padding: .1rem .
 {{with .Run}}
 <h1>evalgate: {{if .Passed}}<span class="pass">PASS</span>{{else}}<span class="fail">FAIL</span>{{end}}
  — score {{score .AggregateScore}}, {{.PassedCount}}/{{.TaskCount}} tasks passed{{if .ErroredCount}}, {{.ErroredCount}} errored{{end}}</h1>
-<p class="muted">run <code>{{.RunID}}</code>{{if .GitSHA}} at <code>{{.GitSHA}}</code>{{end}} · {{.Tool.Name}} {{.Tool.Version}} · cost {{usd .TotalCostUsd}} · p95 {{.P95LatencyMs}} ms{{if .Interrupted}} · <span class="error">interrupted</span>{{end}}</p>
+<p class="muted">run <code>{{t .RunID}}</code>{{if .GitSHA}} at <code>{{t .GitSHA}}</code>{{end}} · {{t .Tool.Name}} {{t .Tool.Version}} · cost {{usd .TotalCostUsd}} · p95 {{.P95LatencyMs}} ms{{if .Interrupted}} · <span class="error">interrupted</span>{{end}}</p>
 
 <h2>Suites</h2>
 <table>
 <tr><th>suite</th><th>version</th><th>verdict</th><th>score</th><th>bar</th><th>Δ vs baseline</th><th>passed</th><th>errors</th><th>cost</th><th>p95 ms</th></tr>
 {{range .Suites}}<tr>
-<td><code>{{.ID}}</code></td><td>{{.Version}}</td>
+<td><code>{{t .ID}}</code></td><td>{{t .Version}}</td>
 <td>{{if .Passed}}<span class="pass">pass</span>{{else}}<span class="fail">fail</span>{{end}}</td>
 <td class="num">{{score .AggregateScore}}</td><td class="num">{{score .Thresholds.PassScore}}</td>
 <td class="num">{{with .Regression}}{{delta .ScoreDelta}}{{else}}–{{end}}</td>
@@ -98,11 +101,11 @@ code { font: 12px ui-monospace, monospace; background: #f6f8fa; padding: .1rem .
 <table>
 <tr><th>suite</th><th>task</th><th>where</th><th>status</th><th>score / bar</th><th>why</th></tr>
 {{range .Failing}}<tr>
-<td><code>{{.Suite}}</code></td><td><code>{{.Task.ID}}</code></td>
-<td><code>{{.Task.File}}:{{.Task.Line}}</code></td>
+<td><code>{{t .Suite}}</code></td><td><code>{{t .Task.ID}}</code></td>
+<td><code>{{t .Task.File}}:{{.Task.Line}}</code></td>
 <td>{{if eq .Task.Status "error"}}<span class="error">error</span>{{else}}<span class="fail">failed</span>{{end}}</td>
 <td class="num">{{score .Task.Score}} / {{score .Task.PassScore}}</td>
-<td>{{.Why}}</td>
+<td>{{t .Why}}</td>
 </tr>{{end}}
 </table>
 {{end}}
@@ -113,8 +116,8 @@ code { font: 12px ui-monospace, monospace; background: #f6f8fa; padding: .1rem .
 <tr><th>verdict</th><th>gate</th><th>values</th></tr>
 {{range .Gates}}<tr>
 <td>{{if .Passed}}<span class="pass">pass</span>{{else}}<span class="fail">fail</span>{{end}}</td>
-<td><code>{{.Expr}}</code>{{if .Default}} <span class="muted">(default)</span>{{end}}</td>
-<td>{{range $k, $v := .Values}}<code>{{$k}} = {{value $v}}</code> {{end}}{{with .Error}}<span class="error">{{.}}</span>{{end}}</td>
+<td><code>{{t .Expr}}</code>{{if .Default}} <span class="muted">(default)</span>{{end}}</td>
+<td>{{range $k, $v := .Values}}<code>{{t $k}} = {{value $v}}</code> {{end}}{{with .Error}}<span class="error">{{t .}}</span>{{end}}</td>
 </tr>{{end}}
 </table>
 
@@ -123,11 +126,11 @@ code { font: 12px ui-monospace, monospace; background: #f6f8fa; padding: .1rem .
 
 {{with .Regression}}
 <h2>Regression</h2>
-<p>against <code>{{.BaselineRunID}}</code>: score Δ {{delta .ScoreDelta}} (95% interval {{delta .CILow}} … {{delta .CIHigh}}),
+<p>against <code>{{t .BaselineRunID}}</code>: score Δ {{delta .ScoreDelta}} (95% interval {{delta .CILow}} … {{delta .CIHigh}}),
 {{.NewFailures}} newly failing, {{.Fixed}} fixed, p = {{p .PValue}}</p>
 {{if .Tasks}}<table>
 <tr><th>suite</th><th>task</th><th>change</th><th>score Δ</th><th>cost Δ</th><th>latency Δ ms</th></tr>
-{{range .Tasks}}<tr><td><code>{{.SuiteID}}</code></td><td><code>{{.TaskID}}</code></td><td>{{.Change}}</td>
+{{range .Tasks}}<tr><td><code>{{t .SuiteID}}</code></td><td><code>{{t .TaskID}}</code></td><td>{{t .Change}}</td>
 <td class="num">{{delta .ScoreDelta}}</td><td class="num">{{delta .CostDeltaUsd}}</td><td class="num">{{.LatencyDeltaMs}}</td></tr>{{end}}
 </table>{{end}}
 {{end}}
