@@ -171,3 +171,40 @@ func TestHostileFileNameInAnnotations(t *testing.T) {
 	_, err := os.Stat(filepath.Join(dir, "evalgate-out", "results.json"))
 	assert.NilError(t, err)
 }
+
+// TestGitBaselineIsNeverAnOption: a git: baseline spec, from the command
+// line or from evalgate.yaml in a pull request, cannot pass git an option
+// (git show --output=FILE writes FILE): it is exit 2 before anything runs,
+// and nothing is written.
+func TestGitBaselineIsNeverAnOption(t *testing.T) {
+	type testCase struct {
+		name   string
+		config string
+		args   []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{
+			"evals/s.yaml":  plainSuite,
+			"upper.sh":      "#!/bin/sh\ntr a-z A-Z\n",
+			"evalgate.yaml": "suites: [evals/]\nagent:\n  plain: [./upper.sh]\n" + tc.config,
+		})
+		git(t, dir, "init", "-q")
+		git(t, dir, "add", ".")
+		git(t, dir, "commit", "-q", "-m", "suites")
+		r := runCLI(t, dir, nil, append([]string{"run"}, tc.args...)...)
+		assert.Equal(t, r.code, 2, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		assert.Assert(t, strings.Contains(r.stderr, `starts with "-", which git would take for an option; name a branch, tag or commit`), r.stderr)
+		written, err := filepath.Glob(filepath.Join(dir, "pwned*"))
+		assert.NilError(t, err)
+		assert.Equal(t, len(written), 0, "git wrote %v", written)
+		_, err = os.Stat(filepath.Join(dir, "evalgate-out", "results.json"))
+		assert.Assert(t, os.IsNotExist(err), "the run went ahead")
+	}
+	for _, tc := range []testCase{
+		{name: "flag", args: []string{"--baseline", "git:--output=pwned:x"}},
+		{name: "config", config: "baseline: 'git:--output=pwned:x'\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}

@@ -55,13 +55,19 @@ func Load(ctx context.Context, spec, dir string) (*results.Run, error) {
 }
 
 // loadGit reads git:<ref>:<path>. A ref cannot contain a colon, so the
-// first colon after the prefix ends it.
+// first colon after the prefix ends it. The spec may come from a pull
+// request (evalgate.yaml), so it never reaches git as an option: the ref
+// must be a revision (checkRef) and --end-of-options ends git's options
+// before it.
 func loadGit(ctx context.Context, spec, dir string) (*results.Run, error) {
 	ref, path, ok := strings.Cut(strings.TrimPrefix(spec, GitPrefix), ":")
 	if !ok || ref == "" || path == "" {
 		return nil, fmt.Errorf("could not read baseline %q: expected git:<ref>:<path>, such as git:main:.evalgate/baseline.json", spec)
 	}
-	cmd := exec.CommandContext(ctx, "git", "show", ref+":"+path)
+	if err := checkRef(ref); err != nil {
+		return nil, fmt.Errorf("could not read baseline %q: %w", spec, err)
+	}
+	cmd := exec.CommandContext(ctx, "git", "show", "--end-of-options", ref+":"+path)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -78,6 +84,27 @@ func loadGit(ctx context.Context, spec, dir string) (*results.Run, error) {
 		return nil, fmt.Errorf("could not read baseline %q: %w", spec, err)
 	}
 	return r, nil
+}
+
+// checkRef accepts the refs of a git: spec: a branch, a tag, a commit, or
+// a revision such as HEAD~1, origin/main or main@{1}; that is, letters,
+// digits and . _ / @ { } ~ ^ + -, not starting with "-", which git would
+// read as an option.
+func checkRef(ref string) error {
+	if strings.HasPrefix(ref, "-") {
+		return fmt.Errorf("the ref %q starts with \"-\", which git would take for an option; name a branch, tag or commit, such as git:main:.evalgate/baseline.json", ref)
+	}
+	for _, r := range ref {
+		if !refChar(r) {
+			return fmt.Errorf("the ref %q holds %q, which no branch, tag or commit name needs; name one such as main, v1.2.0 or HEAD~1", ref, r)
+		}
+	}
+	return nil
+}
+
+// refChar reports whether r may appear in the ref of a git: spec.
+func refChar(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("._/@{}~^+-", r)
 }
 
 func firstLine(s string) string {

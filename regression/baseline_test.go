@@ -249,7 +249,16 @@ func TestLoadGit(t *testing.T) {
 		{name: "HEAD", spec: "git:HEAD:.evalgate/baseline.json"},
 		{name: "unknown ref", spec: "git:nope:.evalgate/baseline.json", wantErr: `could not read baseline "git:nope:.evalgate/baseline.json": git show:`},
 		{name: "unknown path", spec: "git:main:missing.json", wantErr: "git show:"},
+		{name: "revision", spec: "git:main~0:.evalgate/baseline.json"},
+		// A spec from a pull request never reaches git as an option: git
+		// show --output=FILE would write FILE.
+		{name: "option as ref", spec: "git:--output=pwned:x", wantErr: `the ref "--output=pwned" starts with "-", which git would take for an option`},
+		{name: "short option as ref", spec: "git:-opwned:x", wantErr: `starts with "-"`},
+		{name: "space in ref", spec: "git:main --output=pwned:x", wantErr: `the ref "main --output=pwned" holds ' '`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
+	written, err := filepath.Glob(filepath.Join(dir, "pwned*"))
+	assert.NilError(t, err)
+	assert.Equal(t, len(written), 0, "git wrote %v", written)
 }
