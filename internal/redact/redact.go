@@ -116,9 +116,8 @@ func (r *Redactor) JSON(data []byte) []byte {
 		var s string
 		if json.Unmarshal(data[i:j+1], &s) == nil {
 			if red := r.String(s); red != s {
-				enc, _ := json.Marshal(red) // a string always encodes
 				out = append(out, data[last:i]...)
-				out = append(out, enc...)
+				out = appendString(out, red)
 				last = j + 1
 			}
 		}
@@ -128,6 +127,16 @@ func (r *Redactor) JSON(data []byte) []byte {
 		return data
 	}
 	return append(out, data[last:]...)
+}
+
+// appendString appends s to out as a JSON string, without the HTML
+// escapes of json.Marshal.
+func appendString(out []byte, s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return append(out, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
 }
 
 // mayHold reports whether data might hold something to redact: a URL, or
