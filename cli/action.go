@@ -7,6 +7,7 @@ import (
 
 	"github.com/evalgate/evalgate/action"
 	"github.com/evalgate/evalgate/config"
+	"github.com/evalgate/evalgate/internal/redact"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 )
@@ -26,12 +27,35 @@ func secretEnv(cfg *config.Config) []string {
 	return names
 }
 
+// urlSecrets lists what the passwords in the config's API URLs give away
+// if a server echoes a request (redact.URLSecrets).
+func urlSecrets(cfg *config.Config) []string {
+	var vals []string
+	for _, o := range []*config.OpenAI{cfg.Agent.OpenAI, cfg.Judge.OpenAI} {
+		if o != nil {
+			vals = append(vals, redact.URLSecrets(o.BaseURL)...)
+		}
+	}
+	return vals
+}
+
+// learnSecrets sets what everything evalgate prints and writes redacts:
+// the values of the credential variables (secretEnv) and the passwords of
+// the config's API URLs.
+func (c *Command) learnSecrets(cfg *config.Config) {
+	vals := urlSecrets(cfg)
+	for _, name := range secretEnv(cfg) {
+		vals = append(vals, c.Getenv(name))
+	}
+	c.secrets = redact.New(vals...)
+}
+
 // maskSecrets masks credential values in the Actions log.
 func (c *Command) maskSecrets(cfg *config.Config) error {
 	if !c.inActions() {
 		return nil
 	}
-	return action.MaskSecrets(c.Stdout, c.Getenv, secretEnv(cfg))
+	return action.MaskSecrets(c.Stdout, c.Getenv, secretEnv(cfg), urlSecrets(cfg)...)
 }
 
 // artifactFetcher resolves github-artifact:<name> baselines through the

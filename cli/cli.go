@@ -27,6 +27,7 @@ import (
 
 	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/internal/escape"
+	"github.com/evalgate/evalgate/internal/redact"
 )
 
 // Exit codes, documented in the package comment and in -h.
@@ -56,6 +57,9 @@ type Command struct {
 	IsTerminal func() bool
 
 	repo lazyRoot // the root every path in the outputs is relative to
+	// secrets redacts the credentials evalgate knows from everything it
+	// prints and writes; learnSecrets sets it.
+	secrets *redact.Redactor
 }
 
 // verb is one command of the command line.
@@ -141,6 +145,7 @@ func (c *Command) defaults() {
 	if c.Getenv == nil {
 		c.Getenv = os.Getenv
 	}
+	c.learnSecrets(&config.Config{})
 }
 
 func (c *Command) dispatch(ctx context.Context, args []string) error {
@@ -179,21 +184,22 @@ func (c *Command) exit(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			say(c.Stderr, "evalgate: %v\n", ee.err)
+			c.say(c.Stderr, "evalgate: %v\n", ee.err)
 		}
 		return ee.code
 	}
-	say(c.Stderr, "evalgate: %v\n", err)
+	c.say(c.Stderr, "evalgate: %v\n", err)
 	return ExitRunError
 }
 
-// say writes one of evalgate's messages to w with every line escaped
-// (escape.Lines): whatever it quotes from a suite, a file name, a gate or
-// a baseline starts no line of its own, cannot pass for a workflow
+// say writes one of evalgate's messages to w, its credentials redacted
+// (c.secrets) and every line escaped (escape.Lines): whatever it quotes
+// from a suite, a file name, a gate, a baseline or a server gives away no
+// credential, starts no line of its own, cannot pass for a workflow
 // command, and sends no control character to the terminal or the log.
 // Everything evalgate prints to explain itself goes through it.
-func say(w io.Writer, format string, args ...any) {
-	io.WriteString(w, escape.Lines(fmt.Sprintf(format, args...)))
+func (c *Command) say(w io.Writer, format string, args ...any) {
+	io.WriteString(w, escape.Lines(c.secrets.String(fmt.Sprintf(format, args...))))
 }
 
 // newFlags returns the flag set of a command: args is its synopsis after
@@ -357,12 +363,23 @@ func version() string {
 }
 
 // loadConfig reads the project file at path, or ./evalgate.yaml when path
-// is empty (a missing default file is no error).
-func loadConfig(path string) (*config.Config, error) {
+// is empty (a missing default file is no error), and learns the
+// credentials it names.
+func (c *Command) loadConfig(path string) (*config.Config, error) {
+	var (
+		cfg *config.Config
+		err error
+	)
 	if path != "" {
-		return config.Load(path, true)
+		cfg, err = config.Load(path, true)
+	} else {
+		cfg, err = config.Load(config.DefaultFile, false)
 	}
-	return config.Load(config.DefaultFile, false)
+	if err != nil {
+		return nil, err
+	}
+	c.learnSecrets(cfg)
+	return cfg, nil
 }
 
 // firstNonEmpty is the first value that is set: a flag, then the config,

@@ -51,12 +51,12 @@ func baselineCmd(ctx context.Context, c *Command, args []string) error {
 		return invalid(errors.New(b.String()))
 	}
 	for _, p := range problems {
-		say(c.Stderr, "evalgate: warning: promoted with --force although %s\n", p.What)
+		c.say(c.Stderr, "evalgate: warning: promoted with --force although %s\n", p.What)
 	}
 	if err := regression.WritePromoted(*out, run); err != nil {
 		return runError(err)
 	}
-	say(c.Stdout, "evalgate: baseline %s written from run %s (%d %s, %d %s)\n", filepath.ToSlash(*out), run.RunID,
+	c.say(c.Stdout, "evalgate: baseline %s written from run %s (%d %s, %d %s)\n", filepath.ToSlash(*out), run.RunID,
 		len(run.Suites), pluralWord(len(run.Suites), "suite", "suites"), run.TaskCount, pluralWord(run.TaskCount, "task", "tasks"))
 	return nil
 }

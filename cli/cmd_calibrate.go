@@ -43,7 +43,7 @@ func calibrateCmd(ctx context.Context, c *Command, args []string) error {
 		// A bar at or below 0 passes a judge no better than a coin.
 		return invalid(fmt.Errorf("--min-agreement: expected a correlation above 0 and at most 1, such as 0.8, got %g", f.minAgreement))
 	}
-	cfg, err := loadConfig(f.config)
+	cfg, err := c.loadConfig(f.config)
 	if err != nil {
 		return invalid(err)
 	}
@@ -90,7 +90,7 @@ func calibrateCmd(ctx context.Context, c *Command, args []string) error {
 	if err := judges.WriteCalibration(path, cal); err != nil {
 		return runError(err)
 	}
-	printCalibration(c.Stdout, cal, path)
+	c.printCalibration(c.Stdout, cal, path)
 	if !cal.Passed {
 		return &exitError{code: ExitGateFail}
 	}
@@ -98,9 +98,9 @@ func calibrateCmd(ctx context.Context, c *Command, args []string) error {
 }
 
 // printCalibration writes the agreement report of a calibration.
-func printCalibration(w io.Writer, cal *judges.Calibration, path string) {
+func (c *Command) printCalibration(w io.Writer, cal *judges.Calibration, path string) {
 	a := cal.Agreement
-	say(w, "judge %s on %d labels from %s\n\n", cal.JudgeID, a.N, cal.Labels)
+	c.say(w, "judge %s on %d labels from %s\n\n", cal.JudgeID, a.N, cal.Labels)
 	fmt.Fprintf(w, "  Spearman ρ  %s  (bar %.2f)\n", figure(a.Rho), cal.MinAgreement)
 	fmt.Fprintf(w, "  Cohen's κ   %s\n", figure(a.Kappa))
 	fmt.Fprintf(w, "  accuracy    %.3f  (%d of %d)\n\n", a.Accuracy, a.Confusion.BothMet+a.Confusion.Neither, a.N)
@@ -115,7 +115,7 @@ func printCalibration(w io.Writer, cal *judges.Calibration, path string) {
 	default:
 		fmt.Fprintf(w, "not calibrated: ρ %.3f < %.2f; do not let this judge gate until it agrees with people\n", *a.Rho, cal.MinAgreement)
 	}
-	say(w, "wrote %s\n", path)
+	c.say(w, "wrote %s\n", path)
 }
 
 func figure(v *float64) string {

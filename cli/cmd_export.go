@@ -62,10 +62,10 @@ func exportCmd(_ context.Context, c *Command, args []string) error {
 		return cmp.Or(cmp.Compare(a.pos.Line, b.pos.Line), cmp.Compare(a.pos.Col, b.pos.Col))
 	})
 	for _, l := range lines {
-		say(c.Stderr, "evalgate: %s\n", l.text)
+		c.say(c.Stderr, "evalgate: %s\n", l.text)
 	}
 	tasks := rep.Tasks
-	say(c.Stderr, "evalgate: %s\n", openwopSummary(rep))
+	c.say(c.Stderr, "evalgate: %s\n", openwopSummary(rep))
 	lost := len(rep.Unscoreable)
 	switch {
 	case lost == 0 && len(rep.Extensions) == 0:

@@ -37,7 +37,7 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	if len(paths) == 0 {
 		return invalid(errors.New("merge: expected the results of every shard (results.json files or the folders holding them)"))
 	}
-	cfg, err := loadConfig(f.config)
+	cfg, err := c.loadConfig(f.config)
 	if err != nil {
 		return invalid(err)
 	}

@@ -17,7 +17,7 @@ func validateCmd(_ context.Context, c *Command, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(*configPath)
+	cfg, err := c.loadConfig(*configPath)
 	if err != nil {
 		return invalid(err)
 	}
@@ -30,7 +30,7 @@ func validateCmd(_ context.Context, c *Command, args []string) error {
 	}
 	all, err := suites.LoadWith(memtune.Load, paths...)
 	if err != nil {
-		say(c.Stdout, "%v\n", err)
+		c.say(c.Stdout, "%v\n", err)
 		return invalid(errors.New("invalid suites"))
 	}
 	if err := c.checkJudged(cfg, all); err != nil {
@@ -53,10 +53,10 @@ func validateCmd(_ context.Context, c *Command, args []string) error {
 			}
 			if !rep.Portable() {
 				portable = false
-				say(c.Stdout, "%s: not strictly openwop-portable: %s\n%v\n", s.Path, openwopSummary(rep), rep.Errors())
+				c.say(c.Stdout, "%s: not strictly openwop-portable: %s\n%v\n", s.Path, openwopSummary(rep), rep.Errors())
 				continue
 			}
-			say(c.Stdout, "%s: strictly openwop-portable: %s\n", s.Path, openwopSummary(rep))
+			c.say(c.Stdout, "%s: strictly openwop-portable: %s\n", s.Path, openwopSummary(rep))
 		}
 		if !portable {
 			return invalid(errors.New("some suites use evalgate extensions; `evalgate export --openwop FILE` strips them"))

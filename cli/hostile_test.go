@@ -1,6 +1,12 @@
 package cli
 
 import (
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,5 +212,174 @@ func TestGitBaselineIsNeverAnOption(t *testing.T) {
 		{name: "config", config: "baseline: 'git:--output=pwned:x'\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// echoServer is an OpenAI-compatible API that echoes the Authorization
+// header it was sent (a bearer key, or the user and password of the URL
+// as Basic) into what it answers: the error body with status, or, with
+// status 200, the answer itself.
+type echoServer struct {
+	status int
+}
+
+func (e echoServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	auth := r.Header.Get("Authorization")
+	if e.status != http.StatusOK {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(e.status)
+		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": "rejected " + auth, "type": auth, "code": auth}})
+		return
+	}
+	content := "you sent " + auth
+	if strings.Contains(r.Header.Get("Content-Type"), "json") && r.ContentLength > 0 {
+		var req struct {
+			ResponseFormat *struct{} `json:"response_format"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		if json.Unmarshal(body, &req) == nil && req.ResponseFormat != nil { // the judge
+			c, _ := json.Marshal(map[string]any{"criteria": []any{
+				map[string]any{"met": false, "reason": "you sent " + auth},
+				map[string]any{"met": false, "reason": "you sent " + auth},
+			}})
+			content = string(c)
+		}
+	}
+	json.NewEncoder(w).Encode(map[string]any{
+		"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content}}},
+	})
+}
+
+// TestCredentialsAreRedacted: an API key evalgate read from the
+// environment, and the password of an API URL, are nowhere in what it
+// prints or writes, transcripts included, though the server echoes them.
+func TestCredentialsAreRedacted(t *testing.T) {
+	const (
+		key      = "sk-test-echoed-0123456789"
+		password = "hunter2-url-password"
+	)
+	basic := base64.StdEncoding.EncodeToString([]byte("user:" + password))
+	type testCase struct {
+		name     string
+		config   string // evalgate.yaml after suites; HOST is the server's host:port
+		status   int    // the server's answer
+		rubric   bool   // the rubric suite, for a judge
+		wantCode int
+		want     string // what shows the redaction happened, in stdout, stderr or an output file
+	}
+	run := func(t *testing.T, tc testCase, inActions bool) {
+		srv := httptest.NewServer(echoServer{status: tc.status})
+		defer srv.Close()
+		dir := t.TempDir()
+		suite := "evals/s.yaml"
+		files := map[string]string{
+			"evalgate.yaml": "suites: [evals/]\nout: out\n" + strings.ReplaceAll(tc.config, "HOST", strings.TrimPrefix(srv.URL, "http://")),
+			"agent.sh":      "cat > /dev/null\necho 'We will refund your order.'\n",
+		}
+		if tc.rubric {
+			files["evals/rubric.yaml"] = rubricSuite
+		} else {
+			files[suite] = plainSuite
+		}
+		writeFiles(t, dir, files)
+		env := map[string]string{"EVALGATE_TEST_KEY": key}
+		if inActions {
+			env = actionsEnv(t.TempDir(), "")
+			env["EVALGATE_TEST_KEY"] = key
+		}
+		r := runCLI(t, dir, env, "run", "--transcripts", "--no-cache")
+		assert.Equal(t, r.code, tc.wantCode, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+
+		all := map[string]string{"stdout": r.stdout, "stderr": r.stderr}
+		if inActions {
+			// The runner is told to mask the secrets: those lines are the
+			// only ones that may, and must, name them.
+			var kept []string
+			for _, line := range strings.Split(r.stdout, "\n") {
+				if !strings.HasPrefix(line, "::add-mask::") {
+					kept = append(kept, line)
+				}
+			}
+			all["stdout"] = strings.Join(kept, "\n")
+			if strings.Contains(tc.config, "apiKeyEnv") {
+				assert.Check(t, strings.Contains(r.stdout, "::add-mask::"+key), r.stdout)
+			}
+			if strings.Contains(tc.config, password) {
+				assert.Check(t, strings.Contains(r.stdout, "::add-mask::"+password), r.stdout)
+			}
+			for _, f := range []string{"GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"} {
+				if data, err := os.ReadFile(env[f]); err == nil {
+					all[f] = string(data)
+				}
+			}
+		}
+		err := filepath.WalkDir(filepath.Join(dir, "out"), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			all[path] = string(data)
+			return err
+		})
+		assert.NilError(t, err)
+		found := false
+		for name, text := range all {
+			for _, secret := range []string{key, password, basic} {
+				assert.Check(t, !strings.Contains(text, secret), "%s holds %q:\n%s", name, secret, text)
+			}
+			found = found || strings.Contains(text, tc.want)
+		}
+		assert.Check(t, found, "no %q anywhere: the server's echo never reached the outputs", tc.want)
+	}
+	for _, tc := range []testCase{
+		{
+			name:     "agent API echoes the key in its error",
+			config:   "agent:\n  openai: {baseURL: 'http://user:" + password + "@HOST/v1', model: m, apiKeyEnv: EVALGATE_TEST_KEY}\n",
+			status:   http.StatusBadRequest,
+			wantCode: ExitGateFail,
+			want:     "rejected Bearer [redacted]",
+		},
+		{
+			name:     "agent API echoes the URL password in its error",
+			config:   "agent:\n  openai: {baseURL: 'http://user:" + password + "@HOST/v1', model: m}\n",
+			status:   http.StatusBadRequest,
+			wantCode: ExitGateFail,
+			want:     "rejected Basic [redacted]",
+		},
+		{
+			name:     "model echoes the key in its answer",
+			config:   "agent:\n  openai: {baseURL: 'http://HOST/v1', model: m, apiKeyEnv: EVALGATE_TEST_KEY}\n",
+			status:   http.StatusOK,
+			wantCode: ExitGateFail,
+			want:     "you sent Bearer [redacted]",
+		},
+		{
+			name:     "agent API unreachable at a URL with a password",
+			config:   "agent:\n  openai: {baseURL: 'http://user:" + password + "@127.0.0.1:9/v1', model: m, apiKeyEnv: EVALGATE_TEST_KEY}\n",
+			status:   http.StatusOK,
+			wantCode: ExitRunError,
+			want:     "could not reach the model API at http://user:xxxxx@127.0.0.1:9/v1",
+		},
+		{
+			name:     "judge API echoes the key and the URL is printed",
+			config:   "agent:\n  plain: [sh, agent.sh]\njudge:\n  openai: {baseURL: 'http://user:" + password + "@HOST/v1', model: grader, apiKeyEnv: EVALGATE_TEST_KEY}\n",
+			status:   http.StatusUnauthorized,
+			rubric:   true,
+			wantCode: ExitRunError,
+			want:     "the judge at http://user:xxxxx@",
+		},
+		{
+			name:     "judge echoes the key in its reasons",
+			config:   "agent:\n  plain: [sh, agent.sh]\njudge:\n  openai: {baseURL: 'http://HOST/v1', model: grader, apiKeyEnv: EVALGATE_TEST_KEY}\n",
+			status:   http.StatusOK,
+			rubric:   true,
+			wantCode: ExitGateFail,
+			want:     "you sent Bearer [redacted]",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc, false) })
+		if tc.wantCode != ExitRunError || tc.rubric { // the same message, after the same 3.5s of retries
+			t.Run(tc.name+" in GitHub Actions", func(t *testing.T) { run(t, tc, true) })
+		}
 	}
 }

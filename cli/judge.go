@@ -108,7 +108,7 @@ func (j *job) judgeInfo() *results.JudgeInfo {
 	path := calibrationFile(j.cfg)
 	cal, err := judges.ReadCalibration(path)
 	if err != nil {
-		say(j.c.Stderr, "evalgate: warning: %v; the judge counts as not calibrated\n", err)
+		j.c.say(j.c.Stderr, "evalgate: warning: %v; the judge counts as not calibrated\n", err)
 		return info
 	}
 	if cal != nil && cal.Matches(j.judge.judge.Identity()) {
@@ -167,7 +167,7 @@ func (c *Command) checkJudged(cfg *config.Config, all []*suites.Suite) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	say(c.Stdout, "%v\n", errs)
+	c.say(c.Stdout, "%v\n", errs)
 	return invalid(fmt.Errorf("no judge configured in %s for %d rubric %s", filepath.ToSlash(cfg.File), len(errs), pluralWord(len(errs), "criterion", "criteria")))
 }
 

@@ -29,7 +29,7 @@ func (c *Command) startProfiles() func() {
 			err = pprof.StartCPUProfile(f)
 		}
 		if err != nil {
-			say(c.Stderr, "evalgate: could not start the CPU profile %q: %v\n", cpuPath, err)
+			c.say(c.Stderr, "evalgate: could not start the CPU profile %q: %v\n", cpuPath, err)
 		} else {
 			cpu = f
 		}
@@ -41,7 +41,7 @@ func (c *Command) startProfiles() func() {
 		}
 		if memPath != "" {
 			if err := writeHeapProfile(memPath); err != nil {
-				say(c.Stderr, "evalgate: could not write the heap profile %q: %v\n", memPath, err)
+				c.say(c.Stderr, "evalgate: could not write the heap profile %q: %v\n", memPath, err)
 			}
 		}
 	}

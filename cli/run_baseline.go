@@ -48,7 +48,7 @@ func (c *Command) loadBaseline(ctx context.Context, spec, dir, out string, loade
 			return nil, runError(fmt.Errorf("could not fetch baseline %q: %w", spec, err))
 		}
 		if !found {
-			say(c.Stderr, "evalgate: no baseline yet (%s): this run has no regression block\n", spec)
+			c.say(c.Stderr, "evalgate: no baseline yet (%s): this run has no regression block\n", spec)
 			return nil, nil
 		}
 		path = p

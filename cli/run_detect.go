@@ -37,6 +37,7 @@ func (c *Command) newOpenAIAgent(cfg *config.Config, concurrency int) (runner.Ag
 		Temperature:  o.Temperature,
 		Pricing:      o.Pricing,
 		Client:       runner.NewHTTPClient(max(concurrency, minOpenAIConns)),
+		Redact:       c.secrets,
 	}
 	if !strings.HasPrefix(o.BaseURL, "http://") && !strings.HasPrefix(o.BaseURL, "https://") {
 		return nil, fmt.Errorf("agent.openai.baseURL: expected an http:// or https:// URL such as http://127.0.0.1:8000/v1, got %q", o.BaseURL)

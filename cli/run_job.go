@@ -42,7 +42,7 @@ type job struct {
 // prepare validates flags, config, suites and gates: every problem here is
 // exit 2, found before any agent runs.
 func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
-	cfg, err := loadConfig(f.config)
+	cfg, err := c.loadConfig(f.config)
 	if err != nil {
 		return nil, invalid(err)
 	}
@@ -134,6 +134,7 @@ func (j *job) execute(ctx context.Context) error {
 		Mode:        j.flags.mode,
 		Canary:      "EVALGATE-CANARY-" + newID(),
 		Observer:    obs,
+		Redact:      j.c.secrets,
 	}
 	if err := j.configureJudging(&opts); err != nil {
 		return err
@@ -217,6 +218,7 @@ func (j *job) openOutputs() (obs *observer, closeAll func(), err error) {
 		out:         j.out,
 		cmp:         j.cmp,
 		spill:       j.spill,
+		secrets:     c.secrets,
 	}
 	return obs, func() {
 		j.spill.Close()

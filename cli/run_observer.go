@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/evalgate/evalgate/internal/redact"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/runner"
@@ -18,8 +19,9 @@ type observer struct {
 	events      *report.Events
 	transcripts bool
 	out         string
-	cmp         *comparison // the baseline; nil without one
-	spill       *trialSpill // the trials of passed tasks, until results.json
+	cmp         *comparison      // the baseline; nil without one
+	spill       *trialSpill      // the trials of passed tasks, until results.json
+	secrets     *redact.Redactor // redacted from transcripts
 
 	mu     sync.Mutex // guards err (Trial runs on worker goroutines)
 	err    error      // the first write error; the run is then exit 3
@@ -66,7 +68,7 @@ func (o *observer) Trial(s *suites.Suite, t *suites.Task, tr *runner.TrialRecord
 			tx.JudgeReasons[i] = reason
 		}
 	}
-	o.fail(report.WriteTranscript(o.out, tx))
+	o.fail(report.WriteTranscript(o.out, tx, o.secrets))
 }
 
 // rubricIndex parses the index out of a "rubric[i]" check id.

@@ -67,6 +67,6 @@ func (c *Command) reportSuiteErrors(err error, out string) {
 		serr = os.WriteFile(filepath.Join(out, "findings.sarif"), sarif, 0o644)
 	}
 	if serr != nil {
-		say(c.Stderr, "evalgate: could not write findings.sarif: %v\n", serr)
+		c.say(c.Stderr, "evalgate: could not write findings.sarif: %v\n", serr)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/internal/atomicfile"
+	"github.com/evalgate/evalgate/internal/redact"
 	"github.com/evalgate/evalgate/jsonvalue"
 )
 
@@ -57,8 +58,10 @@ func TranscriptPath(dir string, tr *Transcript) string {
 // WriteTranscript writes tr to TranscriptPath(dir, tr), indented, through a
 // temporary file and a rename. The folders are created readable by the owner
 // only and the file is mode 0600, because a transcript may hold whatever the
-// agent saw or said.
-func WriteTranscript(dir string, tr *Transcript) error {
+// agent saw or said. Every string in it goes through red first (URL
+// passwords only when red is nil): what a server echoed of the request, or
+// an agent of its environment, may be a credential.
+func WriteTranscript(dir string, tr *Transcript, red *redact.Redactor) error {
 	if tr == nil {
 		return errors.New("could not write transcript: no transcript")
 	}
@@ -78,7 +81,7 @@ func WriteTranscript(dir string, tr *Transcript) error {
 		// encoder's own message names Go types, so say it plainly.
 		return fmt.Errorf("could not write transcript %q: the input, the output or a tool call is not valid JSON", path)
 	}
-	if err := atomicfile.WriteFile(path, data, 0o600, 0o700); err != nil {
+	if err := atomicfile.WriteFile(path, red.JSON(data), 0o600, 0o700); err != nil {
 		return fmt.Errorf("could not write transcript %q: %w", path, err)
 	}
 	return nil

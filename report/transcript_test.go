@@ -13,6 +13,7 @@ import (
 	"gotest.tools/v3/golden"
 
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/redact"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -44,7 +45,7 @@ func TestWriteTranscript(t *testing.T) {
 	run := func(t *testing.T, tc testCase) {
 		dir := t.TempDir()
 		tr := tc.tr()
-		assert.NilError(t, WriteTranscript(dir, tr))
+		assert.NilError(t, WriteTranscript(dir, tr, nil))
 		path := filepath.Join(dir, filepath.FromSlash(tc.wantPath))
 		assert.Equal(t, TranscriptPath(dir, tr), path)
 		data, err := os.ReadFile(path)
@@ -141,7 +142,7 @@ func TestWriteTranscriptErrors(t *testing.T) {
 		dir := t.TempDir()
 		tr := refundTranscript()
 		tc.edit(tr)
-		err := WriteTranscript(dir, tr)
+		err := WriteTranscript(dir, tr, nil)
 		assert.ErrorContains(t, err, tc.wantErr)
 		assert.Check(t, !strings.Contains(err.Error(), "json.RawMessage"), "a Go type in %q", err)
 		entries, _ := os.ReadDir(filepath.Join(dir, "transcripts", tr.SuiteID))
@@ -159,5 +160,25 @@ func TestWriteTranscriptErrors(t *testing.T) {
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
-	assert.Error(t, WriteTranscript(t.TempDir(), nil), "could not write transcript: no transcript")
+	assert.Error(t, WriteTranscript(t.TempDir(), nil, nil), "could not write transcript: no transcript")
+}
+
+// TestWriteTranscriptRedacts: a credential the run knows, and the password
+// of any URL, are in no transcript, wherever in it they turn up.
+func TestWriteTranscriptRedacts(t *testing.T) {
+	const key = "sk-test-0123456789"
+	tr := refundTranscript()
+	tr.Output = json.RawMessage(`{"echo": "Bearer ` + key + `"}`)
+	tr.Stderr = "using " + key + "\n"
+	tr.Error = &TranscriptError{Kind: "model", Message: "the model API answered 401: http://user:hunter22@127.0.0.1:9/v1 rejected " + key}
+	tr.JudgeReasons = map[int]string{0: "the answer quotes " + key}
+	dir := t.TempDir()
+	assert.NilError(t, WriteTranscript(dir, tr, redact.New(key)))
+	data, err := os.ReadFile(TranscriptPath(dir, tr))
+	assert.NilError(t, err)
+	assert.Assert(t, json.Valid(data), "%s", data)
+	assert.Assert(t, !strings.Contains(string(data), key), "%s", data)
+	assert.Assert(t, !strings.Contains(string(data), "hunter22"), "%s", data)
+	assert.Assert(t, strings.Contains(string(data), `"stderr": "using [redacted]\n"`), "%s", data)
+	assert.Assert(t, strings.Contains(string(data), "http://user:xxxxx@127.0.0.1:9/v1"), "%s", data)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/internal/chat"
+	"github.com/evalgate/evalgate/internal/redact"
 	"github.com/evalgate/evalgate/internal/retry"
 	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/results"
@@ -69,6 +70,10 @@ type OpenAI struct {
 	Attempts     int          // DefaultAttempts when 0
 	// MaxResponseBytes caps a response body; DefaultMaxResponseBytes when 0.
 	MaxResponseBytes int64
+	// Redact is applied to an error body before it is cut to an excerpt:
+	// a server may echo the key it was sent, and a cut key is one no later
+	// redaction recognises. nil redacts URL passwords only.
+	Redact *redact.Redactor
 
 	tools    sync.Map // *suites.Tool (first of a suite's list) -> *functionSet
 	wireOnce sync.Once
@@ -309,7 +314,8 @@ func (o *OpenAI) read(ans *chat.Answer) (*chat.Response, *apiError) {
 		limit := orDefault(o.MaxResponseBytes, DefaultMaxResponseBytes)
 		return nil, &apiError{status: ans.StatusCode, message: fmt.Sprintf("the response is larger than %d bytes", limit)}
 	case ans.StatusCode != http.StatusOK:
-		return nil, &apiError{status: ans.StatusCode, body: excerpt(bytes.TrimSpace(ans.Body)), retryable: retry.TemporaryStatus(ans.StatusCode)}
+		body := o.Redact.String(string(bytes.TrimSpace(ans.Body)))
+		return nil, &apiError{status: ans.StatusCode, body: excerpt([]byte(body)), retryable: retry.TemporaryStatus(ans.StatusCode)}
 	}
 	resp, err := ans.Decode()
 	if errors.Is(err, chat.ErrUsageOutOfRange) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/gates"
+	"github.com/evalgate/evalgate/internal/redact"
 	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
@@ -40,6 +41,11 @@ type Options struct {
 	Detect func(ctx context.Context, in *judges.DetectInput) judges.Detection
 	// Observer receives progress and results as they finish; may be nil.
 	Observer Observer
+	// Redact keeps credentials out of a trial's error, in its result
+	// (results.json, events, the terminal) and its record (transcripts);
+	// nil redacts URL passwords only. An API server may echo the key it
+	// was sent into the error it answers.
+	Redact *redact.Redactor
 }
 
 // Observer is told what happens during a run. Trial may be called from
@@ -492,6 +498,10 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 	res.Findings = dedupeFindings(res.Findings)
 	if res.Status == "" {
 		decide(s, t, &res)
+	}
+	res.ErrorMessage = r.opts.Redact.String(res.ErrorMessage)
+	if rec.Err != nil {
+		rec.Err = &AgentError{Kind: rec.Err.Kind, Message: r.opts.Redact.String(rec.Err.Message), Detail: r.opts.Redact.String(rec.Err.Detail)}
 	}
 	rec.Result = res
 	if r.opts.Observer != nil && res.ErrorKind != results.ErrCancelled {
