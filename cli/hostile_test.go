@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -381,5 +382,43 @@ func TestCredentialsAreRedacted(t *testing.T) {
 		if tc.wantCode != ExitRunError || tc.rubric { // the same message, after the same 3.5s of retries
 			t.Run(tc.name+" in GitHub Actions", func(t *testing.T) { run(t, tc, true) })
 		}
+	}
+}
+
+// TestConfigFilesStayInTheRepository: a config from a pull request cannot
+// make evalgate send a file outside the repository to its model: an
+// absolute systemPromptFile, one that climbs out, or a link leading out is
+// exit 2 at its place in evalgate.yaml, before any request.
+func TestConfigFilesStayInTheRepository(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		http.Error(w, "no", http.StatusTeapot)
+	}))
+	defer srv.Close()
+	type testCase struct {
+		name, setting, want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		dir := t.TempDir()
+		outside := filepath.Join(t.TempDir(), "secret.md")
+		writeFiles(t, dir, map[string]string{
+			"evals/s.yaml": plainSuite,
+			"evalgate.yaml": "suites: [evals/]\nagent:\n  openai:\n    baseURL: " + srv.URL + "/v1\n    model: m\n" +
+				"    systemPromptFile: " + tc.setting + "\n",
+		})
+		assert.NilError(t, os.WriteFile(outside, []byte("EVALGATE-OUTSIDE-SECRET"), 0o644))
+		assert.NilError(t, os.Symlink(outside, filepath.Join(dir, "prompt.md")))
+		r := runCLI(t, dir, nil, "run")
+		assert.Equal(t, r.code, ExitInvalid, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		assert.Assert(t, strings.Contains(r.stderr, "evalgate: evalgate.yaml:6:23: agent.openai.systemPromptFile: "+tc.want), r.stderr)
+		assert.Equal(t, requests.Load(), int32(0), "the model was asked")
+	}
+	for _, tc := range []testCase{
+		{name: "absolute", setting: "/proc/self/environ", want: `"/proc/self/environ" is an absolute path; name a file in the repository`},
+		{name: "climbing out", setting: "../../etc/passwd", want: `"../../etc/passwd" leads outside the repository; name a file inside `},
+		{name: "link out", setting: "prompt.md", want: `"prompt.md" leads outside the repository through a symbolic link (to `},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }

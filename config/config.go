@@ -8,6 +8,12 @@
 // project's .evalgate/ (Path): a config works the same from any working
 // directory. Paths given on the command line are the caller's to resolve,
 // against the working directory.
+//
+// The files the config makes evalgate read and pass on (systemPromptFile,
+// sent to the model; judge.calibration, which says whether the judge may
+// be trusted) must lie in the repository: relative, and inside Root once
+// ".." and symbolic links are resolved. A config from a pull request then
+// cannot send /proc/self/environ, or a file a link points at, to its model.
 package config
 
 import (
@@ -126,6 +132,10 @@ func Parse(path string, data []byte) (*Config, error) {
 		return nil, p.errs
 	}
 	c.resolve()
+	p.checkInRepo(c)
+	if len(p.errs) > 0 {
+		return nil, p.errs
+	}
 	return c, nil
 }
 
@@ -155,6 +165,85 @@ func (c *Config) resolve() {
 	}
 }
 
+// Root is the folder the files the config names must stay in: the top of
+// the git work tree holding the config's folder (the nearest folder at or
+// above it with a .git), else the config's folder itself; symbolic links
+// resolved.
+func (c *Config) Root() string {
+	dir := absPath(c.Dir)
+	if real, err := resolveLinks(c.Dir); err == nil {
+		dir = real
+	}
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
+}
+
+// folderName names the config's folder in a message.
+func (c *Config) folderName() string {
+	if c.File == "" {
+		return "the working directory"
+	}
+	return filepath.Base(c.File) + "'s folder"
+}
+
+// absPath is p made absolute against the working directory, cleaned; p
+// itself when the working directory is unknown.
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
+}
+
+// resolveLinks is the file the system opens for p: absolute, with every
+// symbolic link and ".." resolved in the order the system does (a ".."
+// after a link leaves the link's target, not the link's folder), as far as
+// p exists; a file not written yet (a calibration) resolves through the
+// folders above it that do. A relative p is taken from the working
+// directory, its links resolved too.
+func resolveLinks(p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		if wd, err = filepath.EvalSymlinks(wd); err != nil {
+			return "", err
+		}
+		p = wd + string(filepath.Separator) + p // not Join: it would clean ".." away before the links
+	}
+	var rest []string
+	for {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return filepath.Join(append([]string{real}, rest...)...), nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+		i := strings.LastIndexByte(p, filepath.Separator)
+		if i <= 0 {
+			return "", err
+		}
+		rest = append([]string{p[i+1:]}, rest...)
+		p = p[:i]
+	}
+}
+
+// within reports whether path, absolute and clean, is root or lies under it.
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
 // Path resolves p against the config's folder unless it is absolute.
 func (c *Config) Path(p string) string {
 	if p == "" || filepath.IsAbs(p) || c.Dir == "" || c.Dir == "." {
@@ -166,6 +255,54 @@ func (c *Config) Path(p string) string {
 type parser struct {
 	file string
 	errs Errors
+	// inRepo are the settings that must name a file in the repository,
+	// with their place in the file; checkInRepo checks them once resolved.
+	inRepo []repoFile
+}
+
+// repoFile is a setting naming a file that must lie in the repository.
+type repoFile struct {
+	node  *yaml.Node
+	where string  // the setting, e.g. agent.openai.systemPromptFile
+	path  *string // the setting's value, resolved against the config's folder
+}
+
+// repoStr reads a string setting that names a file in the repository.
+func (p *parser) repoStr(n *yaml.Node, where string, dst *string) {
+	p.str(n, where, dst)
+	p.inRepo = append(p.inRepo, repoFile{node: n, where: where, path: dst})
+}
+
+// checkInRepo reports each repoStr setting that is an absolute path or
+// resolves, through ".." or a symbolic link, to a place outside c.Root.
+func (p *parser) checkInRepo(c *Config) {
+	if len(p.inRepo) == 0 {
+		return
+	}
+	root := c.Root()
+	for _, f := range p.inRepo {
+		written := f.node.Value
+		if written == "" {
+			continue
+		}
+		if filepath.IsAbs(written) {
+			p.errorf(f.node, "%s: %q is an absolute path; name a file in the repository, relative to %s, such as prompts/agent.md", f.where, written, c.folderName())
+			continue
+		}
+		real, err := resolveLinks(*f.path)
+		if err != nil {
+			p.errorf(f.node, "%s: could not resolve %q: %v", f.where, written, err)
+			continue
+		}
+		if within(root, real) {
+			continue
+		}
+		msg := fmt.Sprintf("%s: %q leads outside the repository", f.where, written)
+		if within(root, absPath(*f.path)) {
+			msg += " through a symbolic link (to " + real + ")"
+		}
+		p.errorf(f.node, "%s; name a file inside %s", msg, root)
+	}
 }
 
 func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
@@ -381,7 +518,7 @@ func (p *parser) openai(n *yaml.Node, where string, agent bool) *OpenAI {
 		"model":            func(v *yaml.Node) { p.str(v, where+".model", &o.Model) },
 		"apiKeyEnv":        func(v *yaml.Node) { p.str(v, where+".apiKeyEnv", &o.APIKeyEnv) },
 		"systemPrompt":     func(v *yaml.Node) { p.str(v, where+".systemPrompt", &o.SystemPrompt) },
-		"systemPromptFile": func(v *yaml.Node) { p.str(v, where+".systemPromptFile", &o.SystemPromptFile) },
+		"systemPromptFile": func(v *yaml.Node) { p.repoStr(v, where+".systemPromptFile", &o.SystemPromptFile) },
 		"maxTurns":         func(v *yaml.Node) { p.int(v, where+".maxTurns", 1, &o.MaxTurns) },
 		"temperature": func(v *yaml.Node) {
 			var t float64
@@ -419,7 +556,7 @@ func (p *parser) judge(n *yaml.Node, j *Judge) {
 		"exec":        func(v *yaml.Node) { p.command(v, "judge.exec", &j.Exec) },
 		"samples":     func(v *yaml.Node) { p.int(v, "judge.samples", 1, &j.Samples) },
 		"concurrency": func(v *yaml.Node) { p.int(v, "judge.concurrency", 1, &j.Concurrency) },
-		"calibration": func(v *yaml.Node) { p.str(v, "judge.calibration", &j.Calibration) },
+		"calibration": func(v *yaml.Node) { p.repoStr(v, "judge.calibration", &j.Calibration) },
 	})
 	if j.OpenAI != nil && j.Exec != nil {
 		p.errorf(n, "judge: set only one of \"openai\", \"exec\"")

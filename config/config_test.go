@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -196,4 +197,77 @@ func TestJudgeOpenAIHasNoAgentKeys(t *testing.T) {
 	_, err := Parse("evalgate.yaml", []byte("judge:\n  openai: {baseURL: http://x/v1, model: m, systemPromptFile: p.md, temperature: 0.5}\n"))
 	assert.Error(t, err, `evalgate.yaml:2:44: judge.openai: unknown key "systemPromptFile"; expected one of "apiKeyEnv", "baseURL", "model", "pricing"`+"\n"+
 		`evalgate.yaml:2:68: judge.openai: unknown key "temperature"; expected one of "apiKeyEnv", "baseURL", "model", "pricing"`)
+}
+
+// TestFilesStayInTheRepository: the files a config makes evalgate read and
+// pass on (the system prompt, sent to the model; the calibration) must be
+// in the repository, once ".." and symbolic links are resolved. The
+// repository is the git work tree holding evalgate.yaml, else its folder.
+func TestFilesStayInTheRepository(t *testing.T) {
+	tmp := t.TempDir()
+	repo := filepath.Join(tmp, "repo")
+	for _, d := range []string{".git", "sub", "prompts", "../outside", "../plain/prompts"} {
+		assert.NilError(t, os.MkdirAll(filepath.Join(repo, d), 0o755))
+	}
+	for _, f := range []string{"prompts/agent.md", "sub/agent.md", "../outside/secret.md", "../plain/prompts/agent.md"} {
+		assert.NilError(t, os.WriteFile(filepath.Join(repo, f), []byte("prompt"), 0o644))
+	}
+	assert.NilError(t, os.Symlink(filepath.Join(tmp, "outside", "secret.md"), filepath.Join(repo, "sub", "link.md")))
+	assert.NilError(t, os.Symlink("../prompts/agent.md", filepath.Join(repo, "sub", "inlink.md")))
+	assert.NilError(t, os.Symlink(filepath.Join(tmp, "outside"), filepath.Join(repo, "sub", "linkdir")))
+
+	type testCase struct {
+		name    string
+		dir     string // the folder of evalgate.yaml, under tmp
+		setting string // agent.openai.systemPromptFile, or judge.calibration with judge: true
+		judge   bool
+		wantErr string // "" for none
+	}
+	run := func(t *testing.T, tc testCase) {
+		path := filepath.Join(tmp, tc.dir, "evalgate.yaml")
+		src := "agent:\n  openai: {baseURL: http://127.0.0.1:9/v1, model: m, systemPromptFile: '" + tc.setting + "'}\n"
+		if tc.judge {
+			src = "judge:\n  exec: [./judge.sh]\n  calibration: '" + tc.setting + "'\n"
+		}
+		assert.NilError(t, os.WriteFile(path, []byte(src), 0o644))
+		_, err := Load(path, true)
+		if tc.wantErr == "" {
+			assert.NilError(t, err)
+			return
+		}
+		assert.ErrorContains(t, err, strings.ReplaceAll(strings.ReplaceAll(tc.wantErr, "FILE", path), "TMP", tmp))
+	}
+	for _, tc := range []testCase{
+		{name: "in the folder", dir: "repo/sub", setting: "agent.md"},
+		{name: "elsewhere in the repository", dir: "repo/sub", setting: "../prompts/agent.md"},
+		{name: "a link within the repository", dir: "repo/sub", setting: "inlink.md"},
+		{name: "a calibration not written yet", dir: "repo/sub", setting: ".evalgate/calibration.json", judge: true},
+		{
+			name: "an absolute path", dir: "repo/sub", setting: "/proc/self/environ",
+			wantErr: `FILE:2:72: agent.openai.systemPromptFile: "/proc/self/environ" is an absolute path; name a file in the repository, relative to evalgate.yaml's folder, such as prompts/agent.md`,
+		},
+		{
+			name: "climbing out", dir: "repo/sub", setting: "../../etc/passwd",
+			wantErr: `FILE:2:72: agent.openai.systemPromptFile: "../../etc/passwd" leads outside the repository; name a file inside TMP/repo`,
+		},
+		{
+			name: "a link out of the repository", dir: "repo/sub", setting: "link.md",
+			wantErr: `FILE:2:72: agent.openai.systemPromptFile: "link.md" leads outside the repository through a symbolic link (to TMP/outside/secret.md); name a file inside TMP/repo`,
+		},
+		{
+			name: "a file under a linked folder", dir: "repo/sub", setting: "linkdir/secret.md",
+			wantErr: `"linkdir/secret.md" leads outside the repository through a symbolic link (to TMP/outside/secret.md)`,
+		},
+		{
+			name: "a calibration out of the repository", dir: "repo/sub", setting: "../../cal.json", judge: true,
+			wantErr: `FILE:3:16: judge.calibration: "../../cal.json" leads outside the repository; name a file inside TMP/repo`,
+		},
+		{
+			name: "without git the folder of evalgate.yaml is the root", dir: "plain", setting: "../outside/secret.md",
+			wantErr: `"../outside/secret.md" leads outside the repository; name a file inside TMP/plain`,
+		},
+		{name: "without git, inside the folder", dir: "plain", setting: "prompts/agent.md"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
 }
