@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalgate/evalgate/action"
 	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/gates"
 	"github.com/evalgate/evalgate/internal/memtune"
@@ -124,8 +125,14 @@ func (j *job) execute(ctx context.Context) error {
 	}
 	defer closeOutputs()
 	// Agents cannot read this process's /proc entries, and what they leave
-	// behind is killed when their trial ends and, at the latest, here.
-	defer process.Contain()()
+	// behind is killed when their trial ends and, at the latest, when the
+	// trials are over.
+	release := process.Contain()
+	defer release()
+	var guard *action.Guard
+	if j.c.inActions() {
+		guard = action.GuardRunnerFiles(j.c.Getenv)
+	}
 	opts := runner.Options{
 		Agent:       j.agent,
 		Concurrency: firstPositive(j.flags.concurrency, j.cfg.Concurrency),
@@ -153,6 +160,11 @@ func (j *job) execute(ctx context.Context) error {
 	sha := make(chan string, 1)
 	go func() { sha <- gitSHA(j.c.Getenv) }()
 	suiteResults, runErr := runner.Run(ctx, j.plan, opts)
+	release() // nothing an agent started runs past this point
+	var tampered error
+	if guard != nil {
+		tampered = guard.Check()
+	}
 	run.FinishedAt = time.Now().UTC()
 	run.GitSHA = <-sha
 	if obs.err != nil {
@@ -178,6 +190,12 @@ func (j *job) execute(ctx context.Context) error {
 	evaluate(j.gates, run)
 	if err := j.writeOutputs(ctx, run); err != nil {
 		return runError(err)
+	}
+	if tampered != nil {
+		// Nothing is published from a run whose agents reached the runner:
+		// the outputs stay in the output folder for a look.
+		obs.term.Finish(run)
+		return runError(tampered)
 	}
 	interrupted := &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: the results hold the %d %s that finished; run again for a verdict", run.TaskCount, pluralWord(run.TaskCount, "task", "tasks"))}
 	return j.conclude(ctx, run, obs.term, interrupted)

@@ -10,6 +10,12 @@ import (
 // passes one through on purpose with agent.env.
 var scrubbed = []string{"GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN"}
 
+// runnerFiles are the GitHub Actions file commands: a process that can
+// append to them sets variables and outputs for every later step of the
+// job and writes its summary. No child ever gets them, not even through
+// agent.env.
+var runnerFiles = []string{"GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STEP_SUMMARY", "GITHUB_STATE"}
+
 // scrubbedPrefixes are prefixes of variables that never reach a child:
 // ACTIONS_RUNTIME_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN and the other
 // credentials of the GitHub Actions runner.
@@ -28,6 +34,9 @@ var scrubbedPrefixes = []string{"ACTIONS_"}
 //     ACTIONS_ID_TOKEN_REQUEST_TOKEN, ...);
 //   - every name in drop, which the caller fills with the judge's API key
 //     variable, so an agent cannot grade itself with the judge's key.
+//   - GITHUB_ENV, GITHUB_OUTPUT, GITHUB_PATH, GITHUB_STEP_SUMMARY and
+//     GITHUB_STATE, the runner's file commands, which extra cannot set
+//     either.
 //
 // Names match case-insensitively. Then extra (agent.env) is added, replacing
 // any variable of the same name. Its values are expanded with os.Expand
@@ -63,13 +72,28 @@ func ScrubEnv(parent []string, drop []string, extra map[string]string) []string 
 	}
 	slices.Sort(names)
 	for _, k := range names {
+		if isRunnerFile(k) {
+			continue
+		}
 		v := os.Expand(extra[k], func(name string) string { return lookup[name] })
 		out = append(out, k+"="+v)
 	}
 	return out
 }
 
+func isRunnerFile(name string) bool {
+	for _, f := range runnerFiles {
+		if strings.EqualFold(name, f) {
+			return true
+		}
+	}
+	return false
+}
+
 func isScrubbed(name string, drop []string) bool {
+	if isRunnerFile(name) {
+		return true
+	}
 	for _, s := range scrubbed {
 		if strings.EqualFold(name, s) {
 			return true

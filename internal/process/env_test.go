@@ -49,6 +49,15 @@ func TestScrubEnv(t *testing.T) {
 			want: []string{"EMPTY=", "GH_TOKEN=ghs", "MODE=new-old", "OPENAI_API_KEY=sk-o"},
 		},
 		{
+			name: "the runner's file commands never reach a child, not even through extra",
+			parent: []string{
+				"GITHUB_ENV=/t/set_env", "GITHUB_OUTPUT=/t/set_output", "GITHUB_PATH=/t/add_path",
+				"GITHUB_STEP_SUMMARY=/t/summary", "GITHUB_STATE=/t/save_state", "GITHUB_WORKSPACE=/w",
+			},
+			extra: map[string]string{"GITHUB_ENV": "$GITHUB_ENV", "github_output": "/t/o"},
+			want:  []string{"GITHUB_WORKSPACE=/w"},
+		},
+		{
 			name:   "entries without a value are kept",
 			parent: []string{"ODD", "A=1=2"},
 			want:   []string{"ODD", "A=1=2"},
