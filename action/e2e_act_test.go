@@ -112,6 +112,9 @@ func TestActEndToEnd(t *testing.T) {
 		assert.Assert(t, !strings.Contains(log, "the stand-in for"), "a step for runners without a recent Go ran:\n%s", log)
 		assert.Assert(t, !strings.Contains(log, "ghs_e2e_token"), "the token leaked into the log")
 
+		saw, err := os.ReadFile(filepath.Join(out, "agent-saw"))
+		assert.NilError(t, err, "the agent did not run")
+		assert.Assert(t, !strings.Contains(string(saw), "token"), "an agent found the GitHub token: %s", saw)
 		outs := readKeyValues(t, filepath.Join(out, "outputs.txt"))
 		assert.Equal(t, outs["passed"], tc.wantPassed, "outputs: %v\nlog:\n%s", outs, log)
 		assert.Assert(t, outs["results"] != "", "outputs: %v", outs)

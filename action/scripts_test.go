@@ -6,6 +6,8 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,6 +27,7 @@ func TestRunScript(t *testing.T) {
 	bash := needTools(t, "bash")
 	type testCase struct {
 		name   string
+		step   string // run.sh's argument; "" for none
 		inputs map[string]string
 		want   []string
 	}
@@ -35,6 +38,9 @@ func TestRunScript(t *testing.T) {
 		script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > " + shellQuote(argvFile) + "\n"
 		assert.NilError(t, os.WriteFile(bin, []byte(script), 0o755))
 		cmd := exec.Command(bash, filepath.Join("run.sh"))
+		if tc.step != "" {
+			cmd.Args = append(cmd.Args, tc.step)
+		}
 		cmd.Dir = "."
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "EVALGATE_BIN=" + bin, "HOME=" + dir}
 		for k, v := range tc.inputs {
@@ -50,7 +56,13 @@ func TestRunScript(t *testing.T) {
 		assert.Assert(t, os.IsNotExist(err), "an input ran a command")
 	}
 	for _, tc := range []testCase{
-		{name: "no inputs", want: []string{"run"}},
+		{name: "no inputs", want: []string{"run", "--no-publish"}},
+		{name: "fetch", step: "fetch",
+			inputs: map[string]string{"INPUT_CONFIG": "a b.yaml", "INPUT_BASELINE": "github-artifact:x", "INPUT_OUT": "o", "INPUT_GATES": "passRate > 0"},
+			want:   []string{"baseline", "fetch", "--config", "a b.yaml", "--out", "o", "--baseline", "github-artifact:x"}},
+		{name: "publish", step: "publish",
+			inputs: map[string]string{"INPUT_CONFIG": "a b.yaml", "INPUT_OUT": "o", "INPUT_BASELINE": "x", "INPUT_SUITES": "evals/"},
+			want:   []string{"publish", "--config", "a b.yaml", "--out", "o"}},
 		{
 			name: "all inputs",
 			inputs: map[string]string{
@@ -61,9 +73,9 @@ func TestRunScript(t *testing.T) {
 				"INPUT_GATES":         "aggregateScore >= 0.9\n\nregression.newFailures == 0",
 				"INPUT_OUT":           "out dir",
 			},
-			want: []string{"run", "--config", "agents/support/evalgate.yaml",
+			want: []string{"run", "--no-publish", "--config", "agents/support/evalgate.yaml", "--out", "out dir",
 				"--agent-cmd", "python3 agent.py --model 'small'",
-				"--baseline", "github-artifact:evalgate-results", "--out", "out dir",
+				"--baseline", "github-artifact:evalgate-results",
 				"--gate", "aggregateScore >= 0.9", "--gate", "regression.newFailures == 0",
 				"--", "evals/refunds.yaml", "evals/more suites/"},
 		},
@@ -74,7 +86,7 @@ func TestRunScript(t *testing.T) {
 				"INPUT_SUITES": "-rf\n;touch pwned\n\"quoted\" 'single'",
 				"INPUT_GATES":  "passRate > 0 && $(touch pwned)",
 			},
-			want: []string{"run", "--config", "$(touch pwned)`touch pwned`",
+			want: []string{"run", "--no-publish", "--config", "$(touch pwned)`touch pwned`",
 				"--gate", "passRate > 0 && $(touch pwned)",
 				"--", "-rf", ";touch pwned", `"quoted" 'single'`},
 		},
@@ -396,4 +408,29 @@ func needTools(t *testing.T, tools ...string) string {
 
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// TestRunScriptExitCode: the run step passes evalgate's exit code on, as
+// its own and as the step output exit-code the publish step reads.
+func TestRunScriptExitCode(t *testing.T) {
+	bash := needTools(t, "bash")
+	for _, code := range []int{0, 1, 3} {
+		dir := t.TempDir()
+		bin := filepath.Join(dir, "evalgate")
+		assert.NilError(t, os.WriteFile(bin, []byte(fmt.Sprintf("#!/bin/sh\nexit %d\n", code)), 0o755))
+		outputs := filepath.Join(dir, "output")
+		cmd := exec.Command(bash, "run.sh", "run")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "EVALGATE_BIN=" + bin, "GITHUB_OUTPUT=" + outputs}
+		err := cmd.Run()
+		got := 0
+		if ee, ok := errors.AsType[*exec.ExitError](err); ok {
+			got = ee.ExitCode()
+		} else {
+			assert.NilError(t, err)
+		}
+		assert.Equal(t, got, code)
+		data, err := os.ReadFile(outputs)
+		assert.NilError(t, err)
+		assert.Equal(t, string(data), fmt.Sprintf("exit-code=%d\n", code))
+	}
 }

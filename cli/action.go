@@ -74,11 +74,11 @@ func (c *Command) artifactFetcher(out string) func(ctx context.Context, name str
 	}
 }
 
-// publish hands a finished run to GitHub: job summary, annotations, the
-// sticky PR comment and the step outputs. A comment that cannot be posted
-// is a warning; only unwritable Actions files fail the step (exit 3).
-func (j *job) publish(ctx context.Context, run *results.Run) error {
-	c := j.c
+// publish hands a finished run, whose outputs are in out, to GitHub: job
+// summary, annotations, the sticky PR comment and the step outputs. A
+// comment that cannot be posted is a warning; only unwritable Actions files
+// fail the step (exit 3). Outside GitHub Actions it does nothing.
+func (c *Command) publish(ctx context.Context, run *results.Run, out string, cfg *config.Config) error {
 	if !c.inActions() {
 		return nil
 	}
@@ -87,12 +87,12 @@ func (j *job) publish(ctx context.Context, run *results.Run) error {
 	card := report.RenderScorecard(run, c.scorecardOptions(run))
 	_, err := action.Publish(ctx, action.PublishOptions{
 		Run:               run,
-		ResultsPath:       c.outputPath(filepath.Join(j.out, "results.json")),
-		ScorecardPath:     c.outputPath(filepath.Join(j.out, "scorecard.md")),
-		JUnitPath:         c.outputPath(filepath.Join(j.out, "junit.xml")),
+		ResultsPath:       c.outputPath(filepath.Join(out, "results.json")),
+		ScorecardPath:     c.outputPath(filepath.Join(out, "scorecard.md")),
+		JUnitPath:         c.outputPath(filepath.Join(out, "junit.xml")),
 		Scorecard:         card.Markdown,
 		ScorecardComplete: card.ListsAllFailing,
-		SecretEnv:         secretEnv(j.cfg),
+		SecretEnv:         secretEnv(cfg),
 		Getenv:            c.Getenv,
 		Stdout:            c.Stdout,
 	})

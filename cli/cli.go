@@ -74,12 +74,13 @@ type verb struct {
 // a variable, since the commands' help reads the table.
 func verbs() []verb {
 	return []verb{
-		{"baseline", "manage the baseline: \"baseline promote RESULTS\" writes the canonical baseline file", baselineCmd},
+		{"baseline", "manage the baseline: \"baseline promote RESULTS\" writes the canonical baseline file; \"baseline fetch\" downloads an artifact baseline in the Action", baselineCmd},
 		{"calibrate", "measure how well the rubric judge agrees with human labels (Spearman ρ, Cohen's κ)", calibrateCmd},
 		{"diff", "compare two results: verdict, score movement, newly failing and fixed tasks", diffCmd},
 		{"export", "export a suite: --openwop strips evalgate's extensions and lists what was lost", exportCmd},
 		{"init", "scaffold evalgate.yaml, a starter suite and agent, and a GitHub workflow", initCmd},
 		{"merge", "merge shard results into one run, write its outputs and gate on it", mergeCmd},
+		{"publish", "in GitHub Actions, publish a finished run: job summary, annotations, outputs, the PR comment", publishCmd},
 		{"report", "render a results.json again: --format md|junit|sarif|badge|html", reportCmd},
 		{"run", "run the suites against the agent and gate on the result (the main job)", runCmd},
 		{"schema", "print a JSON Schema: suite, summary (openwop EvalSummary) or results", schemaCmd},

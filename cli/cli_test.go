@@ -522,7 +522,7 @@ func TestFlagErrors(t *testing.T) {
 		{
 			name: "baseline without its command",
 			args: []string{"baseline"},
-			want: `baseline: expected a command: promote (evalgate baseline --help shows how)`,
+			want: `baseline: expected a command: promote, fetch (evalgate baseline --help shows how)`,
 		},
 		{
 			name: "a flag without its value",

@@ -8,17 +8,22 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/evalgate/evalgate/action"
 	"github.com/evalgate/evalgate/regression"
 	"github.com/evalgate/evalgate/results"
 )
 
-// baselineCmd is `evalgate baseline promote RESULTS [--out FILE] [--force]`.
+// baselineCmd is `evalgate baseline promote RESULTS [--out FILE] [--force]`
+// and `evalgate baseline fetch`.
 func baselineCmd(ctx context.Context, c *Command, args []string) error {
 	if len(args) > 0 && isHelpArg(args[0]) {
 		args = []string{"promote", "--help"}
 	}
+	if len(args) > 0 && args[0] == "fetch" {
+		return baselineFetchCmd(ctx, c, args[1:])
+	}
 	if len(args) == 0 || args[0] != "promote" {
-		return unknownSubcommand("baseline", args, "promote")
+		return unknownSubcommand("baseline", args, "promote", "fetch")
 	}
 	fs := c.newFlags("baseline", "promote RESULTS")
 	out := fs.String("out", DefaultBaselineFile, "where to write the baseline")
@@ -79,4 +84,53 @@ func promoteProblems(ctx context.Context, run *results.Run, out string) ([]regre
 		}), nil
 	}
 	return regression.PromoteProblems(run, old), nil
+}
+
+// baselineFetchCmd is `evalgate baseline fetch [--config F] [--baseline
+// SPEC] [--out DIR]`, the GitHub Action's step before the run: it
+// downloads a github-artifact: baseline (the flag's, else the config's)
+// while the step holds the token, so that the run, which starts agents,
+// need not. It writes the step output `baseline`: the downloaded
+// results.json, "none" when no artifact exists yet, or nothing when the
+// baseline is not an artifact (the run reads it itself).
+func baselineFetchCmd(ctx context.Context, c *Command, args []string) error {
+	fs := c.newFlags("baseline", "fetch")
+	configPath := fs.String("config", "", "project `file` (default ./evalgate.yaml when present)")
+	spec := fs.String("baseline", "", "the baseline to fetch (default the config's)")
+	out := fs.String("out", "", "output `folder`; the artifact goes to its baseline/ (default the config's, else evalgate-out)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return invalid(fmt.Errorf("baseline fetch: unexpected argument %q", pos[0]))
+	}
+	if !c.inActions() {
+		return invalid(errors.New("baseline fetch is the GitHub Action's step: outside GitHub Actions, `evalgate run --baseline github-artifact:NAME` cannot reach the artifact API; use a file or git: baseline"))
+	}
+	cfg, err := c.loadConfig(*configPath)
+	if err != nil {
+		return invalid(err)
+	}
+	s := firstNonEmpty(*spec, cfg.Baseline)
+	if !strings.HasPrefix(s, regression.ArtifactPrefix) {
+		return nil
+	}
+	if err := c.maskSecrets(cfg); err != nil {
+		return runError(err)
+	}
+	dir := firstNonEmpty(*out, cfg.Out, "evalgate-out")
+	path, found, err := c.artifactFetcher(dir)(ctx, strings.TrimPrefix(s, regression.ArtifactPrefix))
+	if err != nil {
+		return runError(fmt.Errorf("could not fetch baseline %q: %w", s, err))
+	}
+	value := NoBaseline
+	if found {
+		value = path
+		c.say(c.Stderr, "evalgate: baseline %s fetched to %s\n", s, filepath.ToSlash(path))
+	}
+	if err := action.WriteOutputs(c.Getenv, map[string]string{"baseline": value}); err != nil {
+		return runError(err)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,4 +50,56 @@ if [ -z "$GITHUB_ENV$GITHUB_OUTPUT$GITHUB_PATH$GITHUB_STEP_SUMMARY$GITHUB_STATE"
 
 	run := regrReadRun(t, filepath.Join(repo, "sub", "evalgate-out"))
 	assert.Equal(t, run.Suites[0].Tasks[0].Status, "passed", "the agent saw a runner file in its environment")
+}
+
+// TestActionSteps: the Action's three steps. `baseline fetch` downloads an
+// artifact baseline (while it holds the token) and names it in its step
+// output, or "none"; `run --no-publish` runs with no token and publishes
+// nothing; `publish` publishes the run from the output folder.
+func TestActionSteps(t *testing.T) {
+	repo := newMonorepo(t)
+	sub := filepath.Join(repo, "sub")
+	writeFiles(t, repo, map[string]string{"sub/evalgate.yaml": "suites: [evals/]\nagent:\n  plain: [sh, echo.sh]\nbaseline: github-artifact:evalgate-results\n"})
+	ci := t.TempDir()
+	env := actionsEnv(ci, "")
+	outputs := func() string {
+		data, _ := os.ReadFile(env["GITHUB_OUTPUT"])
+		return string(data)
+	}
+
+	defer func(prev func(context.Context, string) (string, bool, error)) { fetchArtifact = prev }(fetchArtifact)
+	fetchArtifact = func(context.Context, string) (string, bool, error) { return "", false, nil }
+	r := runCLI(t, sub, env, "baseline", "fetch")
+	assert.Equal(t, r.code, ExitPass, r.stderr)
+	assert.Assert(t, strings.Contains(outputs(), "baseline<<"), outputs())
+	assert.Assert(t, strings.Contains(outputs(), "\nnone\n"), outputs())
+	assert.NilError(t, os.Remove(env["GITHUB_OUTPUT"]))
+
+	// "none" overrides the config's artifact baseline, which the run
+	// could not fetch without a token.
+	fetchArtifact = nil
+	r = runCLI(t, sub, env, "run", "--no-publish", "--baseline", "none", "--gate", "passRate == 1")
+	assert.Equal(t, r.code, ExitGateFail, r.stderr)
+	assert.Assert(t, !strings.Contains(r.stdout, "::error file="), "the run step annotated: %s", r.stdout)
+	_, err := os.Stat(env["GITHUB_STEP_SUMMARY"])
+	assert.Assert(t, os.IsNotExist(err), "the run step wrote the job summary")
+	assert.Equal(t, outputs(), "")
+
+	r = runCLI(t, sub, env, "publish")
+	assert.Equal(t, r.code, ExitPass, r.stderr)
+	assert.Assert(t, strings.Contains(r.stdout, "::error file=sub/evals/echo.yaml,line=12"), r.stdout)
+	summary, err := os.ReadFile(env["GITHUB_STEP_SUMMARY"])
+	assert.NilError(t, err)
+	assert.Assert(t, strings.Contains(string(summary), "acme.mono.evals.echo"), string(summary))
+	assert.Assert(t, strings.Contains(outputs(), "passed<<"), outputs())
+}
+
+// TestActionStepsOutsideActions: fetch and publish say they are the
+// Action's steps.
+func TestActionStepsOutsideActions(t *testing.T) {
+	for _, args := range [][]string{{"baseline", "fetch"}, {"publish"}} {
+		r := runCLI(t, t.TempDir(), nil, args...)
+		assert.Equal(t, r.code, ExitInvalid, r.stderr)
+		assert.Assert(t, strings.Contains(r.stderr, "GitHub Action"), r.stderr)
+	}
 }

@@ -145,11 +145,25 @@ var commandDocs = map[string]commandDoc{
 			"task, each scored on what the agent answered, so promote refuses a run that ran " +
 			"only some tasks (--task, --tag, --mode, --shard; merge the shards first), was " +
 			"interrupted, has errored tasks, or lacks tasks of the baseline already at --out; " +
-			"it says why, and --force promotes such a run anyway.",
-		exits: []string{"0  the baseline was written", "2  bad invocation, or a run promote refuses (without --force)", "3  could not write the baseline"},
+			"it says why, and --force promotes such a run anyway. fetch is the GitHub Action's " +
+			"step before the run: it downloads a github-artifact: baseline while it holds the " +
+			"token, so that the run, which starts agents, does not; it writes the step output " +
+			"baseline (the file, or none when there is no artifact yet).",
+		exits: []string{"0  the baseline was written (fetched)", "2  bad invocation, or a run promote refuses (without --force)", "3  could not write (fetch) the baseline"},
 		examples: []commandExample{
 			{"Make the last run the baseline (then commit .evalgate/baseline.json)", "evalgate baseline promote evalgate-out/"},
 			{"Write it somewhere else", "evalgate baseline promote evalgate-out/results.json --out baselines/nightly.json"},
+		},
+	},
+	"publish": {
+		about: "The GitHub Action's step after `evalgate run --no-publish`: reads the run in " +
+			"--out (results.json) and publishes it as `run` would have: the job summary, " +
+			"annotations of failing tasks, the step outputs and the sticky pull request " +
+			"comment. It runs in a step of its own so that the GitHub token is never in the " +
+			"environment of the step that runs agents. Only in GitHub Actions.",
+		exits: []string{exitOK, exitBadInput + " (or no results.json in --out)", "3  could not write the runner's files"},
+		examples: []commandExample{
+			{"After the run step", "evalgate publish --out evalgate-out"},
 		},
 	},
 	"calibrate": {

@@ -73,6 +73,11 @@ func TestHelpExamplesAreTrue(t *testing.T) {
 		"merge":    {{"run", "--shard", "1/2", "--out", "shard-1"}, {"run", "--shard", "2/2", "--out", "shard-2"}},
 		"report":   {ran},
 		"baseline": {ran},
+		"publish":  {{"run", "--no-publish"}},
+	}
+	// Commands that only work in GitHub Actions run there (comment: never).
+	envs := map[string]func(dir string) map[string]string{
+		"publish": func(dir string) map[string]string { return actionsEnv(dir, "") },
 	}
 	// What the examples of a command leave behind.
 	wantFiles := map[string][]string{
@@ -84,6 +89,7 @@ func TestHelpExamplesAreTrue(t *testing.T) {
 		"calibrate": {".evalgate/calibration.json"},
 		"init":      {"evalgate.yaml", "services/support-agent/evalgate.yaml"},
 		"schema":    {"suite.schema.json"},
+		"publish":   {"summary.md", "output"},
 	}
 	for _, name := range commandNames() {
 		t.Run(name, func(t *testing.T) {
@@ -97,9 +103,13 @@ func TestHelpExamplesAreTrue(t *testing.T) {
 			if name == "diff" {
 				commitAll(t, dir)
 			}
+			var env map[string]string
+			if envs[name] != nil {
+				env = envs[name](dir)
+			}
 			for _, e := range commandDocs[name].examples {
 				args, redirect := shellWords(t, e.line)
-				r := runCLI(t, dir, nil, args[1:]...)
+				r := runCLI(t, dir, env, args[1:]...)
 				assert.Equal(t, r.code, ExitPass, "%s\nstdout:\n%s\nstderr:\n%s", e.line, r.stdout, r.stderr)
 				if redirect != "" {
 					assert.NilError(t, os.WriteFile(filepath.Join(dir, redirect), []byte(r.stdout), 0o644))

@@ -17,6 +17,10 @@ import (
 // artifact exists yet: the first run on a branch has no regression block.
 var fetchArtifact func(ctx context.Context, name string) (path string, found bool, err error)
 
+// NoBaseline as the baseline means none, whatever evalgate.yaml says: the
+// Action passes it when `evalgate baseline fetch` found no artifact yet.
+const NoBaseline = "none"
+
 // DefaultBaselineFile is where `evalgate baseline promote` writes.
 const DefaultBaselineFile = ".evalgate/baseline.json"
 
@@ -34,7 +38,7 @@ type comparison struct {
 // for removed ones. A downloaded artifact goes under out. A nil comparison
 // means no baseline.
 func (c *Command) loadBaseline(ctx context.Context, spec, dir, out string, loaded []*suites.Suite) (*comparison, error) {
-	if spec == "" {
+	if spec == "" || spec == NoBaseline {
 		return nil, nil
 	}
 	path := spec

@@ -299,8 +299,10 @@ func evaluate(gs []*gates.Gate, run *results.Run) {
 // cut short, 1 when a gate failed).
 func (j *job) conclude(ctx context.Context, run *results.Run, term *report.Terminal, interrupted error) error {
 	term.Finish(run)
-	if err := j.publish(ctx, run); err != nil {
-		return runError(err)
+	if !j.flags.noPublish {
+		if err := j.c.publish(ctx, run, j.out, j.cfg); err != nil {
+			return runError(err)
+		}
 	}
 	if run.Interrupted {
 		return interrupted
