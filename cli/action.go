@@ -18,7 +18,7 @@ func (c *Command) inActions() bool { return c.Getenv("GITHUB_ACTIONS") == "true"
 // secretEnv names the variables that hold credentials evalgate reads: their
 // values are masked in the log before anything else is printed.
 func secretEnv(cfg *config.Config) []string {
-	names := []string{"GITHUB_TOKEN", "INPUT_GITHUB_TOKEN", "INPUT_GITHUB-TOKEN"}
+	names := []string{"GITHUB_TOKEN", "INPUT_GITHUB_TOKEN", "INPUT_GITHUB-TOKEN", CacheKeyEnv}
 	for _, o := range []*config.OpenAI{cfg.Agent.OpenAI, cfg.Judge.OpenAI} {
 		if o != nil && o.APIKeyEnv != "" {
 			names = append(names, o.APIKeyEnv)

@@ -64,6 +64,7 @@ func calibrateCmd(ctx context.Context, c *Command, args []string) error {
 	}
 
 	scores, err := judges.JudgeLabels(ctx, rj.rubric, labels)
+	c.warnCacheRejected(rj)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: nothing was written")}

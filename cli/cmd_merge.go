@@ -147,8 +147,12 @@ func mergeRuns(shards []*results.Run, names []string) (*results.Run, error) {
 			return nil, fmt.Errorf("could not merge %s: it ran %s, another shard %s; merge the shards of one run",
 				names[n], selectionWords(sh.Selection), selectionWords(run.Selection))
 		}
-		if run.Judge == nil {
-			run.Judge = sh.Judge
+		switch {
+		case run.Judge == nil && sh.Judge != nil:
+			j := *sh.Judge
+			run.Judge = &j
+		case run.Judge != nil && sh.Judge != nil:
+			run.Judge.CacheRejected += sh.Judge.CacheRejected
 		}
 		for si := range sh.Suites {
 			s := &sh.Suites[si]

@@ -422,3 +422,98 @@ func TestConfigFilesStayInTheRepository(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// apologySuite has one rubric task the agent of rubricProject fails: it
+// never says sorry.
+const apologySuite = `suiteId: acme.support.evals.apology
+version: 1.0.0
+modes: [rubric]
+thresholds: {passScore: 0.5}
+tasks:
+  - taskId: apology
+    input: "My parcel is lost"
+    expected:
+      kind: rubric
+      rubric:
+        - {criterion: 'Says "sorry".', weight: 1}
+`
+
+// TestPlantedJudgeVerdictsAreIgnored is DESIGN §17 "Verdicts cannot be
+// planted": judge cache entries committed to the repository (which on a
+// pull request from a fork is the fork's) that say a failing task passes
+// are ignored, counted on stderr and in results.json, and the judge is
+// asked again; the entries evalgate writes under the key are reused.
+func TestPlantedJudgeVerdictsAreIgnored(t *testing.T) {
+	const secret = "evalgate-cache-secret-0123456789"
+	type testCase struct {
+		name string
+		// plant rewrites the cache of an honest first run (or, with
+		// lyingRun, the cache a lying judge wrote without the secret).
+		plant    func(t *testing.T, entry map[string]any)
+		lyingRun bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		fake := &fakeJudgeModel{t: t}
+		srv := httptest.NewServer(fake)
+		defer srv.Close()
+		dir := rubricProject(t, "judge:\n  openai: {baseURL: "+srv.URL+"/v1, model: grader, apiKeyEnv: JUDGE_KEY}\n")
+		assert.NilError(t, os.Remove(filepath.Join(dir, "evals", "rubric.yaml")))
+		writeFiles(t, dir, map[string]string{"evals/apology.yaml": apologySuite})
+		ciEnv := map[string]string{"JUDGE_KEY": "sk-judge-0123456789", "EVALGATE_CACHE_KEY": secret}
+
+		// The attacker's cache: an honest run's entries rewritten, or a
+		// lying judge's entries written without the secret.
+		firstEnv := ciEnv
+		if tc.lyingRun {
+			fake.lying.Store(true)
+			firstEnv = map[string]string{"JUDGE_KEY": "", "EVALGATE_CACHE_KEY": ""}
+		}
+		r := runCLI(t, dir, firstEnv, "run")
+		fake.lying.Store(false)
+		assert.Equal(t, fake.count(), 1, "stderr:\n%s", r.stderr)
+		entries, err := filepath.Glob(filepath.Join(dir, ".evalgate", "cache", "judge", "*", "*.json"))
+		assert.NilError(t, err)
+		assert.Equal(t, len(entries), 1)
+		if tc.plant != nil {
+			data, err := os.ReadFile(entries[0])
+			assert.NilError(t, err)
+			var entry map[string]any
+			assert.NilError(t, json.Unmarshal(data, &entry))
+			tc.plant(t, entry)
+			data, err = json.Marshal(entry)
+			assert.NilError(t, err)
+			assert.NilError(t, os.WriteFile(entries[0], data, 0o644))
+		}
+
+		// CI, with the secret: the planted verdict does not pass the task.
+		r = runCLI(t, dir, ciEnv, "run")
+		assert.Equal(t, r.code, ExitGateFail, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		assert.Equal(t, fake.count(), 2, "the judge was asked again")
+		assert.Assert(t, strings.Contains(r.stderr, "evalgate: warning: 1 judge cache entry in .evalgate/cache/judge failed its check and was ignored; the judge was asked again."), "stderr:\n%s", r.stderr)
+		assert.Assert(t, strings.Contains(r.stderr, "set EVALGATE_CACHE_KEY to a secret in CI"), "stderr:\n%s", r.stderr)
+		assert.Assert(t, !strings.Contains(r.stdout+r.stderr, secret), "the key was printed")
+		res := resultsOf(t, filepath.Join(dir, "out", "results.json"))
+		assert.Equal(t, res.Judge.CacheRejected, 1)
+		assert.Equal(t, taskScores(res)["apology"], 0.0)
+
+		// The judge's verdict replaced the planted one and is reused.
+		r = runCLI(t, dir, ciEnv, "run")
+		assert.Equal(t, r.code, ExitGateFail, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		assert.Equal(t, fake.count(), 2, "the cache answered")
+		assert.Assert(t, !strings.Contains(r.stderr, "judge cache"), "stderr:\n%s", r.stderr)
+		assert.Equal(t, resultsOf(t, filepath.Join(dir, "out", "results.json")).Judge.CacheRejected, 0)
+	}
+	for _, tc := range []testCase{
+		{name: "no MAC", plant: func(_ *testing.T, e map[string]any) {
+			e["met"] = []bool{true}
+			delete(e, "mac")
+		}},
+		{name: "the MAC of the judge's own verdict", plant: func(t *testing.T, e map[string]any) {
+			assert.Assert(t, e["mac"] != nil, "evalgate wrote no MAC")
+			e["met"] = []bool{true}
+		}},
+		{name: "written without the secret by a judge that says met", lyingRun: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}

@@ -18,6 +18,7 @@ import (
 type rubricJudge struct {
 	judge  judges.Identified // the judge itself
 	rubric judges.Rubric     // what callers use: the judge behind the cache, unless --no-cache
+	cache  *judges.Cache     // nil with --no-cache
 	// unavailable is non-nil when every call of the judge failed to reach it.
 	unavailable func() error
 }
@@ -58,9 +59,49 @@ func (c *Command) newRubricJudge(cfg *config.Config, noCache bool, timeout time.
 	if !noCache {
 		// Next to evalgate.yaml, like the rest of the project's .evalgate/,
 		// so the cache is the same from any working directory.
-		rj.rubric = &judges.Cache{Dir: cfg.Path(judges.DefaultCacheDir), Judge: rj.judge}
+		rj.cache = &judges.Cache{Dir: cfg.Path(judges.DefaultCacheDir), Judge: rj.judge, Key: c.cacheKey(cfg)}
+		rj.rubric = rj.cache
 	}
 	return &rj, nil
+}
+
+// CacheKeyEnv names the variable holding the secret the judge cache's
+// entries are signed with (DESIGN §17).
+const CacheKeyEnv = "EVALGATE_CACHE_KEY"
+
+// cacheKey is the secret of the judge cache's MACs: EVALGATE_CACHE_KEY,
+// else the judge's API key; "" (a key derived from the judge's identity,
+// which any reader of the config can compute) without either.
+func (c *Command) cacheKey(cfg *config.Config) string {
+	if k := c.Getenv(CacheKeyEnv); k != "" {
+		return k
+	}
+	if cfg.Judge.OpenAI != nil {
+		return apiKey(c, cfg.Judge.OpenAI.APIKeyEnv)
+	}
+	return ""
+}
+
+// cacheRejected is how many judge cache entries failed their MAC.
+func (rj *rubricJudge) cacheRejected() int {
+	if rj == nil || rj.cache == nil {
+		return 0
+	}
+	return rj.cache.Rejected()
+}
+
+// warnCacheRejected says on stderr how many judge cache entries were
+// ignored because their MAC did not verify, and what to do about it.
+func (c *Command) warnCacheRejected(rj *rubricJudge) {
+	n := rj.cacheRejected()
+	if n == 0 {
+		return
+	}
+	c.say(c.Stderr, "evalgate: warning: %d judge cache %s in %s failed %s check and %s ignored; the judge was asked again. "+
+		"%s not written by evalgate under this run's key (%s, else the judge's API key): planted, written under another key, or by an older evalgate. "+
+		"Keep .evalgate/cache/ out of the repository and set %s to a secret in CI\n",
+		n, pluralWord(n, "entry", "entries"), filepath.ToSlash(rj.cache.Dir), pluralWord(n, "its", "their"), pluralWord(n, "was", "were"),
+		pluralWord(n, "It was", "They were"), CacheKeyEnv, CacheKeyEnv)
 }
 
 func apiKey(c *Command, env string) string {
@@ -104,7 +145,8 @@ func (j *job) judgeInfo() *results.JudgeInfo {
 	if j.judge == nil {
 		return nil
 	}
-	info := &results.JudgeInfo{ID: j.judge.judge.ID()}
+	info := &results.JudgeInfo{ID: j.judge.judge.ID(), CacheRejected: j.judge.cacheRejected()}
+	j.c.warnCacheRejected(j.judge)
 	path := calibrationFile(j.cfg)
 	cal, err := judges.ReadCalibration(path)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -143,11 +144,20 @@ type fakeJudgeModel struct {
 	status int // answered instead of 200 when set
 	// busy answers the first request 429 with a Retry-After, when set.
 	busy func() (retryAfter string)
+	// lying answers met for every criterion, when set.
+	lying atomic.Bool
 
 	mu       sync.Mutex
 	requests int
 	prompts  []string
 	auth     []string
+}
+
+// count is how many requests the judge got.
+func (f *fakeJudgeModel) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.requests
 }
 
 func (f *fakeJudgeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -193,7 +203,7 @@ func (f *fakeJudgeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, line := range strings.Split(criteria, "\n") {
 		if _, c, ok := strings.Cut(line, ". Says \""); ok {
 			word, _, _ := strings.Cut(c, "\"")
-			verdicts = append(verdicts, map[string]any{"met": strings.Contains(output, word), "reason": "r"})
+			verdicts = append(verdicts, map[string]any{"met": f.lying.Load() || strings.Contains(output, word), "reason": "r"})
 		}
 	}
 	content, _ := json.Marshal(map[string]any{"criteria": verdicts})
@@ -295,4 +305,18 @@ func TestJudgeUnreachable(t *testing.T) {
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
+}
+
+// TestMergeAddsRejectedCacheEntries checks that merged shards count the
+// judge cache entries every shard ignored, and leave the shards alone.
+func TestMergeAddsRejectedCacheEntries(t *testing.T) {
+	shards := []*results.Run{
+		{Shard: &results.Shard{Index: 1, Count: 3}, Judge: &results.JudgeInfo{ID: "openai:grader", CacheRejected: 1}},
+		{Shard: &results.Shard{Index: 2, Count: 3}},
+		{Shard: &results.Shard{Index: 3, Count: 3}, Judge: &results.JudgeInfo{ID: "openai:grader", CacheRejected: 2}},
+	}
+	run, err := mergeRuns(shards, []string{"a", "b", "c"})
+	assert.NilError(t, err)
+	assert.DeepEqual(t, run.Judge, &results.JudgeInfo{ID: "openai:grader", CacheRejected: 3})
+	assert.Equal(t, shards[0].Judge.CacheRejected, 1, "the first shard was changed")
 }

@@ -2,12 +2,14 @@ package judges
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/evalgate/evalgate/jsonvalue"
 )
@@ -38,9 +40,23 @@ var (
 // atomically (a temporary file renamed into place); an unreadable or
 // malformed entry is ignored and overwritten. Failed decisions are never
 // cached.
+//
+// Each entry carries an HMAC-SHA256, under Key, of its cache key and its
+// verdict. The cache lives in the repository's folder, which on a pull
+// request from a fork is the fork's: an entry whose MAC does not verify
+// (planted, written under another key, or from before entries had one) is
+// ignored like a corrupt one, the judge is asked again, and the entry is
+// counted (Rejected).
 type Cache struct {
 	Dir   string // DefaultCacheDir when ""
 	Judge Identified
+	// Key is the secret the entries' MACs are made with. When empty, a key
+	// derived from the judge's Identity is used: it tells entries of another
+	// judge apart, but anyone who can read the config can compute it, so it
+	// protects against nothing planted on purpose.
+	Key string
+
+	rejected atomic.Int64
 }
 
 var _ Rubric = (*Cache)(nil)
@@ -50,24 +66,62 @@ var _ Rubric = (*Cache)(nil)
 type cacheEntry struct {
 	Met     []bool   `json:"met"`
 	Reasons []string `json:"reasons"`
+	MAC     string   `json:"mac,omitempty"` // hex HMAC-SHA256 of the key and the verdict (entryMAC)
 }
 
 // Decide answers from the cache when it can, else asks the judge and
 // stores its verdict. A cached verdict costs 0 and has no tokens.
 func (c *Cache) Decide(ctx context.Context, req *RubricRequest) (*RubricVerdict, error) {
-	path := c.path(CacheKey(c.Judge.Identity(), req))
-	if e, ok := readEntry(path, len(req.Criteria)); ok {
+	key := CacheKey(c.Judge.Identity(), req)
+	path := c.path(key)
+	macKey := c.macKey()
+	e, status := readEntry(path, key, macKey, len(req.Criteria))
+	switch status {
+	case entryOK:
 		return &RubricVerdict{Met: e.Met, Reasons: e.Reasons}, nil
+	case entryForged:
+		c.rejected.Add(1)
 	}
 	v, err := c.Judge.Decide(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	if len(v.Met) == len(req.Criteria) {
+		e := &cacheEntry{Met: v.Met, Reasons: v.Reasons}
+		e.MAC = entryMAC(macKey, key, e)
 		// A cache that cannot be written only costs a re-ask next time.
-		_ = writeEntry(path, &cacheEntry{Met: v.Met, Reasons: v.Reasons})
+		_ = writeEntry(path, e)
 	}
 	return v, nil
+}
+
+// Rejected is how many entries this cache ignored because their MAC did
+// not verify.
+func (c *Cache) Rejected() int { return int(c.rejected.Load()) }
+
+// macKey is Key, else a key derived from the judge's Identity.
+func (c *Cache) macKey() []byte {
+	if c.Key != "" {
+		return []byte(c.Key)
+	}
+	sum := sha256.Sum256([]byte("evalgate judge cache key without a secret\x00" + c.Judge.Identity()))
+	return sum[:]
+}
+
+// entryMAC is the hex HMAC-SHA256 under macKey of the cache key and the
+// verdict of e (its met and reasons, as JSON), so an entry moved to another
+// key's file fails too.
+func entryMAC(macKey []byte, key string, e *cacheEntry) string {
+	verdict, _ := json.Marshal(struct { // bools and strings always encode
+		Met     []bool   `json:"met"`
+		Reasons []string `json:"reasons"`
+	}{e.Met, e.Reasons})
+	m := hmac.New(sha256.New, macKey)
+	m.Write([]byte("evalgate judge cache v1\x00"))
+	m.Write([]byte(key))
+	m.Write([]byte{0})
+	m.Write(verdict)
+	return hex.EncodeToString(m.Sum(nil))
 }
 
 func (c *Cache) path(key string) string {
@@ -117,19 +171,33 @@ func canonical(v json.RawMessage) json.RawMessage {
 	return jsonvalue.Canonical(d)
 }
 
-func readEntry(path string, want int) (*cacheEntry, bool) {
+// entryStatus is what readEntry found.
+type entryStatus int
+
+const (
+	entryMissing entryStatus = iota // no entry, or one that is not a verdict for this request
+	entryForged                     // a well-formed entry whose MAC does not verify
+	entryOK
+)
+
+func readEntry(path, key string, macKey []byte, want int) (*cacheEntry, entryStatus) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, false
+		return nil, entryMissing
 	}
 	var e cacheEntry
 	if json.Unmarshal(data, &e) != nil || len(e.Met) != want {
-		return nil, false
+		return nil, entryMissing
+	}
+	got, err := hex.DecodeString(e.MAC)
+	wantMAC, _ := hex.DecodeString(entryMAC(macKey, key, &e))
+	if err != nil || !hmac.Equal(got, wantMAC) {
+		return nil, entryForged
 	}
 	if len(e.Reasons) != want {
 		e.Reasons = make([]string, want)
 	}
-	return &e, true
+	return &e, entryOK
 }
 
 // writeEntry writes e to path atomically, so a reader never sees half an

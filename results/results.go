@@ -158,6 +158,9 @@ type JudgeInfo struct {
 	ID         string   `json:"id"` // a content-free identity: kind and model
 	Calibrated bool     `json:"calibrated"`
 	Agreement  *float64 `json:"agreement,omitempty"` // Spearman rho from the last calibration
+	// CacheRejected counts the judge cache entries ignored because their
+	// MAC did not verify (planted, or written under another key).
+	CacheRejected int `json:"cacheRejected,omitempty"`
 }
 
 // Suite is one suite's result.

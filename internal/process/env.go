@@ -8,7 +8,7 @@ import (
 
 // scrubbed are the variables that never reach a child unless the project
 // passes one through on purpose with agent.env.
-var scrubbed = []string{"GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN"}
+var scrubbed = []string{"GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "EVALGATE_CACHE_KEY"}
 
 // runnerFiles are the GitHub Actions file commands: a process that can
 // append to them sets variables and outputs for every later step of the
@@ -30,6 +30,8 @@ var scrubbedPrefixes = []string{"ACTIONS_"}
 //
 //   - GITHUB_TOKEN, GH_TOKEN, INPUT_GITHUB-TOKEN and INPUT_GITHUB_TOKEN (the
 //     Action's token, which can write to the repository);
+//   - EVALGATE_CACHE_KEY (the judge cache's secret: an agent holding it
+//     could sign verdicts into the cache);
 //   - every ACTIONS_* variable (ACTIONS_RUNTIME_TOKEN,
 //     ACTIONS_ID_TOKEN_REQUEST_TOKEN, ...);
 //   - every name in drop, which the caller fills with the judge's API key

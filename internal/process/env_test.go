@@ -26,7 +26,7 @@ func TestScrubEnv(t *testing.T) {
 				"PATH=/usr/bin", "GITHUB_TOKEN=ghs_1", "HOME=/root", "GH_TOKEN=gho_2",
 				"ACTIONS_RUNTIME_TOKEN=r", "ACTIONS_ID_TOKEN_REQUEST_TOKEN=i", "ACTIONS_CACHE_URL=u",
 				"INPUT_GITHUB-TOKEN=t", "INPUT_GITHUB_TOKEN=t", "INPUT_CONFIG=evalgate.yaml",
-				"GITHUB_SHA=abc", "github_token=lower",
+				"GITHUB_SHA=abc", "github_token=lower", "EVALGATE_CACHE_KEY=k",
 			},
 			want: []string{"PATH=/usr/bin", "HOME=/root", "INPUT_CONFIG=evalgate.yaml", "GITHUB_SHA=abc"},
 		},

@@ -202,7 +202,7 @@ func Full() *results.Run {
 	r.Interrupted = true
 	r.Shard = &results.Shard{Index: 2, Count: 4}
 	r.Selection = &results.Selection{Tasks: []string{"refund-window", "lost-parcel"}, Tags: []string{"smoke"}, Mode: "golden"}
-	r.Judge = &results.JudgeInfo{ID: "openai:judge-model", Calibrated: true, Agreement: Ptr(0.86)}
+	r.Judge = &results.JudgeInfo{ID: "openai:judge-model", Calibrated: true, Agreement: Ptr(0.86), CacheRejected: 2}
 	r.Gates[2].Error = "unknown name findings.severe"
 	r.Regression.Warnings = []string{"baseline ran a different suite version"}
 	r.Regression.Fixed = 1
