@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -48,13 +49,22 @@ func Marker(configPath string) string {
 	return "<!-- evalgate:" + key + " -->"
 }
 
+// ActionsBot is the login GitHub gives the comments written with a
+// workflow's GITHUB_TOKEN.
+const ActionsBot = "github-actions[bot]"
+
 // Commenter keeps one sticky comment on a pull request: the comment that
-// starts with Marker.
+// starts with Marker and was written by the token's own account.
 type Commenter struct {
 	Client      *github.Client
 	Owner, Repo string
 	PR          int
 	Marker      string // from Marker
+	// Self is the login of the token's account; when "", it is asked of
+	// the API (GET /user) the first time a comment with the marker is
+	// found. A token GET /user refuses (401 or 403: the workflow's
+	// GITHUB_TOKEN, which belongs to no user) is taken to be ActionsBot.
+	Self string
 }
 
 // Body wraps the scorecard Markdown into the comment body: the marker on the
@@ -106,8 +116,11 @@ func (c *Commenter) Upsert(ctx context.Context, scorecard string, createIfMissin
 	return Comment{ID: created.GetID(), URL: created.GetHTMLURL(), Action: CommentCreated}, nil
 }
 
-// find returns the first comment whose first line is the marker. Comments
-// that only quote or mention it elsewhere are not ours.
+// find returns the first comment whose first line is the marker and whose
+// author is the token's account. Comments that only quote or mention the
+// marker elsewhere are not ours, and neither is a comment someone else
+// wrote with the marker: editing it would put evalgate's words under their
+// name, or theirs under evalgate's.
 func (c *Commenter) find(ctx context.Context) (*github.IssueComment, error) {
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
@@ -117,7 +130,15 @@ func (c *Commenter) find(ctx context.Context) (*github.IssueComment, error) {
 		}
 		for _, cm := range page {
 			b := cm.GetBody()
-			if b == c.Marker || strings.HasPrefix(b, c.Marker+"\n") || strings.HasPrefix(b, c.Marker+"\r\n") {
+			if b != c.Marker && !strings.HasPrefix(b, c.Marker+"\n") && !strings.HasPrefix(b, c.Marker+"\r\n") {
+				continue
+			}
+			self, err := c.self(ctx)
+			if err != nil {
+				return nil, err
+			}
+			// GitHub logins are case-insensitive.
+			if strings.EqualFold(cm.GetUser().GetLogin(), self) {
 				return cm, nil
 			}
 		}
@@ -126,4 +147,24 @@ func (c *Commenter) find(ctx context.Context) (*github.IssueComment, error) {
 		}
 		opts.Page = resp.NextPage
 	}
+}
+
+// self returns the login of the token's account (Self), asking the API
+// once.
+func (c *Commenter) self(ctx context.Context) (string, error) {
+	if c.Self != "" {
+		return c.Self, nil
+	}
+	u, _, err := c.Client.Users.Get(ctx, "")
+	switch s := statusOf(err); {
+	case err == nil && u.GetLogin() != "":
+		c.Self = u.GetLogin()
+	case s == http.StatusUnauthorized || s == http.StatusForbidden:
+		c.Self = ActionsBot
+	case err == nil:
+		return "", fmt.Errorf("could not tell which account the token belongs to: GET /user gave no login")
+	default:
+		return "", fmt.Errorf("could not tell which account the token belongs to, so no comment was edited: %w", err)
+	}
+	return c.Self, nil
 }

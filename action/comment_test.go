@@ -65,8 +65,12 @@ func TestCommenterUpsert(t *testing.T) {
 		wantAction string
 		wantErr    string
 		wantCalls  map[string]int
-		// wantOurs is how many comments carry our marker afterwards.
+		// wantOurs is how many comments by the token's account carry our
+		// marker afterwards.
 		wantOurs int
+		// wantOthers are the bodies of others' comments afterwards, by
+		// author: others' comments are never edited.
+		wantOthers map[string]string
 	}
 	marker := Marker("evalgate.yaml")
 	body := marker + "\n" + testScorecard
@@ -93,9 +97,16 @@ func TestCommenterUpsert(t *testing.T) {
 		for ep, n := range tc.wantCalls {
 			assert.Equal(t, f.count(ep), n, "calls of %s", ep)
 		}
+		self := f.login
+		if self == "" {
+			self = ActionsBot
+		}
 		ours := 0
 		for _, cm := range f.snapshot() {
-			if strings.HasPrefix(cm.Body, marker+"\n") {
+			if want, ok := tc.wantOthers[cm.User.Login]; ok {
+				assert.Equal(t, cm.Body, want, "the comment by %s was edited", cm.User.Login)
+			}
+			if strings.EqualFold(cm.User.Login, self) && strings.HasPrefix(cm.Body, marker+"\n") {
 				ours++
 				if tc.wantErr == "" && tc.wantAction != "" {
 					assert.Equal(t, cm.Body, body)
@@ -182,6 +193,63 @@ func TestCommenterUpsert(t *testing.T) {
 			},
 			wantErr:   "could not list the comments of pull request #7",
 			wantCalls: map[string]int{epListComments: maxAttempts, epCreateComment: 0},
+		},
+		{
+			name: "another user's comment with the marker is left alone", create: true,
+			setup: func(f *fakeGitHub) {
+				f.addComment("mallory", marker+"\nplanted by mallory")
+				f.addComment("evil[bot]", marker+"\nplanted by a bot")
+			},
+			wantAction: CommentCreated, wantOurs: 1,
+			wantOthers: map[string]string{"mallory": marker + "\nplanted by mallory", "evil[bot]": marker + "\nplanted by a bot"},
+			wantCalls:  map[string]int{epUser: 1, epEditComment: 0, epCreateComment: 1},
+		},
+		{
+			name: "another user's comment is left alone on a passing run", create: false,
+			setup: func(f *fakeGitHub) {
+				f.addComment("mallory", marker+"\nplanted")
+			},
+			wantAction: "", wantOurs: 0,
+			wantOthers: map[string]string{"mallory": marker + "\nplanted"},
+			wantCalls:  map[string]int{epEditComment: 0, epCreateComment: 0},
+		},
+		{
+			name: "ours after another user's", create: true,
+			setup: func(f *fakeGitHub) {
+				f.addComment("mallory", marker+"\nplanted")
+				f.addComment("github-actions[bot]", marker+"\nold")
+			},
+			wantAction: CommentUpdated, wantOurs: 1,
+			wantOthers: map[string]string{"mallory": marker + "\nplanted"},
+			wantCalls:  map[string]int{epUser: 1, epEditComment: 1, epCreateComment: 0},
+		},
+		{
+			name: "a user's token edits its own comment, not the Actions bot's", create: true,
+			setup: func(f *fakeGitHub) {
+				f.login = "acme-ci"
+				f.addComment("github-actions[bot]", marker+"\nby a workflow token")
+				f.addComment("ACME-CI", marker+"\nold")
+			},
+			wantAction: CommentUpdated, wantOurs: 1,
+			wantOthers: map[string]string{"github-actions[bot]": marker + "\nby a workflow token"},
+			wantCalls:  map[string]int{epUser: 1, epEditComment: 1, epCreateComment: 0},
+		},
+		{
+			name: "no comment with the marker: the account is not asked", create: true, setup: othersWithSimilarText,
+			wantAction: CommentCreated, wantOurs: 1,
+			wantCalls: map[string]int{epUser: 0},
+		},
+		{
+			name: "the account cannot be told: nothing is edited", create: true,
+			setup: func(f *fakeGitHub) {
+				f.addComment("mallory", marker+"\nplanted")
+				for range maxAttempts {
+					f.failNext(epUser, fakeFailure{status: http.StatusBadGateway})
+				}
+			},
+			wantErr:    "could not tell which account the token belongs to, so no comment was edited",
+			wantOthers: map[string]string{"mallory": marker + "\nplanted"},
+			wantCalls:  map[string]int{epUser: maxAttempts, epEditComment: 0, epCreateComment: 0},
 		},
 		{
 			name: "enterprise base URL", prefix: "/api/v3", create: true,

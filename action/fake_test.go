@@ -24,10 +24,14 @@ type fakeGitHub struct {
 	srv    *httptest.Server
 	prefix string // "/api/v3" for a GitHub Enterprise Server layout
 
-	mu       sync.Mutex
-	calls    map[string]int
-	fail     map[string][]fakeFailure // endpoint -> answers to give before serving
-	token    string                   // the bearer token every API call must carry; "" accepts any
+	mu    sync.Mutex
+	calls map[string]int
+	fail  map[string][]fakeFailure // endpoint -> answers to give before serving
+	token string                   // the bearer token every API call must carry; "" accepts any
+	// login is the token's account: GET /user answers it, and the comments
+	// the token creates are by it. "" is the workflow's GITHUB_TOKEN: GET
+	// /user is 403 and comments are by github-actions[bot].
+	login    string
 	pageSize int
 	comments []fakeComment
 	nextID   int64
@@ -73,6 +77,7 @@ const (
 	epListArtifacts = "GET artifacts"
 	epDownload      = "GET artifact zip"
 	epBlob          = "GET blob"
+	epUser          = "GET user"
 )
 
 func newFakeGitHub(t *testing.T, prefix string) *fakeGitHub {
@@ -89,6 +94,7 @@ func newFakeGitHub(t *testing.T, prefix string) *fakeGitHub {
 	mux.HandleFunc("GET "+p+"/repos/{owner}/{repo}/actions/runs", f.handle(epListRuns, f.listRuns))
 	mux.HandleFunc("GET "+p+"/repos/{owner}/{repo}/actions/runs/{id}/artifacts", f.handle(epListArtifacts, f.listArtifacts))
 	mux.HandleFunc("GET "+p+"/repos/{owner}/{repo}/actions/artifacts/{id}/zip", f.handle(epDownload, f.download))
+	mux.HandleFunc("GET "+p+"/user", f.handle(epUser, f.user))
 	mux.HandleFunc("GET /blobs/{id}", f.handleBlob)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("fake GitHub: unexpected %s %s", r.Method, r.URL.Path)
@@ -190,7 +196,13 @@ func (f *fakeGitHub) createComment(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"message":"bad json"}`, http.StatusBadRequest)
 		return
 	}
-	id := f.addComment("github-actions[bot]", in.Body)
+	f.mu.Lock()
+	login := f.login
+	f.mu.Unlock()
+	if login == "" {
+		login = "github-actions[bot]"
+	}
+	id := f.addComment(login, in.Body)
 	w.WriteHeader(http.StatusCreated)
 	_ = json.NewEncoder(w).Encode(f.comment(id))
 }
@@ -216,6 +228,20 @@ func (f *fakeGitHub) editComment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = json.NewEncoder(w).Encode(f.comment(id))
+}
+
+// user is GET /user: the token's account, or the 403 GitHub gives the
+// workflow's GITHUB_TOKEN, which belongs to no user.
+func (f *fakeGitHub) user(w http.ResponseWriter, _ *http.Request) {
+	f.mu.Lock()
+	login := f.login
+	f.mu.Unlock()
+	if login == "" {
+		w.WriteHeader(http.StatusForbidden)
+		_ = json.NewEncoder(w).Encode(map[string]string{"message": "Resource not accessible by integration"})
+		return
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"login": login, "type": "User"})
 }
 
 func (f *fakeGitHub) comment(id int64) fakeComment {
