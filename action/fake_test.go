@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -37,6 +38,13 @@ type fakeGitHub struct {
 	nextID   int64
 	runs     []fakeRun
 	blobs    map[int64][]byte // artifact id -> zip
+	pulls    []fakePull
+}
+
+// fakePull is an open pull request, for GET pulls: head is owner:branch.
+type fakePull struct {
+	Number    int
+	Head, SHA string
 }
 
 type fakeFailure struct {
@@ -46,6 +54,7 @@ type fakeFailure struct {
 }
 
 type fakeComment struct {
+	PR   int    `json:"-"` // the pull request it is on
 	ID   int64  `json:"id"`
 	Body string `json:"body"`
 	User struct {
@@ -78,6 +87,8 @@ const (
 	epDownload      = "GET artifact zip"
 	epBlob          = "GET blob"
 	epUser          = "GET user"
+	epListPulls     = "GET pulls"
+	epGetPull       = "GET pull"
 )
 
 func newFakeGitHub(t *testing.T, prefix string) *fakeGitHub {
@@ -95,6 +106,8 @@ func newFakeGitHub(t *testing.T, prefix string) *fakeGitHub {
 	mux.HandleFunc("GET "+p+"/repos/{owner}/{repo}/actions/runs/{id}/artifacts", f.handle(epListArtifacts, f.listArtifacts))
 	mux.HandleFunc("GET "+p+"/repos/{owner}/{repo}/actions/artifacts/{id}/zip", f.handle(epDownload, f.download))
 	mux.HandleFunc("GET "+p+"/user", f.handle(epUser, f.user))
+	mux.HandleFunc("GET "+p+"/repos/{owner}/{repo}/pulls", f.handle(epListPulls, f.listPulls))
+	mux.HandleFunc("GET "+p+"/repos/{owner}/{repo}/pulls/{pr}", f.handle(epGetPull, f.getPull))
 	mux.HandleFunc("GET /blobs/{id}", f.handleBlob)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("fake GitHub: unexpected %s %s", r.Method, r.URL.Path)
@@ -120,11 +133,16 @@ func (f *fakeGitHub) failNext(ep string, fails ...fakeFailure) {
 	f.fail[ep] = append(f.fail[ep], fails...)
 }
 
+// addComment adds a comment on pull request 7.
 func (f *fakeGitHub) addComment(login, body string) int64 {
+	return f.addCommentOn(7, login, body)
+}
+
+func (f *fakeGitHub) addCommentOn(pr int, login, body string) int64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.nextID++
-	c := fakeComment{ID: f.nextID, Body: body, HTMLURL: fmt.Sprintf("https://github.example/o/r/pull/7#issuecomment-%d", f.nextID)}
+	c := fakeComment{PR: pr, ID: f.nextID, Body: body, HTMLURL: fmt.Sprintf("https://github.example/o/r/pull/%d#issuecomment-%d", pr, f.nextID)}
 	c.User.Login = login
 	f.comments = append(f.comments, c)
 	return c.ID
@@ -177,7 +195,13 @@ func (f *fakeGitHub) listComments(w http.ResponseWriter, r *http.Request) {
 	if page < 1 {
 		page = 1
 	}
-	all := f.snapshot()
+	pr, _ := strconv.Atoi(r.PathValue("pr"))
+	all := []fakeComment{}
+	for _, c := range f.snapshot() {
+		if c.PR == pr {
+			all = append(all, c)
+		}
+	}
 	lo := min((page-1)*f.pageSize, len(all))
 	hi := min(lo+f.pageSize, len(all))
 	if hi < len(all) {
@@ -202,7 +226,8 @@ func (f *fakeGitHub) createComment(w http.ResponseWriter, r *http.Request) {
 	if login == "" {
 		login = "github-actions[bot]"
 	}
-	id := f.addComment(login, in.Body)
+	pr, _ := strconv.Atoi(r.PathValue("pr"))
+	id := f.addCommentOn(pr, login, in.Body)
 	w.WriteHeader(http.StatusCreated)
 	_ = json.NewEncoder(w).Encode(f.comment(id))
 }
@@ -228,6 +253,43 @@ func (f *fakeGitHub) editComment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = json.NewEncoder(w).Encode(f.comment(id))
+}
+
+func (p fakePull) json() map[string]any {
+	owner, branch, _ := strings.Cut(p.Head, ":")
+	return map[string]any{"number": p.Number, "state": "open", "head": map[string]any{
+		"label": p.Head, "ref": branch, "sha": p.SHA, "user": map[string]any{"login": owner},
+	}}
+}
+
+// listPulls lists the open pull requests, filtered by head=owner:branch.
+func (f *fakeGitHub) listPulls(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Get("state") != "open" {
+		f.t.Errorf("fake GitHub: pulls listed with state=%q; only open ones can be commented on", q.Get("state"))
+	}
+	f.mu.Lock()
+	out := []map[string]any{}
+	for _, p := range f.pulls {
+		if head := q.Get("head"); head == "" || head == p.Head {
+			out = append(out, p.json())
+		}
+	}
+	f.mu.Unlock()
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+func (f *fakeGitHub) getPull(w http.ResponseWriter, r *http.Request) {
+	n, _ := strconv.Atoi(r.PathValue("pr"))
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range f.pulls {
+		if p.Number == n {
+			_ = json.NewEncoder(w).Encode(p.json())
+			return
+		}
+	}
+	http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
 }
 
 // user is GET /user: the token's account, or the 403 GitHub gives the
