@@ -134,3 +134,27 @@ func TestCalibrateErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestCalibrateIgnoresPlantedVerdicts checks that verdicts planted in the
+// judge cache cannot calibrate a judge: calibrate asks the judge again,
+// says so on stderr, and measures the same agreement as before.
+func TestCalibrateIgnoresPlantedVerdicts(t *testing.T) {
+	dir := calibrationProject(t)
+	env := map[string]string{"EVALGATE_CACHE_KEY": "calibration-secret-0123456789"}
+	args := []string{"calibrate", "--config", "evalgate.yaml", "--labels", "labels.jsonl", "--min-agreement", "0.9"}
+	res := runCLI(t, dir, env, args...)
+	assert.Equal(t, res.code, ExitGateFail, "stderr:\n%s", res.stderr)
+	honest := res.stdout
+
+	// Every entry now agrees with the labels, without a valid MAC.
+	entries, err := filepath.Glob(filepath.Join(dir, ".evalgate", "cache", "judge", "*", "*.json"))
+	assert.NilError(t, err)
+	assert.Equal(t, len(entries), 6)
+	for _, e := range entries {
+		assert.NilError(t, os.WriteFile(e, []byte(`{"met":[true],"reasons":["planted"]}`), 0o644))
+	}
+	res = runCLI(t, dir, env, args...)
+	assert.Equal(t, res.code, ExitGateFail, "stderr:\n%s", res.stderr)
+	assert.Equal(t, res.stdout, honest)
+	assert.Assert(t, strings.Contains(res.stderr, "evalgate: warning: 6 judge cache entries in .evalgate/cache/judge failed their check and were ignored; the judge was asked again."), "stderr:\n%s", res.stderr)
+}
