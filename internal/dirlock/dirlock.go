@@ -13,14 +13,15 @@ package dirlock
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 )
 
-// File is the name of the lock file in a locked folder. It stays when the
-// lock is released: removing it would let a third process lock a new file
-// while a second still holds the old one.
+// File is the name of the lock file in a locked folder. Release removes
+// it (where the system lets an open file be removed: not on Windows); a
+// process that was killed leaves it, and the next Acquire takes it over.
 const File = ".lock"
 
 // ErrLocked is the error of Acquire when another process (or another
@@ -29,7 +30,8 @@ var ErrLocked = errors.New("the folder is locked by another process")
 
 // Lock is a held lock; Release gives it up.
 type Lock struct {
-	f *os.File
+	f    *os.File
+	path string
 }
 
 // Acquire locks dir, which must exist, for this process: it opens
@@ -39,27 +41,52 @@ type Lock struct {
 // do not inherit the lock and cannot keep it after the process ends.
 func Acquire(dir string) (*Lock, error) {
 	path := filepath.Join(dir, File)
-	f, err := openNoFollow(path)
-	if errors.Is(err, errLink) {
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	for range 100 {
+		f, err := openNoFollow(path)
+		if errors.Is(err, errLink) {
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+			continue
+		}
+		if err != nil {
 			return nil, err
 		}
-		f, err = openNoFollow(path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := lock(f); err != nil {
+		if err := lock(f); err != nil {
+			f.Close()
+			return nil, err
+		}
+		// The holder before may have removed the file between the open and
+		// the lock: a lock on a file no other process can find any more
+		// locks nothing. Then open the file that is there now.
+		if l := (&Lock{f: f, path: path}); l.inPlace() {
+			return l, nil
+		}
 		f.Close()
-		return nil, err
 	}
-	return &Lock{f: f}, nil
+	return nil, fmt.Errorf("could not lock %s: the lock file keeps being removed or replaced", dir)
 }
 
-// Release gives up the lock. Releasing a nil or released Lock does nothing.
+// inPlace reports whether the lock's path still names its open file.
+func (l *Lock) inPlace() bool {
+	held, err := l.f.Stat()
+	if err != nil {
+		return false
+	}
+	there, err := os.Lstat(l.path)
+	return err == nil && os.SameFile(held, there)
+}
+
+// Release removes the lock file and gives up the lock. The file is removed
+// while the lock is still held, so a process that opened it before and
+// locks it after finds it gone (see Acquire). Releasing a nil or released
+// Lock does nothing.
 func (l *Lock) Release() error {
 	if l == nil || l.f == nil {
 		return nil
+	}
+	if l.inPlace() {
+		_ = os.Remove(l.path) // best effort: Windows keeps an open file
 	}
 	err := l.f.Close()
 	l.f = nil

@@ -41,11 +41,34 @@ func TestAcquire(t *testing.T) {
 	assert.ErrorIs(t, err, ErrLocked)
 	assert.NilError(t, l.Release())
 	assert.NilError(t, l.Release(), "a second Release does nothing")
+	_, err = os.Stat(filepath.Join(dir, File))
+	assert.Assert(t, os.IsNotExist(err), "the lock file is left behind")
 	l, err = Acquire(dir)
 	assert.NilError(t, err)
 	assert.NilError(t, l.Release())
-	_, err = os.Stat(filepath.Join(dir, File))
-	assert.NilError(t, err, "the lock file stays")
+}
+
+// TestRemovedUnderneath: a lock whose file was removed locks nothing, and
+// its holder knows it (inPlace, which makes Acquire try again); releasing
+// it leaves alone the lock file that is there now.
+func TestRemovedUnderneath(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, File)
+	old, err := Acquire(dir)
+	assert.NilError(t, err)
+	assert.Assert(t, old.inPlace())
+	assert.NilError(t, os.Remove(path))
+	assert.NilError(t, os.WriteFile(path, nil, 0o644))
+	assert.Assert(t, !old.inPlace())
+
+	l, err := Acquire(dir)
+	assert.NilError(t, err, "a lock on a removed file locks nothing")
+	assert.NilError(t, old.Release())
+	_, err = os.Stat(path)
+	assert.NilError(t, err, "the release of a removed lock file removed the new one")
+	_, err = Acquire(dir)
+	assert.ErrorIs(t, err, ErrLocked)
+	assert.NilError(t, l.Release())
 }
 
 // TestKilledHolder: a process that holds the lock and is killed (SIGKILL
