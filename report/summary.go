@@ -189,7 +189,8 @@ func checkSummary(sum *evalSummary) error {
 }
 
 // WriteSummary writes the EvalSummary of s to dir/<suiteId>.json (dir is
-// usually <out>/summaries), creating dir when needed.
+// usually <out>/summaries), creating dir when needed. A symbolic link at dir
+// or at the file is replaced, not followed.
 func WriteSummary(dir string, s *results.Suite, modelClass string) error {
 	data, err := Summary(s, modelClass)
 	if err != nil {
@@ -199,6 +200,9 @@ func WriteSummary(dir string, s *results.Suite, modelClass string) error {
 		return fmt.Errorf("could not write summary for suite %q: %w", s.ID, err)
 	}
 	path := filepath.Join(dir, s.ID+".json")
+	if err := atomicfile.EnsureDir(dir, 0o755); err != nil {
+		return fmt.Errorf("could not write summary %q: %w", path, err)
+	}
 	if err := atomicfile.WriteFile(path, data, 0o644, 0o755); err != nil {
 		return fmt.Errorf("could not write summary %q: %w", path, err)
 	}

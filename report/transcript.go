@@ -58,7 +58,8 @@ func TranscriptPath(dir string, tr *Transcript) string {
 // WriteTranscript writes tr to TranscriptPath(dir, tr), indented, through a
 // temporary file and a rename. The folders are created readable by the owner
 // only and the file is mode 0600, because a transcript may hold whatever the
-// agent saw or said. Every string in it goes through red first (URL
+// agent saw or said. A symbolic link where the transcripts folder, the
+// suite's folder or the file belong is replaced, not followed. Every string in it goes through red first (URL
 // passwords only when red is nil): what a server echoed of the request, or
 // an agent of its environment, may be a credential.
 func WriteTranscript(dir string, tr *Transcript, red *redact.Redactor) error {
@@ -80,6 +81,11 @@ func WriteTranscript(dir string, tr *Transcript, red *redact.Redactor) error {
 		// The only values that can fail are the raw JSON ones; the
 		// encoder's own message names Go types, so say it plainly.
 		return fmt.Errorf("could not write transcript %q: the input, the output or a tool call is not valid JSON", path)
+	}
+	for _, d := range []string{filepath.Join(dir, "transcripts"), filepath.Dir(path)} {
+		if err := atomicfile.EnsureDir(d, 0o700); err != nil {
+			return fmt.Errorf("could not write transcript %q: %w", path, err)
+		}
 	}
 	if err := atomicfile.WriteFile(path, red.JSON(data), 0o600, 0o700); err != nil {
 		return fmt.Errorf("could not write transcript %q: %w", path, err)

@@ -2,6 +2,8 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,10 +12,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
 
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/internal/redact"
+	"github.com/evalgate/evalgate/internal/resultstest"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -181,4 +185,49 @@ func TestWriteTranscriptRedacts(t *testing.T) {
 	assert.Assert(t, !strings.Contains(string(data), "hunter22"), "%s", data)
 	assert.Assert(t, strings.Contains(string(data), `"stderr": "using [redacted]\n"`), "%s", data)
 	assert.Assert(t, strings.Contains(string(data), "http://user:xxxxx@127.0.0.1:9/v1"), "%s", data)
+}
+
+// TestWritersReplaceLinks: transcripts and summaries go into real folders
+// of the output folder. A symbolic link planted for the transcripts
+// folder, a suite's transcript folder, a transcript, the summaries folder
+// or a summary is replaced; nothing is written where it points.
+func TestWritersReplaceLinks(t *testing.T) {
+	tr := refundTranscript()
+	s := resultstest.Refunds()
+	for _, links := range [][]string{
+		{"transcripts", "summaries"},
+		{"transcripts/" + tr.SuiteID},
+		{"transcripts/" + tr.SuiteID + "/" + tr.TaskID + ".trial-1.json", "summaries/" + s.ID + ".json"},
+	} {
+		out, outside := t.TempDir(), t.TempDir()
+		for i, l := range links {
+			target := filepath.Join(outside, fmt.Sprint(i))
+			if strings.HasSuffix(l, ".json") {
+				assert.NilError(t, os.WriteFile(target, []byte("keep"), 0o644))
+			} else {
+				assert.NilError(t, os.Mkdir(target, 0o755))
+			}
+			p := filepath.Join(out, filepath.FromSlash(l))
+			assert.NilError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			assert.NilError(t, os.Symlink(target, p))
+		}
+		assert.NilError(t, WriteTranscript(out, tr, nil))
+		assert.NilError(t, WriteSummary(filepath.Join(out, "summaries"), &s, ""))
+		for _, p := range []string{TranscriptPath(out, tr), filepath.Join(out, "summaries", s.ID+".json")} {
+			fi, err := os.Lstat(p)
+			assert.NilError(t, err)
+			assert.Check(t, fi.Mode().IsRegular(), "%s is %v", p, fi.Mode())
+		}
+		err := filepath.WalkDir(outside, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				data, _ := os.ReadFile(path)
+				assert.Check(t, is.Equal(string(data), "keep"), "%s was written through a link", path)
+			} else if err == nil && path != outside {
+				entries, _ := os.ReadDir(path)
+				assert.Check(t, is.Len(entries, 0), "%s was written into through a link", path)
+			}
+			return err
+		})
+		assert.NilError(t, err)
+	}
 }
