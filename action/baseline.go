@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/google/go-github/v60/github"
 )
 
@@ -58,11 +58,13 @@ func DownloadBaseline(ctx context.Context, client *github.Client, owner, repo, b
 	if err != nil {
 		return "", false, fmt.Errorf("could not read baseline artifact %q (id %d): %w", name, art.GetID(), err)
 	}
-	if err := os.MkdirAll(destDir, 0o755); err != nil {
+	// destDir is in the output folder: a link there is replaced, not
+	// written through.
+	if err := atomicfile.EnsureDir(destDir, 0o755); err != nil {
 		return "", false, fmt.Errorf("could not write the baseline: %w", err)
 	}
 	out := filepath.Join(destDir, artifactResultsJS)
-	if err := os.WriteFile(out, data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(out, data, 0o644, 0o755); err != nil {
 		return "", false, fmt.Errorf("could not write the baseline: %w", err)
 	}
 	return out, true, nil

@@ -123,6 +123,42 @@ func TestDownloadBaseline(t *testing.T) {
 	}
 }
 
+// TestDownloadBaselineReplacesLinks: the baseline goes into a real folder
+// of the output folder; symbolic links planted for the folder or for the
+// file are replaced, and what they point at is left alone.
+func TestDownloadBaselineReplacesLinks(t *testing.T) {
+	fastRetries(t)
+	f := newFakeGitHub(t, "")
+	f.runs = []fakeRun{{ID: 5, Branch: "main", Status: "success", Artifacts: []fakeArtifact{{ID: 50, Name: "evalgate-results"}}}}
+	f.blobs[50] = zipOf(t, map[string]string{"results.json": baselineJSON})
+	client, err := NewClient(nil, f.apiURL(), "ghs_test")
+	assert.NilError(t, err)
+
+	out, outside := t.TempDir(), t.TempDir()
+	target := filepath.Join(outside, "results.json")
+	assert.NilError(t, os.WriteFile(target, []byte("keep"), 0o644))
+	assert.NilError(t, os.Symlink(outside, filepath.Join(out, "linked")))
+	assert.NilError(t, os.Mkdir(filepath.Join(out, "real"), 0o755))
+	assert.NilError(t, os.Symlink(target, filepath.Join(out, "real", "results.json")))
+	for _, dest := range []string{"linked", "real"} {
+		path, found, err := DownloadBaseline(context.Background(), client, "acme", "agent", "main", "evalgate-results", filepath.Join(out, dest))
+		assert.NilError(t, err)
+		assert.Assert(t, found)
+		fi, err := os.Lstat(path)
+		assert.NilError(t, err)
+		assert.Assert(t, fi.Mode().IsRegular(), "%s is %v", path, fi.Mode())
+		fi, err = os.Lstat(filepath.Join(out, dest))
+		assert.NilError(t, err)
+		assert.Assert(t, fi.IsDir(), "%s is %v", dest, fi.Mode())
+	}
+	data, err := os.ReadFile(target)
+	assert.NilError(t, err)
+	assert.Equal(t, string(data), "keep")
+	entries, err := os.ReadDir(outside)
+	assert.NilError(t, err)
+	assert.Equal(t, len(entries), 1)
+}
+
 func TestResolveBaseline(t *testing.T) {
 	type testCase struct {
 		name       string
