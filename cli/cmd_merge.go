@@ -57,6 +57,11 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	}
 	spec := firstNonEmpty(f.baseline, cfg.Baseline)
 	out := firstNonEmpty(f.out, cfg.Out, "evalgate-out")
+	release, err := lockOut(out, anotherFolder)
+	if err != nil {
+		return err
+	}
+	defer release()
 	cmp, err := c.loadBaseline(ctx, spec, baselineDir(f.baseline, cfg.Dir), out, nil)
 	if err != nil {
 		return err
@@ -86,12 +91,10 @@ func readShard(path string) (*results.Run, error) {
 }
 
 // writeMerged writes the merged run's events, summaries, results.json,
-// scorecard and CI formats. The events are written anew, one run per
-// suite, as a whole run would have written them.
+// scorecard and CI formats into the output folder (created and locked by
+// lockOut). The events are written anew, one run per suite, as a whole run
+// would have written them.
 func (j *job) writeMerged(ctx context.Context, run *results.Run) error {
-	if err := os.MkdirAll(j.out, 0o755); err != nil {
-		return fmt.Errorf("could not create the output folder %q: %w", j.out, err)
-	}
 	f, err := os.Create(filepath.Join(j.out, eventsFile))
 	if err != nil {
 		return fmt.Errorf("could not write to the output folder %q: %w", j.out, err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/evalgate/evalgate/regression"
@@ -52,6 +53,15 @@ func reportCmd(ctx context.Context, c *Command, args []string) error {
 	if *out == "" {
 		_, err = c.Stdout.Write(data)
 		return err
+	}
+	// A report written into an output folder waits for no run writing
+	// there.
+	if dir := filepath.Dir(*out); isOutFolder(dir) {
+		release, err := lockFolder(dir, anotherFile)
+		if err != nil {
+			return err
+		}
+		defer release()
 	}
 	if err := os.WriteFile(*out, data, 0o644); err != nil {
 		return runError(fmt.Errorf("could not write %q: %w", *out, err))

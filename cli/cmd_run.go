@@ -62,6 +62,13 @@ func runCmd(ctx context.Context, c *Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Locked before anything is written there: a baseline artifact is
+	// downloaded into the output folder.
+	release, err := lockOut(job.out, anotherFolder)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if job.cmp, err = c.loadBaseline(ctx, job.baseline, baselineDir(f.baseline, job.cfg.Dir), job.out, job.all); err != nil {
 		return err
 	}

@@ -66,9 +66,8 @@ func TestAgentThatCannotRun(t *testing.T) {
 			assert.Check(t, !strings.Contains(r.stderr, a), "stderr holds %q:\n%s", a, r.stderr)
 		}
 		assert.Check(t, !strings.Contains(r.stderr, "\x1b"), "an escape reached the terminal")
-		entries, err := os.ReadDir(filepath.Join(dir, "evalgate-out"))
-		assert.NilError(t, err)
-		assert.Check(t, is.Len(entries, 0), "outputs were written for a run that could not happen")
+		_, err := os.Stat(filepath.Join(dir, "evalgate-out"))
+		assert.Check(t, os.IsNotExist(err), "a run that could not happen left its output folder")
 	}
 	for _, tc := range []testCase{
 		{

@@ -204,14 +204,12 @@ func (j *job) execute(ctx context.Context) error {
 // eventsFile is the live event stream in the output folder.
 const eventsFile = "events.ndjson"
 
-// openOutputs creates the output folder and what the run writes while it
-// goes: the event stream, the terminal report and the trial spill, all
-// fed by the observer it returns. closeAll closes them.
+// openOutputs creates, in the output folder (created and locked by
+// lockOut), what the run writes while it goes: the event stream, the
+// terminal report and the trial spill, all fed by the observer it returns.
+// closeAll closes them.
 func (j *job) openOutputs() (obs *observer, closeAll func(), err error) {
 	c := j.c
-	if err := os.MkdirAll(j.out, 0o755); err != nil {
-		return nil, nil, runError(fmt.Errorf("could not create the output folder %q: %w", j.out, err))
-	}
 	events, err := os.Create(filepath.Join(j.out, eventsFile))
 	if err != nil {
 		return nil, nil, runError(fmt.Errorf("could not write to the output folder %q: %w", j.out, err))

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -63,10 +64,20 @@ func (c *Command) reportSuiteErrors(err error, out string) {
 		return
 	}
 	sarif, serr := report.SARIF(nil, inFiles)
-	if serr == nil && os.MkdirAll(out, 0o755) == nil {
-		serr = os.WriteFile(filepath.Join(out, "findings.sarif"), sarif, 0o644)
+	if serr == nil {
+		serr = writeLocked(out, "findings.sarif", sarif)
 	}
 	if serr != nil {
 		c.say(c.Stderr, "evalgate: could not write findings.sarif: %v\n", serr)
 	}
+}
+
+// writeLocked writes one file into the output folder out, holding its lock.
+func writeLocked(out, name string, data []byte) error {
+	release, err := lockOut(out, anotherFolder)
+	if err != nil {
+		return errors.Unwrap(err)
+	}
+	defer release()
+	return os.WriteFile(filepath.Join(out, name), data, 0o644)
 }

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/evalgate/evalgate/internal/dirlock"
+	"github.com/evalgate/evalgate/report"
+)
+
+// outSuite has two tasks; its agent echoes the input.
+const outSuite = `suiteId: acme.cli.evals.out
+version: 1.0.0
+modes: [golden]
+tasks:
+  - taskId: quick
+    input: quick
+    expected: {kind: golden, match: {strategy: exact, value: quick}}
+  - taskId: slow
+    input: slow
+    expected: {kind: golden, match: {strategy: exact, value: slow}}
+`
+
+// waitFor waits up to 30 seconds for path to exist.
+func waitFor(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s did not appear", path)
+}
+
+// TestOutFolderIsLocked: while a run writes to its output folder, a second
+// run, a merge or a report into that folder stops at once with exit 3 and
+// says what to do, and the first run's outputs are its own. Once the lock
+// is given up, the next run works.
+func TestOutFolderIsLocked(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	started, proceed := filepath.Join(dir, "started"), filepath.Join(dir, "proceed")
+	writeFiles(t, dir, map[string]string{
+		"evals/s.yaml": outSuite,
+		// The slow task says that it started, then waits to be let go.
+		"agent.sh": fmt.Sprintf("#!/bin/sh\nread x\nif [ \"$x\" = slow ]; then touch %q; while [ ! -f %q ]; do sleep 0.05; done; fi\nprintf '%%s' \"$x\"\n",
+			started, proceed),
+		"evalgate.yaml": "suites: [evals]\nagent: {plain: [./agent.sh]}\ntimeout: 20s\n",
+	})
+	type outcome struct {
+		code           int
+		stdout, stderr string
+	}
+	first := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		o.code, o.stdout, o.stderr = runEvalgate(t, nil, "run")
+		first <- o
+	}()
+	waitFor(t, started)
+
+	const busy = "evalgate: another evalgate run is writing to \"evalgate-out\": wait for it to finish, or pass --out with another folder\n"
+	code, stdout, stderr := runEvalgate(t, nil, "run")
+	assert.Check(t, is.Equal(code, ExitRunError), stdout)
+	assert.Check(t, is.Equal(stderr, busy))
+	assert.Check(t, is.Equal(stdout, ""), "the second run reported nothing")
+
+	assert.NilError(t, os.WriteFile(proceed, nil, 0o644))
+	o := <-first
+	assert.Equal(t, o.code, ExitPass, "stdout:\n%s\nstderr:\n%s", o.stdout, o.stderr)
+	events := regrEvents(t, "evalgate-out")
+	count := map[string]int{}
+	for _, ev := range events {
+		count[ev["type"].(string)]++
+	}
+	assert.DeepEqual(t, count, map[string]int{report.EventStarted: 1, report.EventScored: 2, report.EventCompleted: 1})
+	run := regrReadRun(t, "evalgate-out")
+	assert.Equal(t, run.TaskCount, 2)
+
+	// The lock held by the test itself: run, merge and report into the
+	// folder stop, and write nothing there.
+	assert.NilError(t, os.MkdirAll("shard", 0o755))
+	assert.NilError(t, os.WriteFile(filepath.Join("shard", "results.json"), []byte(regrReadFile(t, filepath.Join("evalgate-out", "results.json"))), 0o644))
+	assert.NilError(t, os.WriteFile(proceed, nil, 0o644))
+	before := regrReadFile(t, filepath.Join("evalgate-out", "events.ndjson"))
+	lock, err := dirlock.Acquire("evalgate-out")
+	assert.NilError(t, err)
+	code, _, stderr = runEvalgate(t, nil, "run")
+	assert.Check(t, is.Equal(code, ExitRunError))
+	assert.Check(t, is.Equal(stderr, busy))
+	code, _, stderr = runEvalgate(t, nil, "merge", "--out", "evalgate-out", "shard")
+	assert.Check(t, is.Equal(code, ExitRunError))
+	assert.Check(t, is.Equal(stderr, busy))
+	code, _, stderr = runEvalgate(t, nil, "report", "--out", filepath.Join("evalgate-out", "report.md"), "shard")
+	assert.Check(t, is.Equal(code, ExitRunError))
+	assert.Check(t, is.Equal(stderr, "evalgate: another evalgate run is writing to \"evalgate-out\": wait for it to finish, or pass --out with a file in another folder\n"))
+	_, err = os.Stat(filepath.Join("evalgate-out", "report.md"))
+	assert.Check(t, os.IsNotExist(err), "report wrote into the locked folder")
+	// A run that stops on an invalid suite does not write its
+	// findings.sarif there either, and says why.
+	writeFiles(t, dir, map[string]string{"bad/s.yaml": "suiteId: acme.cli.evals.bad\nversion: one\ntasks: []\n"})
+	sarif := regrReadFile(t, filepath.Join("evalgate-out", "findings.sarif"))
+	code, _, stderr = runEvalgate(t, nil, "run", "bad")
+	assert.Check(t, is.Equal(code, ExitInvalid))
+	assert.Check(t, is.Contains(stderr, "evalgate: could not write findings.sarif: another evalgate run is writing to \"evalgate-out\": wait for it to finish, or pass --out with another folder\n"))
+	assert.Check(t, is.Equal(regrReadFile(t, filepath.Join("evalgate-out", "findings.sarif")), sarif))
+	assert.Check(t, is.Equal(regrReadFile(t, filepath.Join("evalgate-out", "events.ndjson")), before))
+
+	// Given up, the lock is there to take: by a run, a merge, a report.
+	assert.NilError(t, lock.Release())
+	mustRun(t, "", "run")
+	mustRun(t, "", "merge", "--out", "evalgate-out", "shard")
+	mustRun(t, "", "report", "--out", filepath.Join("evalgate-out", "report.md"), "shard")
+	// A report outside any output folder takes no lock and leaves no
+	// lock file.
+	mustRun(t, "", "report", "--out", "report.md", "shard")
+	_, err = os.Stat(dirlock.File)
+	assert.Check(t, os.IsNotExist(err), "report left a lock file in the working folder")
+}
+
+// TestOutFolderIsALink: an output folder that is itself a symbolic link is
+// refused, exit 3, and nothing is written where it points.
+func TestOutFolderIsALink(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	t.Chdir(dir)
+	writeFiles(t, dir, map[string]string{
+		"evals/s.yaml":  outSuite,
+		"agent.sh":      "#!/bin/sh\ncat\n",
+		"evalgate.yaml": "suites: [evals]\nagent: {plain: [./agent.sh]}\n",
+	})
+	assert.NilError(t, os.Symlink(outside, "evalgate-out"))
+	assert.NilError(t, os.Symlink(outside, "linked"))
+	mustRun(t, "", "run", "--out", "real")
+	for _, args := range [][]string{
+		{"run"},
+		{"run", "--out", "linked"},
+		{"merge", "real"},
+	} {
+		code, stdout, stderr := runEvalgate(t, nil, args...)
+		out := "evalgate-out"
+		if len(args) == 3 && args[1] == "--out" {
+			out = args[2]
+		}
+		assert.Check(t, is.Equal(code, ExitRunError), "%v: %s", args, stdout)
+		assert.Check(t, is.Equal(stderr, "evalgate: the output folder \""+out+"\" is a symbolic link; evalgate does not write through links: remove the link, or pass --out with a real folder\n"), "%v", args)
+	}
+	entries, err := os.ReadDir(outside)
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(entries, 0), "a file was written through the linked output folder")
+}
