@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/evalgate/evalgate/gates"
+	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/regression"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
@@ -95,7 +96,7 @@ func readShard(path string) (*results.Run, error) {
 // lockOut). The events are written anew, one run per suite, as a whole run
 // would have written them.
 func (j *job) writeMerged(ctx context.Context, run *results.Run) error {
-	f, err := os.Create(filepath.Join(j.out, eventsFile))
+	f, err := atomicfile.Create(filepath.Join(j.out, eventsFile), 0o644)
 	if err != nil {
 		return fmt.Errorf("could not write to the output folder %q: %w", j.out, err)
 	}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/regression"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
@@ -55,7 +55,7 @@ func reportCmd(ctx context.Context, c *Command, args []string) error {
 		return err
 	}
 	// A report written into an output folder waits for no run writing
-	// there.
+	// there; and a link at --out is replaced, not written through.
 	if dir := filepath.Dir(*out); isOutFolder(dir) {
 		release, err := lockFolder(dir, anotherFile)
 		if err != nil {
@@ -63,7 +63,7 @@ func reportCmd(ctx context.Context, c *Command, args []string) error {
 		}
 		defer release()
 	}
-	if err := os.WriteFile(*out, data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(*out, data, 0o644, 0o755); err != nil {
 		return runError(fmt.Errorf("could not write %q: %w", *out, err))
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,6 +123,99 @@ func TestOutFolderIsLocked(t *testing.T) {
 	mustRun(t, "", "report", "--out", "report.md", "shard")
 	_, err = os.Stat(dirlock.File)
 	assert.Check(t, os.IsNotExist(err), "report left a lock file in the working folder")
+}
+
+// TestOutFolderLinksAreReplaced: symbolic links planted in the output
+// folder, to files and folders outside it, are replaced by what evalgate
+// writes; nothing outside the folder changes.
+func TestOutFolderLinksAreReplaced(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	t.Chdir(dir)
+	writeFiles(t, dir, map[string]string{
+		"evals/s.yaml":  outSuite,
+		"agent.sh":      "#!/bin/sh\ncat\n",
+		"evalgate.yaml": "suites: [evals]\nagent: {plain: [./agent.sh]}\n",
+	})
+	targets := map[string]string{} // the files planted links lead to, and their content
+	var folders []string           // the folders planted links point at
+	plant := func(out, name string, folder bool) {
+		t.Helper()
+		target := filepath.Join(outside, strings.ReplaceAll(out+"/"+name, "/", "_"))
+		if folder {
+			assert.NilError(t, os.MkdirAll(target, 0o755))
+			writeFiles(t, target, map[string]string{"keep": "keep " + name})
+			folders = append(folders, target)
+			targets[filepath.Join(target, "keep")] = "keep " + name
+		} else {
+			writeFiles(t, outside, map[string]string{filepath.Base(target): "keep " + name})
+			targets[target] = "keep " + name
+		}
+		p := filepath.Join(dir, out, name)
+		assert.NilError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		assert.NilError(t, os.Symlink(target, p))
+	}
+	files := []string{"results.json", "events.ndjson", "scorecard.md", "junit.xml", "findings.sarif", "badge.svg"}
+	for _, name := range files {
+		plant("evalgate-out", name, false)
+	}
+	plant("evalgate-out", "summaries", true)
+	plant("evalgate-out", "transcripts", true)
+	// A dangling link as the lock file: its target must not be created.
+	assert.NilError(t, os.Symlink(filepath.Join(outside, "lock"), filepath.Join(dir, "evalgate-out", dirlock.File)))
+	// A link one folder down, in a real transcripts folder.
+	plant("out2", "transcripts/acme.cli.evals.out", true)
+
+	mustRun(t, "", "run", "--transcripts")
+	mustRun(t, "", "run", "--transcripts", "--out", "out2")
+	mustRun(t, "", "merge", "--out", "out3", "evalgate-out")
+	plant("merged", "results.json", false)
+	plant("merged", "summaries", true)
+	mustRun(t, "", "merge", "--out", "merged", "evalgate-out")
+	plant("reports", "scorecard.md", false)
+	mustRun(t, "", "report", "--out", filepath.Join("reports", "scorecard.md"), "evalgate-out")
+
+	// A run that stops on an invalid suite writes findings.sarif: not
+	// through a link either.
+	writeFiles(t, dir, map[string]string{"bad/s.yaml": "suiteId: acme.cli.evals.bad\nversion: one\ntasks: []\n"})
+	plant("invalid", "findings.sarif", false)
+	code, stdout, stderr := runEvalgate(t, nil, "run", "--out", "invalid", "bad")
+	assert.Equal(t, code, ExitInvalid, stdout+stderr)
+
+	for path, content := range targets {
+		assert.Check(t, is.Equal(regrReadFile(t, path), content), "%s was written through a link", path)
+	}
+	for _, folder := range folders {
+		entries, err := os.ReadDir(folder)
+		assert.NilError(t, err)
+		assert.Check(t, is.Len(entries, 1), "%s was written into through a link", folder)
+	}
+	entries, err := os.ReadDir(outside)
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(entries, 13), "a file was made outside the output folder")
+	real := func(path string, folder bool) {
+		t.Helper()
+		fi, err := os.Lstat(path)
+		assert.NilError(t, err)
+		if folder {
+			assert.Check(t, fi.IsDir(), "%s is %v, not a folder", path, fi.Mode())
+		} else {
+			assert.Check(t, fi.Mode().IsRegular(), "%s is %v, not a file", path, fi.Mode())
+		}
+	}
+	for _, name := range files {
+		real(filepath.Join("evalgate-out", name), false)
+	}
+	_, err = os.Lstat(filepath.Join("evalgate-out", dirlock.File))
+	assert.Check(t, os.IsNotExist(err), "the lock file is left behind")
+	real(filepath.Join("evalgate-out", "summaries", "acme.cli.evals.out.json"), false)
+	real(filepath.Join("evalgate-out", "transcripts", "acme.cli.evals.out", "slow.trial-1.json"), false)
+	real(filepath.Join("out2", "transcripts", "acme.cli.evals.out", "slow.trial-1.json"), false)
+	real(filepath.Join("merged", "results.json"), false)
+	real(filepath.Join("merged", "summaries", "acme.cli.evals.out.json"), false)
+	real(filepath.Join("reports", "scorecard.md"), false)
+	real(filepath.Join("invalid", "findings.sarif"), false)
+	assert.Check(t, is.Equal(regrReadRun(t, "evalgate-out").TaskCount, 2))
+	assert.Check(t, is.Len(regrEvents(t, "evalgate-out"), 4))
 }
 
 // TestOutFolderIsALink: an output folder that is itself a symbolic link is

@@ -15,6 +15,7 @@ import (
 	"github.com/evalgate/evalgate/action"
 	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/gates"
+	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/internal/memtune"
 	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/report"
@@ -210,7 +211,7 @@ const eventsFile = "events.ndjson"
 // closeAll closes them.
 func (j *job) openOutputs() (obs *observer, closeAll func(), err error) {
 	c := j.c
-	events, err := os.Create(filepath.Join(j.out, eventsFile))
+	events, err := atomicfile.Create(filepath.Join(j.out, eventsFile), 0o644)
 	if err != nil {
 		return nil, nil, runError(fmt.Errorf("could not write to the output folder %q: %w", j.out, err))
 	}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/evalgate/evalgate/action"
+	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
@@ -27,7 +27,7 @@ func (j *job) writeExtraOutputs(ctx context.Context, run *results.Run) error {
 		"badge.svg":      report.Badge(run),
 		"scorecard.md":   []byte(report.Scorecard(run, j.c.scorecardOptions(run))),
 	} {
-		if err := os.WriteFile(filepath.Join(j.out, name), data, 0o644); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(j.out, name), data, 0o644, 0o755); err != nil {
 			return fmt.Errorf("could not write %s: %w", name, err)
 		}
 	}
@@ -79,5 +79,5 @@ func writeLocked(out, name string, data []byte) error {
 		return errors.Unwrap(err)
 	}
 	defer release()
-	return os.WriteFile(filepath.Join(out, name), data, 0o644)
+	return atomicfile.WriteFile(filepath.Join(out, name), data, 0o644, 0o755)
 }
