@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -123,6 +124,46 @@ func TestOutFolderIsLocked(t *testing.T) {
 	mustRun(t, "", "report", "--out", "report.md", "shard")
 	_, err = os.Stat(dirlock.File)
 	assert.Check(t, os.IsNotExist(err), "report left a lock file in the working folder")
+}
+
+// TestRunAfterKilledRun: a run in another process holds the lock, and a
+// run here stops; once that process is killed with SIGKILL, nothing of its
+// lock is left, and the next run works.
+func TestRunAfterKilledRun(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	started, hang := filepath.Join(dir, "started"), filepath.Join(dir, "hang")
+	writeFiles(t, dir, map[string]string{
+		"evals/s.yaml": outSuite,
+		"hang":         "",
+		// While the file hang is there, the slow task hangs.
+		"agent.sh": fmt.Sprintf("#!/bin/sh\nread x\nif [ \"$x\" = slow ]; then touch %q; while [ -f %q ]; do sleep 0.05; done; fi\nprintf '%%s' \"$x\"\n",
+			started, hang),
+		"evalgate.yaml": "suites: [evals]\nagent: {plain: [./agent.sh]}\ntimeout: 60s\n",
+	})
+	cmd := exec.Command(os.Args[0], "run")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GITHUB_") && !strings.HasPrefix(kv, "CI=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, asEvalgate+"=1")
+	assert.NilError(t, cmd.Start())
+	t.Cleanup(func() { _ = os.Remove(hang); _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	waitFor(t, started)
+
+	code, _, stderr := runEvalgate(t, nil, "run")
+	assert.Check(t, is.Equal(code, ExitRunError))
+	assert.Check(t, is.Contains(stderr, "another evalgate run is writing to \"evalgate-out\""))
+
+	assert.NilError(t, cmd.Process.Kill())
+	err := cmd.Wait()
+	assert.Check(t, is.ErrorContains(err, "killed"))
+	_, err = os.Stat(filepath.Join("evalgate-out", dirlock.File))
+	assert.NilError(t, err, "the killed run removed its lock file; the test shows nothing")
+	assert.NilError(t, os.Remove(hang))
+	mustRun(t, "", "run")
+	assert.Check(t, is.Equal(regrReadRun(t, "evalgate-out").TaskCount, 2))
 }
 
 // TestOutFolderLinksAreReplaced: symbolic links planted in the output

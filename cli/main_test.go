@@ -1,0 +1,18 @@
+package cli
+
+import (
+	"os"
+	"testing"
+)
+
+// asEvalgate makes the test binary evalgate itself, for tests that need a
+// run in a process of its own (one they can kill): its arguments are
+// evalgate's.
+const asEvalgate = "EVALGATE_TEST_AS_EVALGATE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asEvalgate) == "1" {
+		os.Exit((&Command{}).Main(append([]string{"evalgate"}, os.Args[1:]...)))
+	}
+	os.Exit(m.Run())
+}
