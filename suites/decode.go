@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 )
@@ -117,7 +118,8 @@ func objects(v *value) []*value {
 }
 
 // exprError type-checks an expression, once per source, and counts its
-// uses; it returns the message of a source that does not compile.
+// uses; it returns the message of a source that does not compile or is
+// over the limits.
 func (d *decoder) exprError(src string) (string, bool) {
 	if d.exprUses == nil {
 		d.exprUses, d.badExprs, d.sharedExprs = map[uint64]bool{}, map[string]string{}, map[string]bool{}
@@ -146,7 +148,7 @@ func (d *decoder) typeCheck(src string) {
 	if d.checkExpr != nil {
 		d.checkExpr(src)
 	} else if err := checkExpr(src); err != nil {
-		d.badExprs[src] = exprMessage(err)
+		d.badExprs[src] = exprFailure(err)
 	}
 }
 
@@ -464,8 +466,20 @@ func (d *decoder) match(v *value, ptr string) *Match {
 			break
 		}
 		src := val.lit
+		if err := regexLimit(src); err != nil {
+			d.errorf(val, vptr, "%s", err)
+			break
+		}
 		if m.IgnoreCase {
 			src = "(?i)" + src
+		}
+		if d.compact {
+			// The task is kept compact and decoded again for each trial;
+			// the pattern is valid exactly when it parses, and compiling
+			// it now would only be dropped (regexLimit parsed it).
+			if _, err := syntax.Parse(src, syntax.Perl); err == nil {
+				break
+			}
 		}
 		re, err := regexp.Compile(src)
 		if err != nil {
@@ -537,7 +551,7 @@ func (d *decoder) check(v *value, ptr, defaultID string, ids map[string]*value) 
 			break
 		}
 		if msg, bad := d.exprError(c.Expr); bad {
-			d.errorf(kv, ptr+"/expr", "expression does not compile: %s", msg)
+			d.errorf(kv, ptr+"/expr", "%s", msg)
 		}
 	case CheckToolCalled:
 		c.Tool = str(kv)

@@ -69,7 +69,13 @@ var exprConfigs = sync.Pool{New: func() any {
 // expr's operators and builtins (contains, matches, startsWith, in, len,
 // fromJSON, all, any, filter, ...) stay available. A name that is neither a
 // variable nor a builtin is a compile error.
+//
+// An expression over MaxExprBytes or MaxExprNesting is refused before it is
+// parsed.
 func CompileExpr(src string) (*vm.Program, error) {
+	if err := exprLimit(src); err != nil {
+		return nil, err
+	}
 	cfg := exprConfigs.Get().(*conf.Config)
 	defer exprConfigs.Put(cfg)
 	tree, err := checker.ParseCheck(src, cfg)
@@ -95,7 +101,14 @@ func CompileExpr(src string) (*vm.Program, error) {
 // regexp/syntax.Parse does), so the check parses each literal pattern and
 // hides it from the checker. When either finds a problem, expr's own check
 // runs to report the very error it reports.
+//
+// An expression over the limits (exprLimit), or with a literal pattern
+// over them (regexLimit), is a *limitError, found before the expression
+// or the pattern is parsed.
 func checkExpr(src string) error {
+	if err := exprLimit(src); err != nil {
+		return err
+	}
 	cfg := exprConfigs.Get().(*conf.Config)
 	defer exprConfigs.Put(cfg)
 	tree, err := parser.ParseWithConfig(src, cfg)
@@ -104,6 +117,9 @@ func checkExpr(src string) error {
 	}
 	var patterns literalPatterns
 	ast.Walk(&tree.Node, &patterns)
+	if patterns.limit != nil {
+		return patterns.limit
+	}
 	if !patterns.bad {
 		if _, err := new(checker.Checker).PatchAndCheck(tree, cfg); err == nil {
 			return nil
@@ -115,8 +131,11 @@ func checkExpr(src string) error {
 
 // literalPatterns parses the literal pattern of each `matches` it visits
 // and makes it a constant, which the checker types as a string without
-// compiling it.
-type literalPatterns struct{ bad bool }
+// compiling it. A pattern over the limits is not parsed: limit says why.
+type literalPatterns struct {
+	bad   bool
+	limit *limitError
+}
 
 func (p *literalPatterns) Visit(node *ast.Node) {
 	b, ok := (*node).(*ast.BinaryNode)
@@ -124,6 +143,13 @@ func (p *literalPatterns) Visit(node *ast.Node) {
 		return
 	}
 	if s, ok := b.Right.(*ast.StringNode); ok {
+		if err := regexLimit(s.Value); err != nil {
+			if p.limit == nil {
+				p.limit = &limitError{"the pattern of matches: " + err.Error()}
+			}
+			b.Right = &ast.ConstantNode{Value: s.Value}
+			return
+		}
 		if _, err := syntax.Parse(s.Value, syntax.Perl); err != nil {
 			p.bad = true
 		}
@@ -162,6 +188,16 @@ type sharedExpr struct {
 func (e *sharedExpr) program() (*vm.Program, error) {
 	e.once.Do(func() { e.p, e.err = CompileExpr(e.src) })
 	return e.p, e.err
+}
+
+// exprFailure says why checkExpr refused an expression: the limit it is
+// over, or the compile error.
+func exprFailure(err error) string {
+	var le *limitError
+	if errors.As(err, &le) {
+		return le.msg
+	}
+	return "expression does not compile: " + exprMessage(err)
 }
 
 // exprMessage keeps the first line of a compile error (expr adds the

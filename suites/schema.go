@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -96,7 +97,18 @@ func newCompiler() *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(jsonschema.SchemeURLLoader{})
+	c.UseRegexpEngine(limitedRegexp)
 	return c
+}
+
+// limitedRegexp compiles the patterns of schemas (pattern,
+// patternProperties) as the compiler would, once they are within the
+// limits on regular expressions.
+func limitedRegexp(pattern string) (jsonschema.Regexp, error) {
+	if err := regexLimit(pattern); err != nil {
+		return nil, err
+	}
+	return regexp.Compile(pattern)
 }
 
 // validate checks a whole tree: the suite with its first task in its task
@@ -358,7 +370,9 @@ func (r *schemaReporter) leaf(ve *jsonschema.ValidationError) {
 		}
 	case *kind.PropertyNames:
 		msg := fmt.Sprintf("key %q is not allowed here", k.Property)
-		if names := r.enumAt(ve.SchemaURL); len(names) > 0 {
+		if le := limitCause(ve); le != nil {
+			msg = fmt.Sprintf("key %s: %s", describe(&value{kind: kindString, lit: k.Property}), le.msg)
+		} else if names := r.enumAt(ve.SchemaURL); len(names) > 0 {
 			msg += "; expected one of " + strings.Join(names, ", ")
 		}
 		if f := v.getField(k.Property); f != nil {
@@ -369,6 +383,23 @@ func (r *schemaReporter) leaf(ve *jsonschema.ValidationError) {
 	default:
 		r.add(v, 0, 0, ptr, leafMessage(ve.ErrorKind, v))
 	}
+}
+
+// limitCause returns the limit a key that must be a regular expression
+// (a key of patternProperties) is over, when that is why ve failed.
+func limitCause(ve *jsonschema.ValidationError) *limitError {
+	if f, ok := ve.ErrorKind.(*kind.Format); ok {
+		var le *limitError
+		if errors.As(f.Err, &le) {
+			return le
+		}
+	}
+	for _, c := range ve.Causes {
+		if le := limitCause(c); le != nil {
+			return le
+		}
+	}
+	return nil
 }
 
 // leafMessage says in plain words what was expected and what was found.
@@ -415,6 +446,10 @@ func leafMessage(ek jsonschema.ErrorKind, v *value) string {
 	case *kind.FalseSchema:
 		return "no value is allowed here"
 	case *kind.Format:
+		var le *limitError
+		if errors.As(k.Err, &le) {
+			return le.msg
+		}
 		return fmt.Sprintf("expected a %s, got %s", k.Want, describe(v))
 	}
 	return ek.LocalizedString(message.NewPrinter(language.English))

@@ -1,0 +1,215 @@
+package suites
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+)
+
+// limitSuite is a one-task JSON suite whose expectation is the JSON text
+// expected; the task starts on line 2.
+func limitSuite(expected string) []byte {
+	return []byte(`{"suiteId": "acme.limits.evals.x", "version": "1.0.0", "modes": ["golden"], "tasks": [
+{"taskId": "t", "input": "hi", "expected": {"kind": "golden", ` + expected + `}}]}`)
+}
+
+// assertWith is an expectation with the single assertion expr.
+func assertWith(expr string) string {
+	q, _ := json.Marshal(expr)
+	return `"assert": [{"expr": ` + string(q) + `}]`
+}
+
+// matchWith is an expectation matching the regular expression pattern.
+func matchWith(pattern string) string {
+	q, _ := json.Marshal(pattern)
+	return `"match": {"strategy": "regex", "value": ` + string(q) + `}`
+}
+
+// TestLimits checks that expressions and regular expressions over the
+// limits are refused, at their value, with the limit in the message, and
+// that those at the limits load. The hostile ones are refused before they
+// are parsed: a million nested brackets once overflowed the stack of
+// expr-lang's parser (a fatal error), and 300,000 took 24 s.
+func TestLimits(t *testing.T) {
+	nest := func(n int, open, inner, close string) string {
+		return strings.Repeat(open, n) + inner + strings.Repeat(close, n)
+	}
+	long := "(" + strings.Repeat("true && ", MaxExprBytes/8) + "true)"
+	cases := []struct {
+		name     string
+		expected string
+		want     string // "" when the suite loads
+		pointer  string
+	}{
+		{"expr nested a million deep", assertWith(nest(1_000_000, "(", "true", ")")),
+			"expected an expression of at most 4096 bytes, got 2000004 bytes; split it into several checks", "/tasks/0/expected/assert/0/expr"},
+		{"expr nested too deep", assertWith(nest(MaxExprNesting+1, "(", "true", ")")),
+			"expected brackets nested at most 64 levels deep in an expression; the '(' at byte 65 opens level 65", "/tasks/0/expected/assert/0/expr"},
+		{"expr nested lists too deep", assertWith("len(" + nest(MaxExprNesting, "[", "1", "]") + ") == 1"),
+			"expected brackets nested at most 64 levels deep in an expression; the '[' at byte 68 opens level 65", "/tasks/0/expected/assert/0/expr"},
+		{"expr too long", assertWith(long),
+			fmt.Sprintf("expected an expression of at most 4096 bytes, got %d bytes; split it into several checks", len(long)), "/tasks/0/expected/assert/0/expr"},
+		{"expr at the nesting limit", assertWith(nest(MaxExprNesting, "(", "true", ")")), "", ""},
+		{"expr brackets in strings and comments", assertWith(`output != "` + strings.Repeat("(", 100) + `" && output != '` + strings.Repeat("[", 100) +
+			"' && output != `" + strings.Repeat("{", 100) + "` /* " + strings.Repeat("(", 100) + " */"), "", ""},
+		{"expr pattern too long", assertWith(`output matches "` + strings.Repeat("a", MaxRegexBytes+1) + `"`),
+			"the pattern of matches: expected a regular expression of at most 1024 bytes, got 1025 bytes", "/tasks/0/expected/assert/0/expr"},
+		{"expr pattern nested too deep", assertWith(`output matches "` + nest(MaxRegexNesting+1, "(", "a", ")") + `"`),
+			"the pattern of matches: expected groups nested at most 64 levels deep in a regular expression; the ( at byte 65 opens level 65", "/tasks/0/expected/assert/0/expr"},
+		{"regex too long", matchWith(strings.Repeat("[a-z]{1000}", 1000)),
+			"expected a regular expression of at most 1024 bytes, got 11000 bytes", "/tasks/0/expected/match/value"},
+		{"regex nested too deep", matchWith(nest(MaxRegexNesting+1, "(?:", "a", ")*")),
+			"expected groups nested at most 64 levels deep in a regular expression; the ( at byte 193 opens level 65", "/tasks/0/expected/match/value"},
+		{"regex too large", matchWith("[a-z]{500}[a-z]{500}[a-z]{1}"),
+			"expected a regular expression that compiles to at most 1000 instructions, got about 1001; counted repetitions such as x{100} count each copy", "/tasks/0/expected/match/value"},
+		{"regex too large ignoring case", `"match": {"strategy": "regex", "value": "[a-z]{500}[a-z]{500}x", "ignoreCase": true}`,
+			"expected a regular expression that compiles to at most 1000 instructions, got about 1001; counted repetitions such as x{100} count each copy", "/tasks/0/expected/match/value"},
+		{"expr pattern too large", assertWith(`output matches "a{500}a{500}b"`),
+			"the pattern of matches: expected a regular expression that compiles to at most 1000 instructions, got about 1001; counted repetitions such as x{100} count each copy", "/tasks/0/expected/assert/0/expr"},
+		{"schema pattern too long", `"match": {"strategy": "json-schema", "value": {"type": "string", "pattern": "` + strings.Repeat("a", MaxRegexBytes+1) + `"}}`,
+			"not a valid JSON Schema: expected a regular expression of at most 1024 bytes, got 1025 bytes", "/tasks/0/expected/match/value/pattern"},
+		{"schema pattern too large", `"match": {"strategy": "json-schema", "value": {"properties": {"a": {"pattern": "[a-z]{500}[a-z]{500}[a-z]"}}}}`,
+			"not a valid JSON Schema: expected a regular expression that compiles to at most 1000 instructions, got about 1001; counted repetitions such as x{100} count each copy", "/tasks/0/expected/match/value/properties/a/pattern"},
+		{"schema pattern property too large", `"match": {"strategy": "json-schema", "value": {"patternProperties": {"[a-z]{500}[a-z]{500}[a-z]": {}}}}`,
+			`not a valid JSON Schema: key "[a-z]{500}[a-z]{500}[a-z]": expected a regular expression that compiles to at most 1000 instructions, got about 1001; counted repetitions such as x{100} count each copy`, "/tasks/0/expected/match/value"},
+		{"regex at the size limit", matchWith("[a-z]{500}[a-z]{500}"), "", ""},
+		{"regex at the limits", matchWith(nest(MaxRegexNesting, "(?:", "a", ")") + strings.Repeat("b", MaxRegexBytes-4*MaxRegexNesting-1)), "", ""},
+		{"regex literal parentheses", matchWith(strings.Repeat(`\(`, 100) + strings.Repeat(`[(]`, 100) + `\Q` + strings.Repeat("(", 100) + `\E`), "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("limits.json", limitSuite(c.expected))
+			if c.want == "" {
+				assert.NilError(t, err)
+				return
+			}
+			var errs Errors
+			assert.Assert(t, errors.As(err, &errs), "%v", err)
+			assert.Equal(t, len(errs), 1, "%v", err)
+			e := errs[0]
+			assert.Equal(t, e.Message, c.want)
+			assert.Equal(t, e.Pointer, c.pointer)
+			assert.Equal(t, e.Kind, ErrSemantic)
+			assert.Equal(t, e.Pos.File, "limits.json")
+			assert.Equal(t, e.Pos.Line, 2)
+		})
+	}
+}
+
+// TestLimitsEveryUse checks that an expression over the limits is
+// reported at each of its uses, in a task list long enough to be kept
+// compact, and that CompileExpr refuses it too.
+func TestLimitsEveryUse(t *testing.T) {
+	deep := strings.Repeat("(", 100) + "true" + strings.Repeat(")", 100)
+	q, _ := json.Marshal(deep)
+	var sb strings.Builder
+	sb.WriteString(`{"suiteId": "acme.limits.evals.x", "version": "1.0.0", "modes": ["golden"], "tasks": [`)
+	n := compactAbove + 10
+	for i := range n {
+		if i > 0 {
+			sb.WriteString(",\n")
+		}
+		fmt.Fprintf(&sb, `{"taskId": "t%d", "input": "hi", "expected": {"kind": "golden", "assert": [{"expr": %s}]}}`, i, q)
+	}
+	sb.WriteString("]}")
+	_, err := Parse("limits.json", []byte(sb.String()))
+	assert.ErrorContains(t, err, "expected brackets nested at most 64 levels deep")
+	assert.Equal(t, strings.Count(err.Error(), "expected brackets nested"), n)
+
+	_, err = CompileExpr(deep)
+	assert.ErrorContains(t, err, "expected brackets nested at most 64 levels deep")
+}
+
+// TestExprLimitScan checks how the scan of an expression counts brackets.
+func TestExprLimitScan(t *testing.T) {
+	deep := strings.Repeat("(", MaxExprNesting+1)
+	cases := []struct {
+		src  string
+		over bool
+	}{
+		{deep, true},
+		{`"` + deep + `"`, false},
+		{`"\"` + deep + `"`, false},
+		{`'\'` + deep + `'`, false},
+		{"`" + deep + "`", false},
+		{"`a``" + deep + "`", false},
+		{"`a`" + deep, true},
+		{`"a` + "\n" + deep, true}, // a string ends at a newline
+		{"// " + deep + "\ntrue", false},
+		{"// x\n" + deep, true},
+		{"/* " + deep + " */", false},
+		{"/* x */" + deep, true},
+		{"1 / 2 / " + deep, true},
+		{strings.Repeat("())", 100) + strings.Repeat("(", MaxExprNesting), false}, // closing more than open does not go below zero
+		{strings.Repeat("{[(", MaxExprNesting/3) + "[[", true},
+	}
+	for _, c := range cases {
+		err := exprLimit(c.src)
+		assert.Check(t, (err != nil) == c.over, "%q: %v", c.src, err)
+	}
+}
+
+// TestRegexLimitScan checks how the scan of a regular expression counts
+// groups.
+func TestRegexLimitScan(t *testing.T) {
+	deep := strings.Repeat("(", MaxRegexNesting+1)
+	cases := []struct {
+		src  string
+		over bool
+	}{
+		{deep, true},
+		{strings.Repeat(`\(`, 100), false},
+		{`\Q` + deep + `\E`, false},
+		{`\Q` + deep, false},
+		{`\Qx\E` + deep, true},
+		{"[" + deep + "]", false},
+		{"[]" + deep + "]", false},
+		{"[^]" + deep + "]", false},
+		{"[[:alpha:]" + deep + "]", false},
+		{`[\]` + deep + "]", false},
+		{"[a]" + deep, true},
+		{"[[:alpha:]]" + deep, true},
+	}
+	for _, c := range cases {
+		err := regexLimit(c.src)
+		assert.Check(t, (err != nil) == c.over, "%q: %v", c.src, err)
+	}
+}
+
+// TestCompactRegex checks that the regular expressions of compact tasks,
+// parsed but not compiled when the suite loads, are still reported when
+// invalid, and compiled when the task is decoded for its trial.
+func TestCompactRegex(t *testing.T) {
+	build := func(last string) []byte {
+		var sb strings.Builder
+		sb.WriteString(`{"suiteId": "acme.limits.evals.x", "version": "1.0.0", "modes": ["golden"], "tasks": [`)
+		n := compactAbove + 10
+		for i := range n {
+			if i > 0 {
+				sb.WriteString(",\n")
+			}
+			p := fmt.Sprintf(`^t%d$`, i)
+			if i == n-1 {
+				p = last
+			}
+			fmt.Fprintf(&sb, `{"taskId": "t%d", "input": "hi", "expected": {"kind": "golden", %s}}`, i, matchWith(p))
+		}
+		sb.WriteString("]}")
+		return []byte(sb.String())
+	}
+	_, err := Parse("compact.json", build("(unclosed"))
+	assert.Error(t, err, "compact.json:2010:107: /tasks/2009/expected/match/value: not a valid regular expression: missing closing ): `(unclosed` [semantic]")
+
+	s, err := Parse("compact.json", build("^last$"))
+	assert.NilError(t, err)
+	last := s.Tasks[len(s.Tasks)-1]
+	assert.Assert(t, last.Compact())
+	full, err := s.Full(last)
+	assert.NilError(t, err)
+	re := full.Expected.Match.Regexp
+	assert.Assert(t, re != nil && re.MatchString("last"))
+}
