@@ -271,3 +271,13 @@ func TestFilesStayInTheRepository(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestParseAliasBomb: the config reader never expands a YAML alias (an
+// alias where a value is expected is the wrong shape), so an alias bomb
+// costs no more than its text.
+func TestParseAliasBomb(t *testing.T) {
+	bomb, err := os.ReadFile("../suites/testdata/err/yaml-alias-bomb.yaml")
+	assert.NilError(t, err)
+	_, err = Parse("evalgate.yaml", append(bomb, "suites: *i\n"...))
+	assert.ErrorContains(t, err, "evalgate.yaml:10:9: suites: expected a string or a list of strings")
+}

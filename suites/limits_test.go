@@ -213,3 +213,33 @@ func TestCompactRegex(t *testing.T) {
 	re := full.Expected.Match.Regexp
 	assert.Assert(t, re != nil && re.MatchString("last"))
 }
+
+// TestAliasBudget checks that the values YAML aliases expand to have a
+// fixed budget, whatever the size of the document: padding a bomb with
+// values once raised its budget with them.
+func TestAliasBudget(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("pad: [" + strings.Repeat("0,", 200_000) + "0]\n")
+	sb.WriteString("a: &a [" + strings.Repeat("0,", 999) + "0]\n")
+	sb.WriteString("b: [" + strings.Repeat("*a,", 1299) + "*a]\n")
+	_, err := Parse("bomb.yaml", []byte(sb.String()))
+	var errs Errors
+	assert.Assert(t, errors.As(err, &errs), "%v", err)
+	assert.Equal(t, len(errs), 1, "%v", err)
+	assert.Equal(t, errs[0].Error(), "bomb.yaml:3:3002: expanding this alias takes the values built through aliases past 1000000, the limit for a suite [syntax]")
+
+	// Merges count the keys they copy.
+	sb.Reset()
+	sb.WriteString("a: &a {")
+	for i := range 1000 {
+		fmt.Fprintf(&sb, "k%d: 0, ", i)
+	}
+	sb.WriteString("z: 0}\nb: [")
+	for i := range 600 {
+		fmt.Fprintf(&sb, "{<<: *a, n: %d}, ", i)
+	}
+	sb.WriteString("{}]\n")
+	_, err = Parse("merge.yaml", []byte(sb.String()))
+	assert.ErrorContains(t, err, "merge.yaml:2:")
+	assert.ErrorContains(t, err, "past 1000000, the limit for a suite [syntax]")
+}

@@ -14,13 +14,55 @@ import (
 // yamlReader converts a yaml.Node tree into the position-keeping tree,
 // accepting only what is a JSON value: string keys, scalars that are
 // strings, numbers, booleans or null, sequences and mappings. Aliases and
-// merge keys are expanded within a budget, so an alias bomb is an error
-// rather than an out-of-memory crash.
+// merge keys are expanded within a fixed budget, MaxAliasValues, so an
+// alias bomb is an error rather than an out-of-memory crash.
 type yamlReader struct {
 	file    string
 	errs    Errors
-	budget  int                 // values still allowed to be built
 	walking map[*yaml.Node]bool // anchors being expanded, to catch cycles
+
+	// expanded counts the values and merged keys built by expanding
+	// aliases; outer is the outermost alias being expanded, nil outside
+	// any, where a document over the budget is reported.
+	expanded int
+	outer    *yaml.Node
+}
+
+// MaxAliasValues bounds the values a YAML suite may build by expanding
+// aliases and merge keys (<<), each use of an anchor counting every
+// value under it. Nine lines of nested aliases ("billion laughs") expand
+// to 387 million values; padded to a few megabytes, a budget that grew
+// with the document still let one take gigabytes.
+const MaxAliasValues = 1_000_000
+
+// expand counts n values built through an alias; false, after reporting
+// it once, when the document is over the budget.
+func (r *yamlReader) expand(n int) bool {
+	if r.outer == nil {
+		return true
+	}
+	if r.expanded += n; r.expanded <= MaxAliasValues {
+		return true
+	}
+	if r.expanded-n <= MaxAliasValues {
+		r.errorf(r.outer, "expanding this alias takes the values built through aliases past %d, the limit for a suite", MaxAliasValues)
+	}
+	return false
+}
+
+// enter notes that the alias n is being expanded; leave undoes it.
+func (r *yamlReader) enter(n *yaml.Node) {
+	r.walking[n.Alias] = true
+	if r.outer == nil {
+		r.outer = n
+	}
+}
+
+func (r *yamlReader) leave(n *yaml.Node) {
+	delete(r.walking, n.Alias)
+	if r.outer == n {
+		r.outer = nil
+	}
 }
 
 // parseYAML reads a YAML file holding one document.
@@ -52,7 +94,6 @@ func parseYAML(file string, data []byte) (root *value, errs Errors) {
 		}}
 	}
 	r := &yamlReader{file: file, walking: map[*yaml.Node]bool{}}
-	r.budget = max(100_000, 10*countNodes(&doc))
 	root = r.node(&doc, 0)
 	if len(r.errs) > 0 {
 		return nil, r.errs
@@ -65,15 +106,6 @@ func parseYAML(file string, data []byte) (root *value, errs Errors) {
 func yamlError(file string, data []byte, err error) *Error {
 	line, msg := YAMLErrorLine(data, err)
 	return &Error{Pos: Pos{File: file, Line: line, Col: 1}, Message: msg, Kind: ErrSyntax}
-}
-
-// countNodes counts the nodes of the document without following aliases.
-func countNodes(n *yaml.Node) int {
-	c := 1
-	for _, k := range n.Content {
-		c += countNodes(k)
-	}
-	return c
 }
 
 func (r *yamlReader) errorf(n *yaml.Node, format string, args ...any) {
@@ -90,10 +122,7 @@ func (r *yamlReader) node(n *yaml.Node, depth int) *value {
 		r.errorf(n, "values are nested more than %d levels deep", maxDepth)
 		return nil
 	}
-	if r.budget--; r.budget < 0 {
-		if r.budget == -1 {
-			r.errorf(n, "the document expands to too many values through aliases")
-		}
+	if !r.expand(1) {
 		return nil
 	}
 	switch n.Kind {
@@ -112,9 +141,9 @@ func (r *yamlReader) node(n *yaml.Node, depth int) *value {
 			r.errorf(n, "alias %q refers to a value that contains it", n.Value)
 			return nil
 		}
-		r.walking[n.Alias] = true
+		r.enter(n)
 		v := r.node(n.Alias, depth)
-		delete(r.walking, n.Alias)
+		r.leave(n)
 		return v
 	case yaml.SequenceNode:
 		if tag := n.ShortTag(); tag != "!!seq" {
@@ -184,14 +213,13 @@ func (r *yamlReader) merge(v *value, m *yaml.Node, depth int) {
 			r.errorf(m, "alias %q refers to a value that contains it", m.Value)
 			return
 		}
-		r.walking[src.Alias] = true
-		defer delete(r.walking, src.Alias)
+		r.enter(src)
+		defer r.leave(src)
 		src = src.Alias
 	}
 	switch src.Kind {
 	case yaml.MappingNode:
-		if r.budget -= len(src.Content) / 2; r.budget < 0 {
-			r.errorf(m, "the document expands to too many values through aliases")
+		if !r.expand(len(src.Content) / 2) {
 			return
 		}
 		merged := &value{kind: kindObject, fields: v.fields}
