@@ -19,6 +19,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -100,17 +101,42 @@ type Error = diag.Error
 // Errors is every problem found in a config file, in the order found.
 type Errors = diag.Errors
 
+// MaxFileBytes bounds a config file, which is YAML parsed whole: a
+// project file is a few hundred bytes, and the YAML parser takes up to
+// 150 bytes of memory for each byte of a file.
+const MaxFileBytes = 1 << 20
+
 // Load reads a config file. A missing default file is not an error: Load
-// returns the zero config with Dir set to the working directory.
+// returns the zero config with Dir set to the working directory. The file
+// is read through MaxFileBytes: it may be /dev/null (no settings), and
+// /dev/zero is an error rather than all of memory.
 func Load(path string, explicit bool) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		if !explicit && errors.Is(err, os.ErrNotExist) {
 			return &Config{}, nil
 		}
-		return nil, fmt.Errorf("could not read config %q: %w", path, err)
+		return nil, err
 	}
 	return Parse(path, data)
+}
+
+// readFile reads a config file through a limit, so that a device or a
+// file that grows cannot exhaust memory.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("could not read config %q: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("could not read config %q: %w", path, err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, Errors{{Pos: diag.Pos{File: path}, Message: fmt.Sprintf("the file is over %d bytes; expected a config of at most %d bytes (1 MiB)", MaxFileBytes, MaxFileBytes)}}
+	}
+	return data, nil
 }
 
 // Parse parses the content of a config file read from path.
