@@ -109,6 +109,8 @@ func TestSubcommands(t *testing.T) {
 		{name: "validate portable json", args: []string{"validate", "--openwop", "../examples/evals/order-status.json"}, wantStdout: "strictly openwop-portable"},
 		{name: "validate extensions not portable", args: []string{"validate", "--openwop", "../examples/evals/refunds.yaml"}, wantCode: 2, wantStdout: "not strictly openwop-portable"},
 		{name: "export keeps unscoreable tasks on request", args: []string{"export", "--openwop", "--keep-unscoreable", "../examples/evals/refunds.yaml"}, wantCode: 1, wantStdout: `"suiteId": "acme.support.evals.refunds"`, wantStderr: "kept without scoring"},
+		{name: "export refuses a device", args: []string{"export", "--openwop", "/dev/zero"}, wantCode: 2, wantStderr: "/dev/zero: expected a suite file (a regular file), found a character device [io]"},
+		{name: "validate refuses a device", args: []string{"validate", "/dev/zero"}, wantCode: 2, wantStdout: "/dev/zero: expected a suite file (a regular file), found a character device [io]"},
 		{name: "run without suites", args: []string{"run", "--config", "testdata/empty.yaml"}, wantCode: 2, wantStderr: "no suites to run"},
 		{name: "run without agent", args: []string{"run", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: "no agent to run"},
 		{name: "bad gate is exit 2 before running", args: []string{"run", "--agent-cmd", "false", "--gate", "aggregateScore >=", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: "gate"},

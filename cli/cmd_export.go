@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -28,9 +27,9 @@ func exportCmd(_ context.Context, c *Command, args []string) error {
 		return invalid(errors.New("export: expected --openwop and one suite file"))
 	}
 	path := pos[0]
-	data, err := os.ReadFile(path)
+	data, err := suites.ReadFile(path)
 	if err != nil {
-		return invalid(fmt.Errorf("could not read suite %q: %w", path, err))
+		return invalid(err)
 	}
 	out, rep, err := suites.ExportOpenWOP(path, data, *keep)
 	var errs suites.Errors

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/evalgate/evalgate/internal/memtune"
 	"github.com/evalgate/evalgate/suites"
@@ -43,9 +42,9 @@ func validateCmd(_ context.Context, c *Command, args []string) error {
 	if *openwop {
 		portable := true
 		for _, s := range all {
-			data, err := os.ReadFile(s.Path)
+			data, err := suites.ReadFile(s.Path)
 			if err != nil {
-				return invalid(fmt.Errorf("could not read suite %q: %w", s.Path, err))
+				return invalid(err)
 			}
 			rep, err := suites.CheckOpenWOP(s.Path, data)
 			if err != nil {

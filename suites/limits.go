@@ -11,6 +11,13 @@ import (
 // (docs/suites.md, "Limits"). Each is checked on the raw text, before the
 // library that would parse it sees it.
 const (
+	// MaxSuiteBytes bounds a suite file. The 100,000-task suite of
+	// bench/scale.sh is 52 MB of JSON, read a task at a time.
+	MaxSuiteBytes = 64 << 20
+	// MaxYAMLBytes bounds a YAML suite file, which is parsed whole: the
+	// YAML parser takes up to 150 bytes of memory, and a microsecond, for
+	// each byte of the file.
+	MaxYAMLBytes = 4 << 20
 	// MaxExprBytes bounds the text of an assert expression. expr-lang's
 	// parser and checker take time and stack that grow with the text; a
 	// few kilobytes is far more than any assertion needs.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -270,9 +271,9 @@ func LoadWith(hook ParseHook, paths ...string) ([]*Suite, error) {
 	var suites []*Suite
 	defined := map[string]*Suite{}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := ReadFile(f)
 		if err != nil {
-			errs = append(errs, ioError(f, "could not read suite", err))
+			errs = append(errs, err.(*Error))
 			continue
 		}
 		var done func()
@@ -314,13 +315,24 @@ func suiteIDClash(s *Suite, data []byte, prev *Suite) *Error {
 	return e
 }
 
-// suiteFiles expands paths into the suite files to read, each once.
+// suiteFiles expands paths into the suite files to read, each once. A
+// path named directly must be a regular file or a folder, after resolving
+// symbolic links; a folder is walked, as resolved, and a file found in it
+// that is a symbolic link must resolve to a regular file inside it: a
+// link committed to a repository must not make evalgate read, and quote
+// in its errors, a file from elsewhere on the machine (/dev/zero, a
+// secret).
 func suiteFiles(paths []string) ([]string, Errors) {
 	var files []string
 	var errs Errors
 	seen := map[string]bool{}
 	add := func(p string) {
-		key, err := filepath.Abs(p)
+		// A file is the same file under every name: a link to a suite
+		// beside it does not load it twice.
+		key, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			key, err = filepath.Abs(key)
+		}
 		if err != nil {
 			key = filepath.Clean(p)
 		}
@@ -336,15 +348,33 @@ func suiteFiles(paths []string) ([]string, Errors) {
 			continue
 		}
 		if !info.IsDir() {
+			if !info.Mode().IsRegular() {
+				errs = append(errs, notRegular(root, info))
+				continue
+			}
 			add(root)
 			continue
 		}
-		err = filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
+		// The folder is walked as resolved (WalkDir does not follow a
+		// link, not even the root's), and its files named under root.
+		real, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			errs = append(errs, ioError(root, "could not read suite folder", err))
+			continue
+		}
+		name := func(p string) string {
+			if real == root {
+				return p
+			}
+			rel, _ := filepath.Rel(real, p)
+			return filepath.Join(root, rel)
+		}
+		err = filepath.WalkDir(real, func(p string, de fs.DirEntry, err error) error {
 			if err != nil {
-				errs = append(errs, ioError(p, "could not read suite folder", err))
+				errs = append(errs, ioError(name(p), "could not read suite folder", err))
 				return nil
 			}
-			hidden := p != root && strings.HasPrefix(de.Name(), ".")
+			hidden := p != real && strings.HasPrefix(de.Name(), ".")
 			if de.IsDir() {
 				if hidden {
 					return filepath.SkipDir
@@ -353,10 +383,17 @@ func suiteFiles(paths []string) ([]string, Errors) {
 			}
 			switch strings.ToLower(filepath.Ext(p)) {
 			case ".json", ".yaml", ".yml":
-				if !hidden {
-					add(p)
-				}
+			default:
+				return nil
 			}
+			if hidden {
+				return nil
+			}
+			if e := insideFolder(name(p), p, real, de); e != nil {
+				errs = append(errs, e)
+				return nil
+			}
+			add(name(p))
 			return nil
 		})
 		if err != nil {
@@ -364,6 +401,123 @@ func suiteFiles(paths []string) ([]string, Errors) {
 		}
 	}
 	return files, errs
+}
+
+// insideFolder checks a suite file found at p in the resolved folder real
+// (named as shown): a regular file, or a symbolic link to one inside real.
+func insideFolder(shown, p, real string, de fs.DirEntry) *Error {
+	if de.Type().IsRegular() {
+		return nil
+	}
+	if de.Type()&fs.ModeSymlink == 0 {
+		info, err := de.Info()
+		if err != nil {
+			return ioError(shown, "could not read suite", err)
+		}
+		return notRegular(shown, info)
+	}
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ioError(shown, "could not read suite", err)
+	}
+	if !within(real, target) {
+		return &Error{Pos: Pos{File: shown}, Message: fmt.Sprintf("the file is a symbolic link to %s, outside the folder; expected a suite inside the folder it was found in", target), Kind: ErrIO}
+	}
+	info, err := os.Stat(target)
+	if err != nil {
+		return ioError(shown, "could not read suite", err)
+	}
+	if !info.Mode().IsRegular() {
+		return notRegular(shown, info)
+	}
+	return nil
+}
+
+// within reports whether path, resolved, is the folder dir, resolved, or
+// inside it.
+func within(dir, path string) bool {
+	dir, err1 := filepath.Abs(dir)
+	path, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// notRegular reports a suite path that is neither a regular file nor a
+// folder.
+func notRegular(path string, info fs.FileInfo) *Error {
+	what := "not a regular file"
+	switch m := info.Mode(); {
+	case m.IsDir():
+		what = "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	}
+	return &Error{Pos: Pos{File: path}, Message: fmt.Sprintf("expected a suite file (a regular file), found %s", what), Kind: ErrIO}
+}
+
+// ReadFile reads the suite file at path: a regular file (after resolving
+// symbolic links) of at most MaxSuiteBytes, or MaxYAMLBytes when it is
+// YAML, read through a limit so that a file that grows, or is not what it
+// said, cannot exhaust memory. The error is an *Error of kind ErrIO.
+func ReadFile(path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, ioError(path, "could not read suite", err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, notRegular(path, info)
+	}
+	limit := int64(MaxSuiteBytes)
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml":
+		limit = MaxYAMLBytes
+	}
+	if info.Size() > limit {
+		return nil, tooLarge(path, info.Size(), limit)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, ioError(path, "could not read suite", err)
+	}
+	defer f.Close()
+	// The path may have been replaced since it was looked at.
+	if info, err = f.Stat(); err != nil || !info.Mode().IsRegular() {
+		if err != nil {
+			return nil, ioError(path, "could not read suite", err)
+		}
+		return nil, notRegular(path, info)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, min(info.Size(), limit)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return nil, ioError(path, "could not read suite", err)
+	}
+	data := buf.Bytes()
+	n := int64(len(data))
+	if n > limit {
+		return nil, tooLarge(path, n, limit)
+	}
+	if n > MaxYAMLBytes && !isJSON(path, bytes.TrimPrefix(data, utf8BOM)) {
+		return nil, tooLarge(path, n, MaxYAMLBytes)
+	}
+	return data, nil
+}
+
+// tooLarge reports a suite file over its size limit.
+func tooLarge(path string, size, limit int64) *Error {
+	msg := fmt.Sprintf("the file is %d bytes; expected a suite of at most %d bytes (%d MiB)", size, limit, limit>>20)
+	if limit == MaxYAMLBytes {
+		msg = fmt.Sprintf("the file is %d bytes; expected a YAML suite of at most %d bytes (%d MiB): YAML is parsed whole, so write a larger suite as JSON, which is read a task at a time", size, limit, limit>>20)
+	}
+	return &Error{Pos: Pos{File: path}, Message: msg, Kind: ErrIO}
 }
 
 // ioError names the file and keeps the operating system's reason without

@@ -37,3 +37,29 @@ func TestLoadWithHook(t *testing.T) {
 	assert.Equal(t, open, 0, "a parse did not end")
 	assert.DeepEqual(t, calls, []call{{"a.json", len(jsonSuite), true}, {"b.yaml", len(yamlSuite), false}})
 }
+
+// TestLoadSizeLimits checks that a suite file over its size limit is
+// refused before it is read: MaxSuiteBytes for any suite, MaxYAMLBytes
+// for YAML, by extension or, without one, by content.
+func TestLoadSizeLimits(t *testing.T) {
+	cases := []struct {
+		name string
+		size int64
+		want string
+	}{
+		{"big.json", MaxSuiteBytes + 1, "the file is 67108865 bytes; expected a suite of at most 67108864 bytes (64 MiB) [io]"},
+		{"big.yaml", MaxYAMLBytes + 1, "the file is 4194305 bytes; expected a YAML suite of at most 4194304 bytes (4 MiB): YAML is parsed whole, so write a larger suite as JSON, which is read a task at a time [io]"},
+		{"big", MaxYAMLBytes + 1, "the file is 4194305 bytes; expected a YAML suite of at most 4194304 bytes (4 MiB): YAML is parsed whole, so write a larger suite as JSON, which is read a task at a time [io]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), c.name)
+			f, err := os.Create(path)
+			assert.NilError(t, err)
+			assert.NilError(t, f.Truncate(c.size)) // sparse: no disk used
+			assert.NilError(t, f.Close())
+			_, err = Load(path)
+			assert.Error(t, err, path+": "+c.want)
+		})
+	}
+}
