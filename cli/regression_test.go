@@ -375,6 +375,12 @@ func TestBaselineSpecs(t *testing.T) {
 	good := filepath.Join(p.dir, "good")
 	code, _, stderr := runEvalgate(t, nil, "run", "--config", p.config, "--out", good)
 	assert.Equal(t, code, 0, stderr)
+	// A hand-edited baseline whose score is out of range: it once made the
+	// run's figures infinite and results.json unwritable, exit 3.
+	data, err := os.ReadFile(filepath.Join(good, "results.json"))
+	assert.NilError(t, err)
+	edited := filepath.Join(p.dir, "edited.json")
+	assert.NilError(t, os.WriteFile(edited, bytes.Replace(data, []byte(`"score": 1,`), []byte(`"score": 1e308,`), 1), 0o644))
 
 	type testCase struct {
 		name       string
@@ -416,6 +422,8 @@ func TestBaselineSpecs(t *testing.T) {
 		{name: "artifact API down", baseline: "github-artifact:evalgate-baseline",
 			fetch:    func(context.Context, string) (string, bool, error) { return "", false, fmt.Errorf("502 bad gateway") },
 			wantCode: 3, wantStderr: "502 bad gateway"},
+		{name: "a number out of range", baseline: edited, wantCode: 2,
+			wantStderr: `could not read baseline "` + edited + `": /suites/0/tasks/0/score: expected a number from 0 to 1, got 1e+308`},
 		{name: "summaries folder", baseline: good + "/summaries", wantReg: true},
 		{name: "results folder", baseline: good, wantReg: true},
 	} {

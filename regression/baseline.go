@@ -168,16 +168,22 @@ type probe struct {
 func decode(data []byte) (*results.Run, error) {
 	var p probe
 	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, fmt.Errorf("not JSON: %w", err)
+		return nil, results.DecodeError(err)
 	}
 	switch {
 	case p.Suites != nil:
 		var r results.Run
 		if err := json.Unmarshal(data, &r); err != nil {
-			return nil, fmt.Errorf("not a results file: %w", err)
+			return nil, fmt.Errorf("not a results file: %w", results.DecodeError(err))
 		}
 		if r.RunID == "" {
 			return nil, errors.New("not a results file: no runId")
+		}
+		// Its numbers are summed and compared: one out of range (a score
+		// of 1e308) made the run's own figures infinite, and results.json
+		// unwritable.
+		if err := r.Check(); err != nil {
+			return nil, err
 		}
 		fillStats(&r)
 		return &r, nil
@@ -212,10 +218,13 @@ type summary struct {
 func decodeSummary(data []byte) (*results.Suite, error) {
 	var sum summary
 	if err := json.Unmarshal(data, &sum); err != nil {
-		return nil, fmt.Errorf("not an openwop EvalSummary: %w", err)
+		return nil, fmt.Errorf("not an openwop EvalSummary: %w", results.DecodeError(err))
 	}
 	s := &results.Suite{ID: sum.SuiteID, Version: sum.SuiteVersion, ModelClass: sum.ModelClass, Trials: 1}
-	for _, t := range sum.Tasks {
+	for i, t := range sum.Tasks {
+		if err := results.CheckTask(fmt.Sprintf("/tasks/%d", i), t.Score, t.CostUsd, t.LatencyMs); err != nil {
+			return nil, err
+		}
 		status := results.StatusFailed
 		if t.Passed {
 			status = results.StatusPassed

@@ -211,6 +211,44 @@ func TestLoad(t *testing.T) {
 	assert.Assert(t, errors.Is(err, ErrArtifactSpec))
 }
 
+// TestLoadNumbersOutOfRange: a baseline whose numbers are out of range is
+// refused, naming the file and the field: a score of 1e308 made the run's
+// own figures infinite and its results.json unwritable (exit 3 and no
+// outputs), and a negative cost or latency went into the comparison.
+func TestLoadNumbersOutOfRange(t *testing.T) {
+	promoted, err := Promote(headRun())
+	assert.NilError(t, err)
+	// The promoted baseline's first task is greeting's "hello".
+	for _, tc := range []struct {
+		name, from, to, want string
+	}{
+		{"huge score", `"score":1,"costUsd":0.01`, `"score":1e308,"costUsd":0.01`, "/suites/0/tasks/0/score: expected a number from 0 to 1, got 1e+308"},
+		{"negative score", `"score":1,"costUsd":0.01`, `"score":-0.5,"costUsd":0.01`, "/suites/0/tasks/0/score: expected a number from 0 to 1, got -0.5"},
+		{"negative cost", `"costUsd":0.01,`, `"costUsd":-1,`, "/suites/0/tasks/0/costUsd: expected a cost in US dollars from 0 to 1e9, got -1"},
+		{"huge cost", `"costUsd":0.01,`, `"costUsd":1e308,`, "/suites/0/tasks/0/costUsd: expected a cost in US dollars from 0 to 1e9, got 1e+308"},
+		{"negative latency", `"latencyMs":200,`, `"latencyMs":-5,`, "/suites/0/tasks/0/latencyMs: expected a latency in milliseconds from 0 to 1e12, got -5"},
+		{"latency too large for JSON's integers", `"latencyMs":200,`, `"latencyMs":1e30,`, "suites.tasks.latencyMs: expected a whole number that fits in 64 bits, got number 1e30"},
+		{"a number too large for float64", `"score":1,"costUsd":0.01`, `"score":1e999,"costUsd":0.01`, "suites.tasks.score: expected a number that fits in 64 bits, got number 1e999"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := string(promoted)
+			assert.Assert(t, strings.Contains(data, tc.from), "%s", data)
+			path := filepath.Join(t.TempDir(), "baseline.json")
+			assert.NilError(t, os.WriteFile(path, []byte(strings.Replace(data, tc.from, tc.to, 1)), 0o644))
+			_, err := Load(context.Background(), path, "")
+			assert.ErrorContains(t, err, fmt.Sprintf("could not read baseline %q: ", path))
+			assert.ErrorContains(t, err, tc.want)
+		})
+	}
+
+	t.Run("summary", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "summary.json")
+		assert.NilError(t, os.WriteFile(path, []byte(strings.Replace(summaryJSON, `"costUsd": 0.002`, `"costUsd": -0.002`, 1)), 0o644))
+		_, err := Load(context.Background(), path, "")
+		assert.Error(t, err, fmt.Sprintf("could not read baseline %q: /tasks/1/costUsd: expected a cost in US dollars from 0 to 1e9, got -0.002", path))
+	})
+}
+
 func TestLoadGit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")

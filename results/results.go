@@ -327,7 +327,7 @@ type TaskDiff struct {
 	LatencyDeltaMs int64   `json:"latencyDeltaMs"`
 }
 
-// Read loads a results.json file.
+// Read loads a results.json file, whose numbers must be in range (Check).
 func Read(path string) (*Run, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -335,6 +335,9 @@ func Read(path string) (*Run, error) {
 	}
 	var r Run
 	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("could not parse results %q: %w", path, DecodeError(err))
+	}
+	if err := r.Check(); err != nil {
 		return nil, fmt.Errorf("could not parse results %q: %w", path, err)
 	}
 	return &r, nil

@@ -1,0 +1,182 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Ranges of the numbers a results file may hold. A run writes nothing
+// outside them; a file read back (a baseline, a shard to merge) that does
+// was written by hand or by something else, and its sums and deltas could
+// overflow into values no JSON can hold.
+const (
+	MaxCostUsd   = 1e9  // per figure
+	MaxLatencyMs = 1e12 // about 30 years
+	MaxCount     = 1e12 // tokens, tool calls and the counts of tasks and findings
+)
+
+// NumberError is a number of a results file out of its range: Pointer is
+// the JSON pointer of the field.
+type NumberError struct {
+	Pointer string
+	Got     float64
+	Want    string
+}
+
+func (e *NumberError) Error() string {
+	return fmt.Sprintf("%s: expected %s, got %s", e.Pointer, e.Want, strconv.FormatFloat(e.Got, 'g', -1, 64))
+}
+
+// Check reports the first number of the run out of its range: a score or a
+// pass rate outside 0..1, a cost, latency, token or count that is negative
+// or absurdly large, anything not finite. It is what Read and the
+// baseline reader ask of a file before comparing with it.
+func (r *Run) Check() error {
+	c := &checker{}
+	c.stats("", &r.Stats)
+	for i := range r.Suites {
+		c.suite(fmt.Sprintf("/suites/%d", i), &r.Suites[i])
+	}
+	if c.err != nil {
+		return c.err
+	}
+	return nil
+}
+
+// CheckTask checks the figures of one task at the JSON pointer ptr, for a
+// reader of another format (an openwop EvalSummary).
+func CheckTask(ptr string, score, costUsd float64, latencyMs int64) error {
+	c := &checker{}
+	c.score(ptr+"/score", score)
+	c.cost(ptr+"/costUsd", costUsd)
+	c.latency(ptr+"/latencyMs", latencyMs)
+	if c.err != nil {
+		return c.err
+	}
+	return nil
+}
+
+// checker keeps the first problem found.
+type checker struct{ err *NumberError }
+
+func (c *checker) in(ptr string, x, lo, hi float64, want string) {
+	if c.err == nil && (math.IsNaN(x) || x < lo || x > hi) {
+		c.err = &NumberError{Pointer: ptr, Got: x, Want: want}
+	}
+}
+
+func (c *checker) score(ptr string, x float64) { c.in(ptr, x, 0, 1, "a number from 0 to 1") }
+
+func (c *checker) cost(ptr string, x float64) {
+	c.in(ptr, x, 0, MaxCostUsd, "a cost in US dollars from 0 to 1e9")
+}
+
+func (c *checker) latency(ptr string, x int64) {
+	c.in(ptr, float64(x), 0, MaxLatencyMs, "a latency in milliseconds from 0 to 1e12")
+}
+
+func (c *checker) count(ptr string, x int64) {
+	c.in(ptr, float64(x), 0, MaxCount, "a whole number from 0 to 1e12")
+}
+
+func (c *checker) stats(ptr string, s *Stats) {
+	c.score(ptr+"/aggregateScore", s.AggregateScore)
+	c.score(ptr+"/passRate", s.PassRate)
+	c.count(ptr+"/passedCount", int64(s.PassedCount))
+	c.count(ptr+"/taskCount", int64(s.TaskCount))
+	c.count(ptr+"/erroredCount", int64(s.ErroredCount))
+	c.cost(ptr+"/totalCostUsd", s.TotalCostUsd)
+	c.cost(ptr+"/agentCostUsd", s.AgentCostUsd)
+	c.cost(ptr+"/judgeCostUsd", s.JudgeCostUsd)
+	c.latency(ptr+"/p95LatencyMs", s.P95LatencyMs)
+	c.count(ptr+"/findings/critical", int64(s.Findings.Critical))
+	c.count(ptr+"/findings/high", int64(s.Findings.High))
+	c.count(ptr+"/findings/medium", int64(s.Findings.Medium))
+	c.count(ptr+"/findings/low", int64(s.Findings.Low))
+}
+
+func (c *checker) suite(ptr string, s *Suite) {
+	c.score(ptr+"/thresholds/passScore", s.Thresholds.PassScore)
+	if s.Thresholds.MaxCostUsd != nil {
+		c.cost(ptr+"/thresholds/maxCostUsd", *s.Thresholds.MaxCostUsd)
+	}
+	if s.Thresholds.MaxP95LatencyMs != nil {
+		c.latency(ptr+"/thresholds/maxP95LatencyMs", *s.Thresholds.MaxP95LatencyMs)
+	}
+	c.count(ptr+"/trials", int64(s.Trials))
+	c.stats(ptr, &s.Stats)
+	for i := range s.Tasks {
+		c.task(fmt.Sprintf("%s/tasks/%d", ptr, i), &s.Tasks[i])
+	}
+}
+
+func (c *checker) task(ptr string, t *Task) {
+	c.score(ptr+"/score", t.Score)
+	c.score(ptr+"/passScore", t.PassScore)
+	c.count(ptr+"/trialsPassed", int64(t.TrialsPassed))
+	c.latency(ptr+"/latencyMs", t.LatencyMs)
+	c.cost(ptr+"/costUsd", t.CostUsd)
+	c.cost(ptr+"/agentCostUsd", t.AgentCostUsd)
+	c.cost(ptr+"/judgeCostUsd", t.JudgeCostUsd)
+	c.tokens(ptr+"/tokens", t.Tokens)
+	c.count(ptr+"/toolCalls", int64(t.ToolCalls))
+	for i := range t.Trials {
+		tr := &t.Trials[i]
+		p := fmt.Sprintf("%s/trials/%d", ptr, i)
+		c.score(p+"/score", tr.Score)
+		c.latency(p+"/latencyMs", tr.LatencyMs)
+		c.cost(p+"/agentCostUsd", tr.AgentCostUsd)
+		c.cost(p+"/judgeCostUsd", tr.JudgeCostUsd)
+		c.tokens(p+"/tokens", tr.Tokens)
+		c.count(p+"/toolCalls", int64(tr.ToolCalls))
+	}
+}
+
+func (c *checker) tokens(ptr string, t Tokens) {
+	c.count(ptr+"/input", t.Input)
+	c.count(ptr+"/output", t.Output)
+}
+
+// DecodeError says why encoding/json could not decode a results file, in
+// JSON's words: where, and what it found instead of what.
+func DecodeError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("not JSON: %s at byte %d", syn.Error(), syn.Offset)
+	case errors.As(err, &typ):
+		want := "another type"
+		if typ.Type != nil {
+			want = jsonType(typ.Type.Kind().String())
+		}
+		if typ.Field == "" {
+			return fmt.Errorf("expected %s, got %s", want, typ.Value)
+		}
+		return fmt.Errorf("%s: expected %s, got %s", typ.Field, want, typ.Value)
+	}
+	return err
+}
+
+// jsonType names a Go kind as the JSON value that decodes to it.
+func jsonType(kind string) string {
+	switch {
+	case strings.HasPrefix(kind, "int"), strings.HasPrefix(kind, "uint"):
+		return "a whole number that fits in 64 bits"
+	case strings.HasPrefix(kind, "float"):
+		return "a number that fits in 64 bits"
+	case kind == "string":
+		return "a string"
+	case kind == "bool":
+		return "true or false"
+	case kind == "slice", kind == "array":
+		return "a list"
+	case kind == "struct", kind == "map":
+		return "an object"
+	}
+	return "another type"
+}

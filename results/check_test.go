@@ -1,0 +1,68 @@
+package results_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/evalgate/evalgate/internal/resultstest"
+	"github.com/evalgate/evalgate/results"
+)
+
+// TestCheck: a run evalgate writes passes Check, and each kind of number
+// out of range is reported at its JSON pointer.
+func TestCheck(t *testing.T) {
+	assert.NilError(t, resultstest.Full().Check())
+	cases := []struct {
+		name string
+		edit func(r *results.Run)
+		want string
+	}{
+		{"score above 1", func(r *results.Run) { r.Suites[0].Tasks[1].Score = 1e308 },
+			"/suites/0/tasks/1/score: expected a number from 0 to 1, got 1e+308"},
+		{"trial score below 0", func(r *results.Run) { r.Suites[0].Tasks[0].Trials[0].Score = -1 },
+			"/suites/0/tasks/0/trials/0/score: expected a number from 0 to 1, got -1"},
+		{"aggregate score", func(r *results.Run) { r.AggregateScore = 2 },
+			"/aggregateScore: expected a number from 0 to 1, got 2"},
+		{"negative suite cost", func(r *results.Run) { r.Suites[0].TotalCostUsd = -0.5 },
+			"/suites/0/totalCostUsd: expected a cost in US dollars from 0 to 1e9, got -0.5"},
+		{"negative task latency", func(r *results.Run) { r.Suites[0].Tasks[0].LatencyMs = -1 },
+			"/suites/0/tasks/0/latencyMs: expected a latency in milliseconds from 0 to 1e12, got -1"},
+		{"negative tokens", func(r *results.Run) { r.Suites[0].Tasks[0].Trials[0].Tokens.Output = -3 },
+			"/suites/0/tasks/0/trials/0/tokens/output: expected a whole number from 0 to 1e12, got -3"},
+		{"threshold", func(r *results.Run) { c := -1.0; r.Suites[0].Thresholds.MaxCostUsd = &c },
+			"/suites/0/thresholds/maxCostUsd: expected a cost in US dollars from 0 to 1e9, got -1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := resultstest.Full()
+			c.edit(r)
+			assert.Error(t, r.Check(), c.want)
+		})
+	}
+}
+
+// TestReadChecks: Read, which merge uses for each shard, refuses a file
+// with a number out of range or of the wrong type, naming file and field
+// in JSON's words.
+func TestReadChecks(t *testing.T) {
+	data, err := json.Marshal(resultstest.Full())
+	assert.NilError(t, err)
+	for _, c := range []struct{ name, from, to, want string }{
+		{"out of range", `"costUsd":`, `"costUsd":-2,"x":`, `/suites/0/tasks/0/costUsd: expected a cost in US dollars from 0 to 1e9, got -2`},
+		{"not a whole number", `"latencyMs":`, `"latencyMs":1.5,"x":`, `suites.tasks.latencyMs: expected a whole number that fits in 64 bits, got number 1.5`},
+		{"not a number", `"score":`, `"score":"high","x":`, `suites.tasks.score: expected a number that fits in 64 bits, got string`},
+		{"not JSON", `{`, `{{`, `not JSON: invalid character '{' looking for beginning of object key string at byte 2`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "results.json")
+			assert.NilError(t, os.WriteFile(path, []byte(strings.Replace(string(data), c.from, c.to, 1)), 0o644))
+			_, err := results.Read(path)
+			assert.Error(t, err, `could not parse results "`+path+`": `+c.want)
+		})
+	}
+}
