@@ -298,3 +298,12 @@ func TestParseAliasBomb(t *testing.T) {
 	_, err = Parse("evalgate.yaml", append(bomb, "suites: *i\n"...))
 	assert.ErrorContains(t, err, "evalgate.yaml:10:9: suites: expected a string or a list of strings")
 }
+
+// TestParseDeepGate: a gate nested half a million parentheses deep, which
+// fits in a config file, is refused at its place before expr-lang parses
+// it (its parser's stack overflowed, a fatal error).
+func TestParseDeepGate(t *testing.T) {
+	deep := strings.Repeat("(", 500_000) + "passed" + strings.Repeat(")", 500_000)
+	_, err := Parse("evalgate.yaml", []byte("gates:\n  - passed\n  - "+deep+"\n"))
+	assert.Error(t, err, "evalgate.yaml:3:5: gates[1]: expected an expression of at most 4096 bytes, got 1000006 bytes; split it into several gates")
+}

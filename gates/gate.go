@@ -15,6 +15,7 @@ import (
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 
+	"github.com/evalgate/evalgate/internal/limits"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -142,12 +143,17 @@ type CompileError struct {
 	Message string // what is wrong, in the gate's terms
 }
 
-// Error renders the error as `gate "EXPR": column C: MESSAGE`.
+// Error renders the error as `gate "EXPR": column C: MESSAGE`; an
+// expression over limits.ExprBytes is shown by its start.
 func (e *CompileError) Error() string {
-	if w := e.Where(); w != "" {
-		return fmt.Sprintf("gate %q: %s: %s", e.Expr, w, e.Message)
+	expr := strconv.Quote(e.Expr)
+	if len(e.Expr) > limits.ExprBytes {
+		expr = strconv.Quote(e.Expr[:80]) + "..."
 	}
-	return fmt.Sprintf("gate %q: %s", e.Expr, e.Message)
+	if w := e.Where(); w != "" {
+		return fmt.Sprintf("gate %s: %s: %s", expr, w, e.Message)
+	}
+	return fmt.Sprintf("gate %s: %s", expr, e.Message)
 }
 
 // Where is the problem's place in the expression: "column 7", "line 2,
@@ -178,6 +184,11 @@ func (es CompileErrors) Error() string {
 func compile(src string) (*Gate, *CompileError) {
 	if strings.TrimSpace(src) == "" {
 		return nil, &CompileError{Expr: src, Message: "the expression is empty"}
+	}
+	// Before expr-lang sees it: half a million nested parentheses, which
+	// fit in a config file, overflowed its parser's stack.
+	if err := limits.Expr(src, "gates"); err != nil {
+		return nil, &CompileError{Expr: src, Message: err.Error()}
 	}
 	program, err := expr.Compile(src, expr.Env(env{}), expr.AsBool())
 	if err != nil {

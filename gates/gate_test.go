@@ -163,6 +163,10 @@ func TestCompileErrors(t *testing.T) {
 			want: `gate "suites[\"x\"] == true": column 13: invalid operation: == (mismatched types suite and boolean)`},
 		{name: "empty", exprs: []string{"  "},
 			want: `gate "  ": the expression is empty`},
+		{name: "nested too deep", exprs: []string{strings.Repeat("(", 65) + "passed" + strings.Repeat(")", 65)},
+			want: `gate "` + strings.Repeat("(", 65) + "passed" + strings.Repeat(")", 65) + `": expected brackets nested at most 64 levels deep in an expression; the '(' at byte 65 opens level 65`},
+		{name: "nested half a million deep", exprs: []string{strings.Repeat("(", 500_000) + "passed" + strings.Repeat(")", 500_000)},
+			want: `gate "` + strings.Repeat("(", 80) + `"...: expected an expression of at most 4096 bytes, got 1000006 bytes; split it into several gates`},
 		{name: "every bad gate reported", exprs: []string{"passRate > 0.5", "foo", "passRate >"},
 			want: "gate \"foo\": column 1: unknown name \"foo\"; the variables are " + vars + "\n" +
 				`gate "passRate >": column 10: unexpected token EOF`},

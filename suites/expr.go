@@ -145,7 +145,7 @@ func (p *literalPatterns) Visit(node *ast.Node) {
 	if s, ok := b.Right.(*ast.StringNode); ok {
 		if err := regexLimit(s.Value); err != nil {
 			if p.limit == nil {
-				p.limit = &limitError{"the pattern of matches: " + err.Error()}
+				p.limit = &limitError{Message: "the pattern of matches: " + err.Error()}
 			}
 			b.Right = &ast.ConstantNode{Value: s.Value}
 			return
@@ -195,7 +195,7 @@ func (e *sharedExpr) program() (*vm.Program, error) {
 func exprFailure(err error) string {
 	var le *limitError
 	if errors.As(err, &le) {
-		return le.msg
+		return le.Message
 	}
 	return "expression does not compile: " + exprMessage(err)
 }

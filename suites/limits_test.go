@@ -124,62 +124,6 @@ func TestLimitsEveryUse(t *testing.T) {
 	assert.ErrorContains(t, err, "expected brackets nested at most 64 levels deep")
 }
 
-// TestExprLimitScan checks how the scan of an expression counts brackets.
-func TestExprLimitScan(t *testing.T) {
-	deep := strings.Repeat("(", MaxExprNesting+1)
-	cases := []struct {
-		src  string
-		over bool
-	}{
-		{deep, true},
-		{`"` + deep + `"`, false},
-		{`"\"` + deep + `"`, false},
-		{`'\'` + deep + `'`, false},
-		{"`" + deep + "`", false},
-		{"`a``" + deep + "`", false},
-		{"`a`" + deep, true},
-		{`"a` + "\n" + deep, true}, // a string ends at a newline
-		{"// " + deep + "\ntrue", false},
-		{"// x\n" + deep, true},
-		{"/* " + deep + " */", false},
-		{"/* x */" + deep, true},
-		{"1 / 2 / " + deep, true},
-		{strings.Repeat("())", 100) + strings.Repeat("(", MaxExprNesting), false}, // closing more than open does not go below zero
-		{strings.Repeat("{[(", MaxExprNesting/3) + "[[", true},
-	}
-	for _, c := range cases {
-		err := exprLimit(c.src)
-		assert.Check(t, (err != nil) == c.over, "%q: %v", c.src, err)
-	}
-}
-
-// TestRegexLimitScan checks how the scan of a regular expression counts
-// groups.
-func TestRegexLimitScan(t *testing.T) {
-	deep := strings.Repeat("(", MaxRegexNesting+1)
-	cases := []struct {
-		src  string
-		over bool
-	}{
-		{deep, true},
-		{strings.Repeat(`\(`, 100), false},
-		{`\Q` + deep + `\E`, false},
-		{`\Q` + deep, false},
-		{`\Qx\E` + deep, true},
-		{"[" + deep + "]", false},
-		{"[]" + deep + "]", false},
-		{"[^]" + deep + "]", false},
-		{"[[:alpha:]" + deep + "]", false},
-		{`[\]` + deep + "]", false},
-		{"[a]" + deep, true},
-		{"[[:alpha:]]" + deep, true},
-	}
-	for _, c := range cases {
-		err := regexLimit(c.src)
-		assert.Check(t, (err != nil) == c.over, "%q: %v", c.src, err)
-	}
-}
-
 // TestCompactRegex checks that the regular expressions of compact tasks,
 // parsed but not compiled when the suite loads, are still reported when
 // invalid, and compiled when the task is decoded for its trial.

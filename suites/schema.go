@@ -371,7 +371,7 @@ func (r *schemaReporter) leaf(ve *jsonschema.ValidationError) {
 	case *kind.PropertyNames:
 		msg := fmt.Sprintf("key %q is not allowed here", k.Property)
 		if le := limitCause(ve); le != nil {
-			msg = fmt.Sprintf("key %s: %s", describe(&value{kind: kindString, lit: k.Property}), le.msg)
+			msg = fmt.Sprintf("key %s: %s", describe(&value{kind: kindString, lit: k.Property}), le.Message)
 		} else if names := r.enumAt(ve.SchemaURL); len(names) > 0 {
 			msg += "; expected one of " + strings.Join(names, ", ")
 		}
@@ -448,7 +448,7 @@ func leafMessage(ek jsonschema.ErrorKind, v *value) string {
 	case *kind.Format:
 		var le *limitError
 		if errors.As(k.Err, &le) {
-			return le.msg
+			return le.Message
 		}
 		return fmt.Sprintf("expected a %s, got %s", k.Want, describe(v))
 	}
