@@ -1,9 +1,12 @@
 package limits
 
 import (
+	"regexp/syntax"
 	"strings"
 	"testing"
 
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/parser/lexer"
 	"gotest.tools/v3/assert"
 )
 
@@ -61,4 +64,77 @@ func TestRegexLimitScan(t *testing.T) {
 		err := Regex(c.src)
 		assert.Check(t, (err != nil) == c.over, "%q: %v", c.src, err)
 	}
+}
+
+// FuzzExpr checks the scan of an expression against expr-lang's own
+// lexer: an expression the scan accepts never has brackets nested deeper
+// than ExprNesting in the tokens expr-lang parses, so strings and
+// comments skipped by the scan are exactly the lexer's.
+func FuzzExpr(f *testing.F) {
+	for _, s := range []string{
+		`output contains "(("`, "`a``((`", `'\'' + "(" `, "/* ( */ (x)", "// (\n(x)", `"a` + "\n" + `((`,
+		`all(trace, {.name matches "^(crm):"})`, `b"(("`, `1 / (2 / 3)`, `x /* unclosed`, `"\"`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if Expr(src, "checks") != nil {
+			return
+		}
+		tokens, err := lexer.Lex(file.NewSource(src))
+		if err != nil {
+			return
+		}
+		depth := 0
+		for _, tok := range tokens {
+			if tok.Kind != lexer.Bracket {
+				continue
+			}
+			switch tok.Value {
+			case "(", "[", "{":
+				depth++
+				assert.Assert(t, depth <= ExprNesting, "%q passes the scan but nests %d deep", src, depth)
+			default:
+				depth = max(0, depth-1)
+			}
+		}
+	})
+}
+
+// FuzzRegex checks the caps on a regular expression against what regexp
+// makes of a pattern they accept: a program of at most RegexSize
+// instructions (and the two every program has), and groups nested at
+// most RegexNesting deep.
+func FuzzRegex(f *testing.F) {
+	for _, s := range []string{
+		`[a-z]{500}[a-z]{500}`, `(a|b|c)*`, `.{0,499}`, `(?i)hello`, `\Q((\E`, `[(]`, `[]()]`, `[^]()]`,
+		`[[:alpha:]()]`, `(a{10}){10}`, `x{2,5}?`, `(?:ab){0,300}`, `((a))`, `[\]()]`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, pattern string) {
+		if Regex(pattern) != nil {
+			return
+		}
+		re, err := syntax.Parse(pattern, syntax.Perl)
+		if err != nil {
+			return
+		}
+		prog, err := syntax.Compile(re.Simplify())
+		assert.NilError(t, err)
+		assert.Assert(t, len(prog.Inst) <= RegexSize+2, "%q passes the caps but compiles to %d instructions", pattern, len(prog.Inst))
+		assert.Assert(t, captureDepth(re) <= RegexNesting, "%q passes the caps but nests groups %d deep", pattern, captureDepth(re))
+	})
+}
+
+// captureDepth is how deeply capturing groups nest in re.
+func captureDepth(re *syntax.Regexp) int {
+	d := 0
+	for _, sub := range re.Sub {
+		d = max(d, captureDepth(sub))
+	}
+	if re.Op == syntax.OpCapture {
+		d++
+	}
+	return d
 }
