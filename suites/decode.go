@@ -36,6 +36,9 @@ type decoder struct {
 	// checkExpr, when set, type-checks an expression elsewhere, and
 	// exprError leaves reporting a bad one to whoever set it.
 	checkExpr func(src string)
+	// exprNodes counts the nodes of the expressions checked in place,
+	// against MaxExprNodes.
+	exprNodes int
 }
 
 func (d *decoder) pos(v *value) Pos { return Pos{File: d.file, Line: v.line, Col: v.col} }
@@ -144,10 +147,23 @@ func (d *decoder) exprError(src string) (string, bool) {
 
 // typeCheck type-checks an expression, with d.checkExpr when set, else in
 // place, keeping the message when it does not compile.
+//
+// Once the suite's expressions are past MaxExprNodes, the one that took
+// them past it is reported, and no more are checked.
 func (d *decoder) typeCheck(src string) {
-	if d.checkExpr != nil {
+	switch {
+	case d.checkExpr != nil:
 		d.checkExpr(src)
-	} else if err := checkExpr(src); err != nil {
+		return
+	case d.exprNodes > exprNodeBudget:
+		return
+	}
+	n, err := checkExprNodes(src)
+	d.exprNodes += n
+	switch {
+	case d.exprNodes > exprNodeBudget:
+		d.badExprs[src] = fmt.Sprintf("the expressions of the suite hold more than %d operators, names and values in all, the limit for a suite, and this one goes past it", exprNodeBudget)
+	case err != nil:
 		d.badExprs[src] = exprFailure(err)
 	}
 }

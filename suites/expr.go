@@ -106,27 +106,34 @@ func CompileExpr(src string) (*vm.Program, error) {
 // over them (regexLimit), is a *limitError, found before the expression
 // or the pattern is parsed.
 func checkExpr(src string) error {
+	_, err := checkExprNodes(src)
+	return err
+}
+
+// checkExprNodes is checkExpr that also returns the number of nodes of
+// the expression's parse tree, what its check costs (MaxExprNodes).
+func checkExprNodes(src string) (int, error) {
 	if err := exprLimit(src); err != nil {
-		return err
+		return 0, err
 	}
 	cfg := exprConfigs.Get().(*conf.Config)
 	defer exprConfigs.Put(cfg)
 	tree, err := parser.ParseWithConfig(src, cfg)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var patterns literalPatterns
 	ast.Walk(&tree.Node, &patterns)
 	if patterns.limit != nil {
-		return patterns.limit
+		return patterns.nodes, patterns.limit
 	}
 	if !patterns.bad {
 		if _, err := new(checker.Checker).PatchAndCheck(tree, cfg); err == nil {
-			return nil
+			return patterns.nodes, nil
 		}
 	}
 	_, err = checker.ParseCheck(src, cfg)
-	return err
+	return patterns.nodes, err
 }
 
 // literalPatterns parses the literal pattern of each `matches` it visits
@@ -135,9 +142,11 @@ func checkExpr(src string) error {
 type literalPatterns struct {
 	bad   bool
 	limit *limitError
+	nodes int // the nodes visited
 }
 
 func (p *literalPatterns) Visit(node *ast.Node) {
+	p.nodes++
 	b, ok := (*node).(*ast.BinaryNode)
 	if !ok || b.Operator != "matches" {
 		return

@@ -30,6 +30,14 @@ type jsonReader struct {
 	onTask  func(i int, v *value, start, end int)
 	inTasks bool // reading the value of the top-level "tasks" member
 
+	// values counts the values read of the task being read, or, outside
+	// the tasks, of the rest of the suite; when streaming tasks, either
+	// is an error past MaxTaskValues. inTask says which is counted.
+	values int
+	inTask bool
+	// total counts every value read, against MaxSuiteValues.
+	total int
+
 	// The members and items read so far of the objects and lists being
 	// read, innermost last: each is copied out once, at its exact size,
 	// when its object or list ends.
@@ -108,6 +116,11 @@ func (r *jsonReader) value(depth int) (*value, error) {
 	if r.i >= len(r.data) {
 		return nil, r.unexpected("a value")
 	}
+	r.values++
+	r.total++
+	if r.onTask != nil && (r.values > taskValueBudget || r.total > suiteValueBudget) {
+		return nil, r.tooMany()
+	}
 	line, col := r.pos(r.i)
 	v := &value{line: line, col: col}
 	switch c := r.data[r.i]; {
@@ -153,6 +166,18 @@ func (r *jsonReader) value(depth int) (*value, error) {
 	}
 }
 
+// tooMany reports a suite over MaxTaskValues or MaxSuiteValues.
+func (r *jsonReader) tooMany() error {
+	msg := fmt.Sprintf("the suite holds more than %d JSON values, the limit for a suite file", suiteValueBudget)
+	switch {
+	case r.total <= suiteValueBudget && r.inTask:
+		msg = fmt.Sprintf("the task holds more than %d JSON values, the limit for a task, which is held whole while it is checked", taskValueBudget)
+	case r.total <= suiteValueBudget:
+		msg = fmt.Sprintf("the suite holds more than %d JSON values outside its tasks, the limit for what is held whole while the suite is read", taskValueBudget)
+	}
+	return &jsonSyntaxError{r.i, msg}
+}
+
 func (r *jsonReader) items(v *value, depth int) error {
 	r.space()
 	if r.i < len(r.data) && r.data[r.i] == ']' {
@@ -165,11 +190,16 @@ func (r *jsonReader) items(v *value, depth int) error {
 	for i := 0; ; i++ {
 		r.space()
 		start := r.i
+		outside := r.values
+		if stream {
+			r.values, r.inTask = 0, true
+		}
 		it, err := r.value(depth + 1)
 		if err != nil {
 			return err
 		}
 		if stream {
+			r.values, r.inTask = outside, false
 			r.onTask(i, it, start, r.i)
 		} else {
 			r.openItems = append(r.openItems, it)

@@ -14,6 +14,15 @@ const (
 	// YAML parser takes up to 150 bytes of memory, and a microsecond, for
 	// each byte of the file.
 	MaxYAMLBytes = 4 << 20
+	// MaxTaskValues bounds the JSON values of one task of a JSON suite,
+	// and of the rest of the suite: a task's tree is held whole while it
+	// is validated and decoded, at about 150 bytes a value, where the
+	// file holds as little as 2 ("[0,0,...]").
+	MaxTaskValues = 1_000_000
+	// MaxSuiteValues bounds the JSON values of a JSON suite file: reading
+	// one takes a few hundred nanoseconds. The 100,000-task suite of
+	// bench/scale.sh holds 1.5 million.
+	MaxSuiteValues = 16_000_000
 	// MaxExprBytes and MaxExprNesting bound an assert expression: its
 	// length, and how deeply (), [] and {} nest in it (internal/limits).
 	MaxExprBytes   = limits.ExprBytes
@@ -25,6 +34,13 @@ const (
 	MaxRegexBytes   = limits.RegexBytes
 	MaxRegexNesting = limits.RegexNesting
 	MaxRegexSize    = limits.RegexSize
+	// MaxExprNodes bounds the expressions of a suite together: the nodes
+	// of their parse trees, each distinct expression counted once (twice
+	// when several checks share it). Checking one takes about a
+	// microsecond a node; the 100,000-task suite of bench/scale.sh has 1.2
+	// million, while a file of the largest expressions could have 16
+	// million and take half a minute to load.
+	MaxExprNodes = 4_000_000
 )
 
 // limitError is a value over one of the limits. Its message says what the
@@ -38,3 +54,10 @@ func exprLimit(src string) error { return limits.Expr(src, "checks") }
 // regexLimit checks a regular expression against MaxRegexBytes,
 // MaxRegexNesting and MaxRegexSize.
 func regexLimit(pattern string) error { return limits.Regex(pattern) }
+
+// The limits on counts, lowered by tests.
+var (
+	exprNodeBudget   = MaxExprNodes
+	taskValueBudget  = MaxTaskValues
+	suiteValueBudget = MaxSuiteValues
+)

@@ -187,3 +187,80 @@ func TestAliasBudget(t *testing.T) {
 	assert.ErrorContains(t, err, "merge.yaml:2:")
 	assert.ErrorContains(t, err, "past 1000000, the limit for a suite [syntax]")
 }
+
+// TestExprNodeBudget checks that the expressions of a suite together are
+// bounded, and that the one that goes past the bound is reported, the
+// same whichever goroutine checked what.
+func TestExprNodeBudget(t *testing.T) {
+	defer func(prev int) { exprNodeBudget = prev }(exprNodeBudget)
+	exprNodeBudget = 1000
+	src := func(i int) string { return fmt.Sprintf("%s(%d == %d)", strings.Repeat("!", 50), i, i) }
+	n, err := checkExprNodes(src(0))
+	assert.NilError(t, err)
+	over := exprNodeBudget / n // the index of the task whose expression goes past
+	var sb strings.Builder
+	sb.WriteString(`{"suiteId": "acme.limits.evals.x", "version": "1.0.0", "modes": ["golden"], "tasks": [`)
+	for i := range 40 {
+		if i > 0 {
+			sb.WriteString(",\n")
+		}
+		fmt.Fprintf(&sb, `{"taskId": "t%d", "input": "hi", "expected": {"kind": "golden", "assert": [{"expr": %q}]}}`, i, src(i))
+	}
+	sb.WriteString("]}")
+	for range 5 {
+		_, err = Parse("budget.json", []byte(sb.String()))
+		var errs Errors
+		assert.Assert(t, errors.As(err, &errs), "%v", err)
+		assert.Equal(t, len(errs), 1, "%v", err)
+		assert.Equal(t, errs[0].Pointer, fmt.Sprintf("/tasks/%d/expected/assert/0/expr", over))
+		assert.Equal(t, errs[0].Message, "the expressions of the suite hold more than 1000 operators, names and values in all, the limit for a suite, and this one goes past it")
+	}
+}
+
+// TestValueBudgets checks the bounds on the JSON values of a task, of the
+// rest of a suite, and of a whole file, which keep a JSON suite of the
+// largest size a few hundred megabytes and a few seconds to load.
+func TestValueBudgets(t *testing.T) {
+	defer func(task, suite int) { taskValueBudget, suiteValueBudget = task, suite }(taskValueBudget, suiteValueBudget)
+	taskValueBudget, suiteValueBudget = 100, 300
+	list := func(n int) string { return "[" + strings.TrimSuffix(strings.Repeat("0,", n), ",") + "]" }
+	suite := func(tags string, inputs ...string) string {
+		var tasks []string
+		for i, in := range inputs {
+			tasks = append(tasks, fmt.Sprintf(`{"taskId": "t%d", "input": %s, "expected": {"kind": "golden", "match": {"strategy": "exact", "value": "4"}}}`, i, in))
+		}
+		return `{"suiteId": "acme.limits.evals.x", "version": "1.0.0", "modes": ["golden"], "tags": ` + tags + `, "tasks": [` + "\n" + strings.Join(tasks, ",\n") + "]}"
+	}
+	cases := []struct {
+		name, src, want string
+	}{
+		{"tasks within the limits", suite("[]", list(91), list(91), list(80)), ""},
+		{"a task over", suite("[]", list(90), list(100)),
+			"limits.json:3:222: the task holds more than 100 JSON values, the limit for a task, which is held whole while it is checked [syntax]"},
+		{"the rest of the suite over", suite(list(100), list(1)),
+			"limits.json:1:274: the suite holds more than 100 JSON values outside its tasks, the limit for what is held whole while the suite is read [syntax]"},
+		{"the file over", suite("[]", list(91), list(91), list(91), list(91)),
+			"limits.json:4:233: the suite holds more than 300 JSON values, the limit for a suite file [syntax]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("limits.json", []byte(c.src))
+			if c.want == "" {
+				assert.NilError(t, err)
+				return
+			}
+			assert.Error(t, err, c.want)
+		})
+	}
+}
+
+// TestLargeTaskValidatedInPlace checks that a task too large to queue for
+// the checkers is validated in place, its problems reported all the same.
+func TestLargeTaskValidatedInPlace(t *testing.T) {
+	big, _ := json.Marshal(strings.Repeat("x", inlineAbove))
+	src := `{"suiteId": "acme.limits.evals.x", "version": "1.0.0", "modes": ["golden"], "tasks": [
+{"taskId": "t0", "input": "hi", "expected": {"kind": "golden", "match": {"strategy": "exact", "value": "4"}}},
+{"taskId": "t1", "input": ` + string(big) + `, "expected": {"kind": "gold", "match": {"strategy": "exact", "value": "4"}}}]}`
+	_, err := Parse("big.json", []byte(src))
+	assert.ErrorContains(t, err, `/tasks/1/expected/kind: expected one of "golden", "rubric", got "gold" [schema]`)
+}

@@ -89,8 +89,13 @@ type builder struct {
 	checks  chan check  // to the checkers
 	found   chan Errors // from each checker when checks is closed
 	workers int
-	// badExpr is set by a checker when an expression does not compile.
-	badExpr atomic.Bool
+	// badExpr is set by a checker when an expression does not compile, or
+	// when exprNodes, the nodes of the expressions checked, go past
+	// MaxExprNodes.
+	badExpr   atomic.Bool
+	exprNodes atomic.Int64
+	// inlineErrs are the problems of the tasks validated in place.
+	inlineErrs Errors
 }
 
 // check is one check run beside decoding: the schema validation of the
@@ -128,18 +133,28 @@ func (b *builder) checker() {
 	for c := range b.checks {
 		if c.tree != nil {
 			errs = append(errs, suiteSchema.validateTask(b.file, c.tree, c.index)...)
-		} else if checkExpr(c.expr) != nil {
+		} else if b.exprNodes.Load() > int64(exprNodeBudget) {
+			b.badExpr.Store(true) // reported when decoding again; no need to check more
+		} else if n, err := checkExprNodes(c.expr); err != nil || b.exprNodes.Add(int64(n)) > int64(exprNodeBudget) {
 			b.badExpr.Store(true)
 		}
 	}
 	b.found <- errs
 }
 
+// inlineAbove is the size of a task's JSON, in bytes, past which its
+// tree is validated here rather than queued for a checker: the queue may
+// hold a few hundred trees, and a task may hold MaxTaskValues values.
+const inlineAbove = 64 << 10
+
 // task takes the task at index i of the suite's task list.
 func (b *builder) task(i int, tv *value, start, end int) {
-	if i == 0 {
+	switch {
+	case i == 0:
 		b.first = tv // validated with the rest of the suite in finish
-	} else {
+	case end-start > inlineAbove:
+		b.inlineErrs = append(b.inlineErrs, suiteSchema.validateTask(b.file, tv, i)...)
+	default:
 		b.checks <- check{index: i, tree: tv}
 	}
 	b.d.addTask(b.s, tv, i)
@@ -214,6 +229,7 @@ func (b *builder) finish(root *value, errs Errors) (*Suite, Errors) {
 		tasks.val = &list
 	}
 	errs = append(suiteSchema.validateWhole(b.file, root), taskErrs...)
+	errs = append(errs, b.inlineErrs...)
 	s := b.d.suite(root)
 	s.Tasks = b.s.Tasks
 	b.pending = nil
