@@ -9,6 +9,8 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // decoder fills the model from a tree that the schema has checked, and runs
@@ -39,6 +41,35 @@ type decoder struct {
 	// exprNodes counts the nodes of the expressions checked in place,
 	// against MaxExprNodes.
 	exprNodes int
+	// schemas are the JSON Schemas compiled, by their JSON, and
+	// schemaValues counts their values against MaxSuiteSchemaValues.
+	schemas      map[string]*jsonschema.Schema
+	schemaValues int
+}
+
+// schema compiles the JSON Schema v, whose JSON is text, at ptr: once per
+// distinct schema of the suite, and until the suite's schemas are past
+// MaxSuiteSchemaValues, where the one that goes past it is reported.
+func (d *decoder) schema(ptr string, v *value, text []byte) *jsonschema.Schema {
+	if sch, ok := d.schemas[string(text)]; ok {
+		return sch
+	}
+	if d.schemaValues > suiteSchemaBudget {
+		return nil
+	}
+	if d.schemaValues += v.count(schemaValueBudget + 1); d.schemaValues > suiteSchemaBudget {
+		d.errorf(v, ptr, "the JSON Schemas of the suite hold more than %d JSON values in all, the limit for a suite, and this one goes past it (each distinct schema counts once)", suiteSchemaBudget)
+		return nil
+	}
+	sch, errs := compileSchema(d.file, ptr, v)
+	d.errs = append(d.errs, errs...)
+	if errs == nil {
+		if d.schemas == nil {
+			d.schemas = map[string]*jsonschema.Schema{}
+		}
+		d.schemas[string(text)] = sch
+	}
+	return sch
 }
 
 func (d *decoder) pos(v *value) Pos { return Pos{File: d.file, Line: v.line, Col: v.col} }
@@ -260,8 +291,7 @@ func (d *decoder) tools(v *value) []Tool {
 		if sv := tv.get("inputSchema"); sv != nil {
 			t.InputSchema = raw(sv)
 			if sv.kind == kindObject || sv.kind == kindBool {
-				_, errs := compileSchema(d.file, ptr+"/inputSchema", sv)
-				d.errs = append(d.errs, errs...)
+				d.schema(ptr+"/inputSchema", sv, t.InputSchema)
 			}
 		}
 		if nv := tv.get("name"); nv != nil && nv.kind == kindString {
@@ -398,9 +428,7 @@ func (d *decoder) expected(v *value, ptr string) Expected {
 	if sv := v.get("outputSchema"); sv != nil {
 		e.OutputSchemaRaw = raw(sv)
 		if sv.kind == kindObject || sv.kind == kindBool {
-			sch, errs := compileSchema(d.file, ptr+"/outputSchema", sv)
-			e.OutputSchema = sch
-			d.errs = append(d.errs, errs...)
+			e.OutputSchema = d.schema(ptr+"/outputSchema", sv, e.OutputSchemaRaw)
 		}
 	}
 
@@ -508,9 +536,7 @@ func (d *decoder) match(v *value, ptr string) *Match {
 			d.errorf(val, vptr, "expected a JSON Schema (an object or a boolean) for strategy json-schema, got %s", describe(val))
 			break
 		}
-		sch, errs := compileSchema(d.file, vptr, val)
-		m.Schema = sch
-		d.errs = append(d.errs, errs...)
+		m.Schema = d.schema(vptr, val, m.Value)
 	}
 	return m
 }

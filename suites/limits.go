@@ -41,6 +41,14 @@ const (
 	// million, while a file of the largest expressions could have 16
 	// million and take half a minute to load.
 	MaxExprNodes = 4_000_000
+	// MaxSchemaValues bounds a JSON Schema written in a suite (an
+	// outputSchema, a json-schema match, a tool's inputSchema): the
+	// schema compiler's time grows with the square of its subschemas.
+	MaxSchemaValues = 10_000
+	// MaxSuiteSchemaValues bounds the JSON Schemas of a suite together,
+	// each distinct one counted once: compiling one takes 10 to 20
+	// microseconds a value.
+	MaxSuiteSchemaValues = 100_000
 )
 
 // limitError is a value over one of the limits. Its message says what the
@@ -57,7 +65,9 @@ func regexLimit(pattern string) error { return limits.Regex(pattern) }
 
 // The limits on counts, lowered by tests.
 var (
-	exprNodeBudget   = MaxExprNodes
-	taskValueBudget  = MaxTaskValues
-	suiteValueBudget = MaxSuiteValues
+	exprNodeBudget    = MaxExprNodes
+	taskValueBudget   = MaxTaskValues
+	suiteValueBudget  = MaxSuiteValues
+	schemaValueBudget = MaxSchemaValues
+	suiteSchemaBudget = MaxSuiteSchemaValues
 )

@@ -264,3 +264,56 @@ func TestLargeTaskValidatedInPlace(t *testing.T) {
 	_, err := Parse("big.json", []byte(src))
 	assert.ErrorContains(t, err, `/tasks/1/expected/kind: expected one of "golden", "rubric", got "gold" [schema]`)
 }
+
+// TestSchemaBudgets checks the bounds on the JSON Schemas written in a
+// suite: one schema's values, and the values of all the distinct ones.
+// One schema of 330,000 properties took the schema compiler over five
+// minutes; 460,000 small ones, 13 s.
+func TestSchemaBudgets(t *testing.T) {
+	defer func(one, all int) { schemaValueBudget, suiteSchemaBudget = one, all }(schemaValueBudget, suiteSchemaBudget)
+	schemaValueBudget, suiteSchemaBudget = 20, 50
+	props := func(prefix string, n int) string { // a schema of n+2 values
+		var ps []string
+		for i := range n {
+			ps = append(ps, fmt.Sprintf(`"%s%d": {}`, prefix, i))
+		}
+		return `{"properties": {` + strings.Join(ps, ", ") + `}}`
+	}
+	suite := func(schemas ...string) []byte {
+		var sb strings.Builder
+		sb.WriteString(`{"suiteId": "acme.limits.evals.x", "version": "1.0.0", "modes": ["golden"], "tasks": [`)
+		for i, s := range schemas {
+			if i > 0 {
+				sb.WriteString(",")
+			}
+			fmt.Fprintf(&sb, "\n"+`{"taskId": "t%d", "input": "hi", "expected": {"kind": "golden", "match": {"strategy": "json-schema", "value": %s}}}`, i, s)
+		}
+		sb.WriteString("]}")
+		return []byte(sb.String())
+	}
+	cases := []struct {
+		name    string
+		schemas []string
+		want    string
+	}{
+		{"within the limits", []string{props("a", 18), props("b", 18)}, ""},
+		{"the same schema counts once", []string{props("a", 18), props("a", 18), props("a", 18), props("a", 18)}, ""},
+		{"one schema over", []string{props("a", 19)},
+			"limits.json:2:110: /tasks/0/expected/match/value: expected a JSON Schema of at most 20 JSON values, got 21 [semantic]"},
+		{"the schemas over", []string{props("a", 18), props("b", 18), props("c", 18), props("d", 18)},
+			"limits.json:4:110: /tasks/2/expected/match/value: the JSON Schemas of the suite hold more than 50 JSON values in all, the limit for a suite, and this one goes past it (each distinct schema counts once) [semantic]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Parse("limits.json", suite(c.schemas...))
+			if c.want == "" {
+				assert.NilError(t, err)
+				for _, task := range s.Tasks {
+					assert.Assert(t, task.Expected.Match.Schema != nil)
+				}
+				return
+			}
+			assert.Error(t, err, c.want)
+		})
+	}
+}

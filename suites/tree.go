@@ -66,6 +66,25 @@ func (v *value) get(key string) *value {
 	return nil
 }
 
+// count returns the number of values in v, itself included, counting no
+// further than limit.
+func (v *value) count(limit int) int {
+	n := 1
+	for _, it := range v.items {
+		if n >= limit {
+			return n
+		}
+		n += it.count(limit - n)
+	}
+	for _, f := range v.fields {
+		if n >= limit {
+			return n
+		}
+		n += f.val.count(limit - n)
+	}
+	return n
+}
+
 // getField returns the member named key with its key position, or nil.
 func (v *value) getField(key string) *field {
 	if v == nil || v.kind != kindObject {
