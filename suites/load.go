@@ -287,9 +287,9 @@ func LoadWith(hook ParseHook, paths ...string) ([]*Suite, error) {
 	var suites []*Suite
 	defined := map[string]*Suite{}
 	for _, f := range files {
-		data, err := ReadFile(f)
-		if err != nil {
-			errs = append(errs, err.(*Error))
+		data, e := readSuite(f)
+		if e != nil {
+			errs = append(errs, e)
 			continue
 		}
 		var done func()
@@ -485,6 +485,15 @@ func notRegular(path string, info fs.FileInfo) *Error {
 // YAML, read through a limit so that a file that grows, or is not what it
 // said, cannot exhaust memory. The error is an *Error of kind ErrIO.
 func ReadFile(path string) ([]byte, error) {
+	data, err := readSuite(path)
+	if err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// readSuite is ReadFile with the problem as it is reported.
+func readSuite(path string) ([]byte, *Error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, ioError(path, "could not read suite", err)
