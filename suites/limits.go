@@ -14,6 +14,13 @@ const (
 	// YAML parser takes up to 150 bytes of memory, and a microsecond, for
 	// each byte of the file.
 	MaxYAMLBytes = 4 << 20
+	// MaxAliasValues bounds the values a YAML suite may build by
+	// expanding aliases and merge keys (<<), each use of an anchor
+	// counting every value under it. Nine lines of nested aliases
+	// ("billion laughs") expand to 387 million values; padded to a few
+	// megabytes, a budget that grew with the document still let one take
+	// gigabytes.
+	MaxAliasValues = 1_000_000
 	// MaxTaskValues bounds the JSON values of one task of a JSON suite,
 	// and of the rest of the suite: a task's tree is held whole while it
 	// is validated and decoded, at about 150 bytes a value, where the
@@ -46,7 +53,7 @@ const (
 	// schema compiler's time grows with the square of its subschemas.
 	MaxSchemaValues = 10_000
 	// MaxSuiteSchemaValues bounds the JSON Schemas of a suite together,
-	// each distinct one counted once: compiling one takes 10 to 20
+	// each distinct one counted once: compiling one takes 10 to 40
 	// microseconds a value.
 	MaxSuiteSchemaValues = 100_000
 )

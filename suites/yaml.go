@@ -28,13 +28,6 @@ type yamlReader struct {
 	outer    *yaml.Node
 }
 
-// MaxAliasValues bounds the values a YAML suite may build by expanding
-// aliases and merge keys (<<), each use of an anchor counting every
-// value under it. Nine lines of nested aliases ("billion laughs") expand
-// to 387 million values; padded to a few megabytes, a budget that grew
-// with the document still let one take gigabytes.
-const MaxAliasValues = 1_000_000
-
 // expand counts n values built through an alias; false, after reporting
 // it once, when the document is over the budget.
 func (r *yamlReader) expand(n int) bool {
