@@ -493,7 +493,7 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 		res.Status, res.ErrorKind = results.StatusError, results.ErrUnmatchedTool
 		res.ErrorMessage = "a tool call had no fixture, and the fixtures say onUnmatched: fail"
 	default:
-		r.judge(ctx, s, t, req.Mode, sess, rec, &res)
+		r.judge(ctx, s, t, req, sess, rec, &res)
 	}
 	res.Findings = dedupeFindings(res.Findings)
 	if res.Status == "" {
@@ -547,7 +547,7 @@ func decide(s *suites.Suite, t *suites.Task, res *results.Trial) {
 
 // judge scores a trial whose agent answered: its checks, then the
 // detectors, whose findings and judge costs it adds to res.
-func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, mode string, sess *fixtures.Session, rec *TrialRecord, res *results.Trial) {
+func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, req *Request, sess *fixtures.Session, rec *TrialRecord, res *results.Trial) {
 	obs := &judges.Observation{
 		Input:     t.Input,
 		Output:    rec.Output,
@@ -555,11 +555,11 @@ func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, mode s
 		LatencyMs: res.LatencyMs,
 		CostUsd:   rec.Usage.CostUsd,
 	}
-	r.score(ctx, s, t, obs, rec, res)
-	if r.opts.Detect == nil {
+	r.score(ctx, s, t, req.Timeout, obs, rec, res)
+	if r.opts.Detect == nil || res.ErrorKind == results.ErrTimeout || res.ErrorKind == results.ErrCancelled {
 		return
 	}
-	d := r.opts.Detect(ctx, &judges.DetectInput{Suite: s, Task: t, Mode: mode, Obs: obs, Planted: sess.Planted(), Findings: res.Findings})
+	d := r.opts.Detect(ctx, &judges.DetectInput{Suite: s, Task: t, Mode: req.Mode, Obs: obs, Planted: sess.Planted(), Findings: res.Findings})
 	res.Findings = d.Findings
 	res.JudgeCostUsd += d.CostUsd
 	res.Tokens.Input += d.Tokens.Input
@@ -568,8 +568,16 @@ func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, mode s
 
 // score runs the checks of a trial that produced an output: golden checks,
 // or the rubric's criteria (asserts here, the rest by the judge).
-func (r *run) score(ctx context.Context, s *suites.Suite, t *suites.Task, obs *judges.Observation, rec *TrialRecord, res *results.Trial) {
-	checks, valid := judges.Golden(t, obs)
+func (r *run) score(ctx context.Context, s *suites.Suite, t *suites.Task, timeout time.Duration, obs *judges.Observation, rec *TrialRecord, res *results.Trial) {
+	checks, valid, err := goldenChecks(ctx, timeout, t, obs)
+	if err != nil {
+		res.Status, res.ErrorKind = results.StatusError, results.ErrCancelled
+		if ctx.Err() == nil {
+			res.ErrorKind = results.ErrTimeout
+			res.ErrorMessage = fmt.Sprintf("the task's checks did not finish within its timeout of %s", timeout)
+		}
+		return
+	}
 	res.SchemaValid = valid
 	if t.Expected.Kind == suites.KindRubric {
 		var err error
@@ -586,6 +594,36 @@ func (r *run) score(ctx context.Context, s *suites.Suite, t *suites.Task, obs *j
 	}
 	res.Checks = checks
 	res.Score = judges.Score(checks)
+}
+
+// goldenChecks runs the golden checks of a trial (matches, expressions, the
+// output schema) under the task's timeout, counted from now, and under
+// ctx. The checks come from the suite, which may be hostile, and a regular
+// expression or an expression cannot be stopped once it runs: when the
+// time is up the trial gets the error and the checks finish in the
+// background, holding nothing but their own goroutine, so that neither the
+// task nor Ctrl-C waits for them. The suite's caps (docs/suites.md,
+// Limits) bound how long that can be.
+func goldenChecks(ctx context.Context, timeout time.Duration, t *suites.Task, obs *judges.Observation) ([]results.Check, *bool, error) {
+	type scored struct {
+		checks []results.Check
+		valid  *bool
+	}
+	done := make(chan scored, 1)
+	go func() {
+		checks, valid := judges.Golden(t, obs)
+		done <- scored{checks, valid}
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case sc := <-done:
+		return sc.checks, sc.valid, nil
+	case <-timer.C:
+		return nil, nil, context.DeadlineExceeded
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
 }
 
 // errNoJudge is the error of a rubric task whose judged criteria have no

@@ -387,3 +387,39 @@ func TestJudgeMessage(t *testing.T) {
 		assert.Check(t, got == tc.want, "judgeMessage(%v) = %q, want %q", tc.err, got, tc.want)
 	}
 }
+
+// TestChecksUnderTheTaskTimeout: the golden checks of a trial run under the
+// task's timeout, counted from when they start, and under the run's
+// context: checks still running when either ends give the trial its error
+// at once instead of holding it.
+func TestChecksUnderTheTaskTimeout(t *testing.T) {
+	s := loadSuite(t, `suiteId: acme.t.evals.slowcheck
+version: 1.0.0
+modes: [golden]
+tasks:
+  - taskId: slow-check
+    input: x
+    expected:
+      kind: golden
+      match: {strategy: regex, value: '^(a|b|ab|ba)*c'}
+      assert:
+        - expr: 'output matches "^(a|aa|aaa)*b"'
+`)
+	task, err := s.Full(s.Tasks[0])
+	assert.NilError(t, err)
+	big, err := json.Marshal(strings.Repeat("ab", 4<<20))
+	assert.NilError(t, err)
+	obs := &judges.Observation{Input: task.Input, Output: big}
+
+	_, _, err = goldenChecks(context.Background(), time.Millisecond, task, obs)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err = goldenChecks(ctx, time.Minute, task, obs)
+	assert.ErrorIs(t, err, context.Canceled)
+
+	checks, _, err := goldenChecks(context.Background(), time.Minute, task, &judges.Observation{Input: task.Input, Output: json.RawMessage(`"abc"`)})
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(checks, 2))
+}
