@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 	"math"
 	"regexp"
-	"regexp/syntax"
 	"strconv"
 	"strings"
 
@@ -510,20 +509,19 @@ func (d *decoder) match(v *value, ptr string) *Match {
 			break
 		}
 		src := val.lit
-		if err := regexLimit(src); err != nil {
-			d.errorf(val, vptr, "%s", err)
+		le, parsed := regexLimit(src)
+		if le != nil {
+			d.errorf(val, vptr, "%s", le.Message)
+			break
+		}
+		if d.compact && parsed {
+			// The task is kept compact and decoded again for each trial:
+			// compiling the pattern now would only be dropped, and it
+			// compiles exactly when it parses, (?i) or not.
 			break
 		}
 		if m.IgnoreCase {
 			src = "(?i)" + src
-		}
-		if d.compact {
-			// The task is kept compact and decoded again for each trial;
-			// the pattern is valid exactly when it parses, and compiling
-			// it now would only be dropped (regexLimit parsed it).
-			if _, err := syntax.Parse(src, syntax.Perl); err == nil {
-				break
-			}
 		}
 		re, err := regexp.Compile(src)
 		if err != nil {

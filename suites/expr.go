@@ -3,7 +3,6 @@ package suites
 import (
 	"errors"
 	"regexp"
-	"regexp/syntax"
 	"strings"
 	"sync"
 
@@ -152,14 +151,12 @@ func (p *literalPatterns) Visit(node *ast.Node) {
 		return
 	}
 	if s, ok := b.Right.(*ast.StringNode); ok {
-		if err := regexLimit(s.Value); err != nil {
+		switch le, parsed := regexLimit(s.Value); {
+		case le != nil:
 			if p.limit == nil {
-				p.limit = &limitError{Message: "the pattern of matches: " + err.Error()}
+				p.limit = &limitError{Message: "the pattern of matches: " + le.Message}
 			}
-			b.Right = &ast.ConstantNode{Value: s.Value}
-			return
-		}
-		if _, err := syntax.Parse(s.Value, syntax.Perl); err != nil {
+		case !parsed:
 			p.bad = true
 		}
 		b.Right = &ast.ConstantNode{Value: s.Value}

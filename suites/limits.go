@@ -67,8 +67,14 @@ type limitError = limits.Error
 func exprLimit(src string) error { return limits.Expr(src, "checks") }
 
 // regexLimit checks a regular expression against MaxRegexBytes,
-// MaxRegexNesting and MaxRegexSize.
-func regexLimit(pattern string) error { return limits.Regex(pattern) }
+// MaxRegexNesting and MaxRegexSize. It returns the *limitError of a
+// pattern over them; parsed is whether the pattern is within them and
+// compiles.
+func regexLimit(pattern string) (le *limitError, parsed bool) {
+	err := limits.Regex(pattern)
+	le, _ = err.(*limitError)
+	return le, err == nil
+}
 
 // The limits on counts, lowered by tests.
 var (

@@ -106,8 +106,8 @@ func newCompiler() *jsonschema.Compiler {
 // patternProperties) as the compiler would, once they are within the
 // limits on regular expressions.
 func limitedRegexp(pattern string) (jsonschema.Regexp, error) {
-	if err := regexLimit(pattern); err != nil {
-		return nil, err
+	if le, _ := regexLimit(pattern); le != nil {
+		return nil, le
 	}
 	return regexp.Compile(pattern)
 }

@@ -94,15 +94,16 @@ func Expr(src, parts string) error {
 // RegexNesting, on its text, then against RegexSize, on its parse
 // tree. Groups are counted as regexp/syntax reads them: an escaped
 // parenthesis, one inside a character class and text between \Q and \E
-// are literal. A pattern that does not parse passes: compiling it reports
-// why.
+// are literal. A pattern over a cap is an *Error; one that does not parse
+// is regexp/syntax's error (regexp.Compile fails exactly when it does);
+// nil means the pattern compiles within the caps.
 func Regex(pattern string) error {
 	if err := regexText(pattern); err != nil {
 		return err
 	}
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
-		return nil
+		return err
 	}
 	if n := regexSize(re); n > RegexSize {
 		return &Error{fmt.Sprintf("expected a regular expression that compiles to at most %d instructions, got about %d; counted repetitions such as x{100} count each copy", RegexSize, n)}

@@ -62,7 +62,8 @@ func TestRegexLimitScan(t *testing.T) {
 	}
 	for _, c := range cases {
 		err := Regex(c.src)
-		assert.Check(t, (err != nil) == c.over, "%q: %v", c.src, err)
+		_, over := err.(*Error)
+		assert.Check(t, over == c.over && (over || err == nil), "%q: %v", c.src, err)
 	}
 }
 
@@ -113,13 +114,18 @@ func FuzzRegex(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, pattern string) {
-		if Regex(pattern) != nil {
-			return
+		err := Regex(pattern)
+		re, perr := syntax.Parse(pattern, syntax.Perl)
+		if _, over := err.(*Error); !over {
+			assert.Equal(t, err == nil, perr == nil, "%q: Regex says %v, syntax.Parse %v", pattern, err, perr)
 		}
-		re, err := syntax.Parse(pattern, syntax.Perl)
 		if err != nil {
 			return
 		}
+		// The loader does not compile the pattern of a compact task,
+		// ignoreCase or not: (?i) before it must not change that it parses.
+		_, err = syntax.Parse("(?i)"+pattern, syntax.Perl)
+		assert.NilError(t, err, "%q parses, (?i) before it does not", pattern)
 		prog, err := syntax.Compile(re.Simplify())
 		assert.NilError(t, err)
 		assert.Assert(t, len(prog.Inst) <= RegexSize+2, "%q passes the caps but compiles to %d instructions", pattern, len(prog.Inst))
