@@ -194,6 +194,16 @@ func hostileCases() []hostileCase {
 			wantStderr: []string{"baseline.json"},
 		},
 		{
+			name: "a baseline that is a link to /dev/zero", agent: "sleepy.sh", suite: "plain.yaml",
+			env: map[string]string{"HOSTILE_SLEEP": "0"},
+			setup: func(t *testing.T, dir string) {
+				assert.NilError(t, os.Symlink("/dev/zero", filepath.Join(dir, "baseline.json")))
+			},
+			args:       []string{"--baseline", "baseline.json"},
+			wantExit:   2,
+			wantStderr: []string{"not a regular file"},
+		},
+		{
 			name: "SIGINT in the middle of a run", agent: "sleepy.sh", suite: "plain.yaml",
 			env:      map[string]string{"HOSTILE_SLEEP": "300"},
 			wantExit: 130, outputs: true,

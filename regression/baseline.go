@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -146,8 +147,44 @@ func unwrapPathError(err error) error {
 	return err
 }
 
+var errNotRegular = errors.New("not a regular file; name a results.json, a promoted baseline or a folder holding one")
+
+// MaxBaselineBytes bounds a baseline file: the results.json of a
+// 100,000-task run is some 170 MB.
+const MaxBaselineBytes = 1 << 30
+
+// readFile reads a baseline file, which the pull request may have put
+// there: it must be a regular file (not /dev/zero, a FIFO or a device)
+// of at most MaxBaselineBytes, and is read through that limit.
+func readFile(path string) ([]byte, error) {
+	// Stat before opening: opening a FIFO would wait for a writer.
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errNotRegular
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, errNotRegular
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxBaselineBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxBaselineBytes {
+		return nil, fmt.Errorf("larger than %d MiB, more than any run's results", MaxBaselineBytes>>20)
+	}
+	return data, nil
+}
+
 func loadFile(path string) (*results.Run, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("could not read baseline %q: %w", path, unwrapPathError(err))
 	}
@@ -244,7 +281,7 @@ func loadSummaries(dir string, files []string) (*results.Run, error) {
 	run := &results.Run{Schema: results.Schema}
 	seen := map[string]string{}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := readFile(f)
 		if err != nil {
 			return nil, fmt.Errorf("could not read baseline %q: %w", f, unwrapPathError(err))
 		}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -299,4 +300,21 @@ func TestLoadGit(t *testing.T) {
 	written, err := filepath.Glob(filepath.Join(dir, "pwned*"))
 	assert.NilError(t, err)
 	assert.Equal(t, len(written), 0, "git wrote %v", written)
+}
+
+// TestLoadNotARegularFile: a baseline the pull request linked to /dev/zero
+// or made a FIFO is refused at once rather than read forever.
+func TestLoadNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	zero := filepath.Join(dir, "baseline.json")
+	assert.NilError(t, os.Symlink("/dev/zero", zero))
+	_, err := Load(context.Background(), zero, "")
+	assert.ErrorContains(t, err, "not a regular file")
+
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	_, err = Load(context.Background(), fifo, "")
+	assert.ErrorContains(t, err, "not a regular file")
 }
