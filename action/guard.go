@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"os"
 	"strings"
-)
 
-// runnerFiles are the file commands of a GitHub Actions step: appending
-// to them sets variables, the PATH, outputs and state for later steps and
-// writes the job summary.
-var runnerFiles = []string{"GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STEP_SUMMARY", "GITHUB_STATE"}
+	"github.com/evalgate/evalgate/internal/process"
+)
 
 // maxKept is the most of a runner file a Guard keeps to restore it; a
 // larger file is only checked.
@@ -36,7 +33,7 @@ type guardedFile struct {
 // GuardRunnerFiles records every runner file named in the environment.
 func GuardRunnerFiles(getenv func(string) string) *Guard {
 	g := &Guard{}
-	for _, env := range runnerFiles {
+	for _, env := range process.RunnerFiles {
 		path := getenv(env)
 		if path == "" {
 			continue

@@ -10,11 +10,11 @@ import (
 // passes one through on purpose with agent.env.
 var scrubbed = []string{"GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "EVALGATE_CACHE_KEY"}
 
-// runnerFiles are the GitHub Actions file commands: a process that can
-// append to them sets variables and outputs for every later step of the
-// job and writes its summary. No child ever gets them, not even through
-// agent.env.
-var runnerFiles = []string{"GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STEP_SUMMARY", "GITHUB_STATE"}
+// RunnerFiles are the variables naming the GitHub Actions file commands: a
+// process that can append to them sets variables and outputs for every
+// later step of the job and writes its summary. No child ever gets them,
+// not even through agent.env (action.Guard watches the files themselves).
+var RunnerFiles = []string{"GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STEP_SUMMARY", "GITHUB_STATE"}
 
 // scrubbedPrefixes are prefixes of variables that never reach a child:
 // ACTIONS_RUNTIME_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN and the other
@@ -84,7 +84,7 @@ func ScrubEnv(parent []string, drop []string, extra map[string]string) []string 
 }
 
 func isRunnerFile(name string) bool {
-	for _, f := range runnerFiles {
+	for _, f := range RunnerFiles {
 		if strings.EqualFold(name, f) {
 			return true
 		}
