@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/evalgate/evalgate/gates"
+	"github.com/evalgate/evalgate/internal/inputfile"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -147,40 +147,22 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-var errNotRegular = errors.New("not a regular file; name a results.json, a promoted baseline or a folder holding one")
-
 // MaxBaselineBytes bounds a baseline file: the results.json of a
 // 100,000-task run is some 170 MB.
 const MaxBaselineBytes = 1 << 30
 
 // readFile reads a baseline file, which the pull request may have put
-// there: it must be a regular file (not /dev/zero, a FIFO or a device)
-// of at most MaxBaselineBytes, and is read through that limit.
+// there: a regular file (not /dev/zero, a FIFO or a device) of at most
+// MaxBaselineBytes, read through that limit.
 func readFile(path string) ([]byte, error) {
-	// Stat before opening: opening a FIFO would wait for a writer.
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
+	data, err := inputfile.Read(path, MaxBaselineBytes)
+	if _, ok := errors.AsType[*inputfile.NotRegularError](err); ok {
+		return nil, errors.New("not a regular file; name a results.json, a promoted baseline or a folder holding one")
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, errNotRegular
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, errNotRegular
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxBaselineBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxBaselineBytes {
+	if _, ok := errors.AsType[*inputfile.TooLargeError](err); ok {
 		return nil, fmt.Errorf("larger than %d MiB, more than any run's results", MaxBaselineBytes>>20)
 	}
-	return data, nil
+	return data, err
 }
 
 func loadFile(path string) (*results.Run, error) {

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
+
+	"github.com/evalgate/evalgate/internal/inputfile"
 )
 
 // Parse reads one suite file: it parses the JSON or YAML (by the file's
@@ -365,7 +366,7 @@ func suiteFiles(paths []string) ([]string, Errors) {
 		}
 		if !info.IsDir() {
 			if !info.Mode().IsRegular() {
-				errs = append(errs, notRegular(root, info))
+				errs = append(errs, notRegular(root, info.Mode()))
 				continue
 			}
 			add(root)
@@ -430,7 +431,7 @@ func insideFolder(shown, p, real string, de fs.DirEntry) *Error {
 		if err != nil {
 			return ioError(shown, "could not read suite", err)
 		}
-		return notRegular(shown, info)
+		return notRegular(shown, info.Mode())
 	}
 	target, err := filepath.EvalSymlinks(p)
 	if err != nil {
@@ -444,7 +445,7 @@ func insideFolder(shown, p, real string, de fs.DirEntry) *Error {
 		return ioError(shown, "could not read suite", err)
 	}
 	if !info.Mode().IsRegular() {
-		return notRegular(shown, info)
+		return notRegular(shown, info.Mode())
 	}
 	return nil
 }
@@ -463,20 +464,8 @@ func within(dir, path string) bool {
 
 // notRegular reports a suite path that is neither a regular file nor a
 // folder.
-func notRegular(path string, info fs.FileInfo) *Error {
-	what := "not a regular file"
-	switch m := info.Mode(); {
-	case m.IsDir():
-		what = "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		what = "a named pipe"
-	case m&fs.ModeSocket != 0:
-		what = "a socket"
-	case m&fs.ModeCharDevice != 0:
-		what = "a character device"
-	case m&fs.ModeDevice != 0:
-		what = "a device"
-	}
+func notRegular(path string, mode fs.FileMode) *Error {
+	what := (&inputfile.NotRegularError{Mode: mode}).What()
 	return &Error{Pos: Pos{File: path}, Message: fmt.Sprintf("expected a suite file (a regular file), found %s", what), Kind: ErrIO}
 }
 
@@ -494,43 +483,22 @@ func ReadFile(path string) ([]byte, error) {
 
 // readSuite is ReadFile with the problem as it is reported.
 func readSuite(path string) ([]byte, *Error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, ioError(path, "could not read suite", err)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, notRegular(path, info)
-	}
 	limit := int64(MaxSuiteBytes)
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".yaml", ".yml":
 		limit = MaxYAMLBytes
 	}
-	if info.Size() > limit {
-		return nil, tooLarge(path, info.Size(), limit)
+	data, err := inputfile.Read(path, limit)
+	if nr, ok := errors.AsType[*inputfile.NotRegularError](err); ok {
+		return nil, notRegular(path, nr.Mode)
 	}
-	f, err := os.Open(path)
+	if tl, ok := errors.AsType[*inputfile.TooLargeError](err); ok {
+		return nil, tooLarge(path, tl.Size, limit)
+	}
 	if err != nil {
 		return nil, ioError(path, "could not read suite", err)
 	}
-	defer f.Close()
-	// The path may have been replaced since it was looked at.
-	if info, err = f.Stat(); err != nil || !info.Mode().IsRegular() {
-		if err != nil {
-			return nil, ioError(path, "could not read suite", err)
-		}
-		return nil, notRegular(path, info)
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, min(info.Size(), limit)+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
-		return nil, ioError(path, "could not read suite", err)
-	}
-	data := buf.Bytes()
-	n := int64(len(data))
-	if n > limit {
-		return nil, tooLarge(path, n, limit)
-	}
-	if n > MaxYAMLBytes && !isJSON(path, bytes.TrimPrefix(data, utf8BOM)) {
+	if n := int64(len(data)); n > MaxYAMLBytes && !isJSON(path, bytes.TrimPrefix(data, utf8BOM)) {
 		return nil, tooLarge(path, n, MaxYAMLBytes)
 	}
 	return data, nil

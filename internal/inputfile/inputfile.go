@@ -1,0 +1,95 @@
+// Package inputfile reads a file that evalgate's input names: a suite, the
+// project file, a baseline. On a pull request that input may be the
+// attacker's, so the file must be a regular file once links are resolved
+// (not /dev/zero, a FIFO, a device or a folder) and is read through a size
+// limit, so that nothing it points at can hang the read or fill memory.
+package inputfile
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// NotRegularError is a path that is not a regular file once links are
+// resolved.
+type NotRegularError struct {
+	Mode fs.FileMode
+}
+
+func (e *NotRegularError) Error() string { return "found " + e.What() + ", not a regular file" }
+
+// What names what the path is: "a folder", "a named pipe", "a socket", "a
+// character device", "a device", or "not a regular file".
+func (e *NotRegularError) What() string {
+	switch m := e.Mode; {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
+// TooLargeError is a file over the limit: Size is what was found (its size,
+// or limit+1 once the read went past the limit).
+type TooLargeError struct {
+	Size, Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the file is %d bytes, over the limit of %d", e.Size, e.Limit)
+}
+
+// Read reads the regular file at path, of at most limit bytes. It looks
+// before it opens (opening a FIFO would wait for a writer) and again at
+// what it opened (the path may have been replaced in between), and reads
+// through the limit (a file may grow while it is read). The errors are the
+// system's (an *fs.PathError), a *NotRegularError or a *TooLargeError.
+func Read(path string, limit int64) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(info, limit); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := check(info, limit); err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, min(info.Size(), limit)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	if n := int64(buf.Len()); n > limit {
+		return nil, &TooLargeError{Size: n, Limit: limit}
+	}
+	return buf.Bytes(), nil
+}
+
+// check says what is wrong with a file of info, read through limit.
+func check(info fs.FileInfo, limit int64) error {
+	if !info.Mode().IsRegular() {
+		return &NotRegularError{Mode: info.Mode()}
+	}
+	if info.Size() > limit {
+		return &TooLargeError{Size: info.Size(), Limit: limit}
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+package inputfile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"gotest.tools/v3/assert"
+)
+
+func TestRead(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "suite.json")
+	assert.NilError(t, os.WriteFile(file, []byte("0123456789"), 0o644))
+	zero := filepath.Join(dir, "zero.json")
+	assert.NilError(t, os.Symlink("/dev/zero", zero))
+	fifo := filepath.Join(dir, "fifo.json")
+	haveFIFO := syscall.Mkfifo(fifo, 0o644) == nil
+
+	data, err := Read(file, 10)
+	assert.NilError(t, err)
+	assert.Equal(t, string(data), "0123456789")
+
+	_, err = Read(file, 9)
+	tl, ok := errors.AsType[*TooLargeError](err)
+	assert.Assert(t, ok, "%v", err)
+	assert.Equal(t, *tl, TooLargeError{Size: 10, Limit: 9})
+
+	for path, what := range map[string]string{dir: "a folder", zero: "a character device"} {
+		_, err = Read(path, 1<<20)
+		nr, ok := errors.AsType[*NotRegularError](err)
+		assert.Assert(t, ok, "%s: %v", path, err)
+		assert.Equal(t, nr.What(), what)
+	}
+	if haveFIFO {
+		_, err = Read(fifo, 1<<20) // returns at once rather than waiting for a writer
+		nr, ok := errors.AsType[*NotRegularError](err)
+		assert.Assert(t, ok, "%v", err)
+		assert.Equal(t, nr.What(), "a named pipe")
+	}
+
+	_, err = Read(filepath.Join(dir, "missing.json"), 10)
+	assert.Assert(t, errors.Is(err, fs.ErrNotExist), "%v", err)
+}
