@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/evalgate/evalgate/action"
 	"github.com/evalgate/evalgate/config"
+	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/internal/redact"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
@@ -15,10 +17,11 @@ import (
 // inActions reports whether evalgate runs as a GitHub Actions step.
 func (c *Command) inActions() bool { return c.Getenv("GITHUB_ACTIONS") == "true" }
 
-// secretEnv names the variables that hold credentials evalgate reads: their
-// values are masked in the log before anything else is printed.
+// secretEnv names the variables that hold credentials evalgate reads (its
+// own, process.Credentials, and the API keys of the config): their values
+// are masked in the log before anything else is printed, and redacted.
 func secretEnv(cfg *config.Config) []string {
-	names := []string{"GITHUB_TOKEN", "INPUT_GITHUB_TOKEN", "INPUT_GITHUB-TOKEN", CacheKeyEnv}
+	names := slices.Clone(process.Credentials)
 	for _, o := range []*config.OpenAI{cfg.Agent.OpenAI, cfg.Judge.OpenAI} {
 		if o != nil && o.APIKeyEnv != "" {
 			names = append(names, o.APIKeyEnv)

@@ -6,9 +6,11 @@ import (
 	"strings"
 )
 
-// scrubbed are the variables that never reach a child unless the project
-// passes one through on purpose with agent.env.
-var scrubbed = []string{"GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "EVALGATE_CACHE_KEY"}
+// Credentials are the variables holding evalgate's own credentials (the
+// Action's token and the judge cache's key): they never reach a child
+// unless the project passes one through on purpose with agent.env, and
+// the command layer redacts and masks their values.
+var Credentials = []string{"GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "EVALGATE_CACHE_KEY"}
 
 // RunnerFiles are the variables naming the GitHub Actions file commands: a
 // process that can append to them sets variables and outputs for every
@@ -96,7 +98,7 @@ func isScrubbed(name string, drop []string) bool {
 	if isRunnerFile(name) {
 		return true
 	}
-	for _, s := range scrubbed {
+	for _, s := range Credentials {
 		if strings.EqualFold(name, s) {
 			return true
 		}
