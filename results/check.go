@@ -133,6 +133,14 @@ func (c *checker) task(ptr string, t *Task) {
 		c.cost(p+"/judgeCostUsd", tr.JudgeCostUsd)
 		c.tokens(p+"/tokens", tr.Tokens)
 		c.count(p+"/toolCalls", int64(tr.ToolCalls))
+		for j, u := range tr.Tools {
+			q := fmt.Sprintf("%s/tools/%d", p, j)
+			c.count(q+"/calls", int64(u.Calls))
+			c.count(q+"/matched", int64(u.Matched))
+			c.count(q+"/errors", int64(u.Errors))
+			c.count(q+"/repeats", int64(u.Repeats))
+			c.count(q+"/maxSame", int64(u.MaxSame))
+		}
 	}
 }
 

@@ -188,13 +188,16 @@ type Thresholds struct {
 
 // Task is one task's result over all its trials.
 type Task struct {
-	ID        string   `json:"taskId"`
-	File      string   `json:"file"` // relative to the repository root; see InRepo
-	Line      int      `json:"line"`
-	Kind      string   `json:"kind"` // golden or rubric
-	Tags      []string `json:"tags,omitempty"`
-	Status    string   `json:"status"` // passed, failed or error
-	ErrorKind string   `json:"errorKind,omitempty"`
+	ID   string   `json:"taskId"`
+	File string   `json:"file"` // relative to the repository root; see InRepo
+	Line int      `json:"line"`
+	Kind string   `json:"kind"` // golden or rubric
+	Tags []string `json:"tags,omitempty"`
+	// Metadata is the task's assessment metadata, as the suite declares it;
+	// nil when it declares none.
+	Metadata  *Metadata `json:"metadata,omitempty"`
+	Status    string    `json:"status"` // passed, failed or error
+	ErrorKind string    `json:"errorKind,omitempty"`
 	// ErrorMessage says what happened, in evalgate's own content-free
 	// words ("exit status 2 before any line"): the first errored trial's.
 	ErrorMessage string  `json:"errorMessage,omitempty"`
@@ -220,6 +223,32 @@ type Task struct {
 	Trials          []Trial `json:"trials"`
 }
 
+// Metadata is a task's assessment metadata (DESIGN §11): labels the suite
+// author chose, like tags, never task content.
+type Metadata struct {
+	Domain        string `json:"domain,omitempty"`
+	Complexity    int    `json:"complexity,omitempty"`    // 1-5; 0 when unset
+	AutonomyLevel *int   `json:"autonomyLevel,omitempty"` // 0-3
+	Category      string `json:"category,omitempty"`
+}
+
+// ToolUse is what one tool saw in one trial, content-free: counts only,
+// never arguments or results.
+type ToolUse struct {
+	Name  string `json:"name"`
+	Calls int    `json:"calls"`
+	// Matched counts the calls a fixture entry answered, error entries
+	// included; the others got "no fixture" or live-shadow errors.
+	Matched int `json:"matched"`
+	// Errors counts the calls answered with an error result.
+	Errors int `json:"errors"`
+	// Repeats counts the calls that repeated an earlier call of the same
+	// trial: the same name and the same arguments.
+	Repeats int `json:"repeats"`
+	// MaxSame is the most times one call (name and arguments) was made.
+	MaxSame int `json:"maxSame"`
+}
+
 // Tokens counts model tokens.
 type Tokens struct {
 	Input  int64 `json:"input"`
@@ -228,20 +257,23 @@ type Tokens struct {
 
 // Trial is one execution of a task.
 type Trial struct {
-	Trial        int       `json:"trial"` // 1-based
-	Status       string    `json:"status"`
-	ErrorKind    string    `json:"errorKind,omitempty"`
-	ErrorMessage string    `json:"errorMessage,omitempty"` // content-free, as on Task
-	Score        float64   `json:"score"`
-	Passed       bool      `json:"passed"`
-	LatencyMs    int64     `json:"latencyMs"`
-	AgentCostUsd float64   `json:"agentCostUsd"`
-	JudgeCostUsd float64   `json:"judgeCostUsd"`
-	Tokens       Tokens    `json:"tokens"`
-	ToolCalls    int       `json:"toolCalls"`
-	SchemaValid  *bool     `json:"schemaValid,omitempty"`
-	Checks       []Check   `json:"checks"`
-	Findings     []Finding `json:"findings,omitempty"`
+	Trial        int     `json:"trial"` // 1-based
+	Status       string  `json:"status"`
+	ErrorKind    string  `json:"errorKind,omitempty"`
+	ErrorMessage string  `json:"errorMessage,omitempty"` // content-free, as on Task
+	Score        float64 `json:"score"`
+	Passed       bool    `json:"passed"`
+	LatencyMs    int64   `json:"latencyMs"`
+	AgentCostUsd float64 `json:"agentCostUsd"`
+	JudgeCostUsd float64 `json:"judgeCostUsd"`
+	Tokens       Tokens  `json:"tokens"`
+	ToolCalls    int     `json:"toolCalls"`
+	SchemaValid  *bool   `json:"schemaValid,omitempty"`
+	// Tools holds each called tool's counts, sorted by name; absent when
+	// the agent called none.
+	Tools    []ToolUse `json:"tools,omitempty"`
+	Checks   []Check   `json:"checks"`
+	Findings []Finding `json:"findings,omitempty"`
 	// LinesAfterFinal counts the ignored lines after the final line.
 	LinesAfterFinal int `json:"linesAfterFinal,omitempty"`
 }

@@ -479,6 +479,7 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 		AgentCostUsd: out.Usage.CostUsd,
 		Tokens:       results.Tokens{Input: out.Usage.InputTokens, Output: out.Usage.OutputTokens},
 		ToolCalls:    len(rec.Trace),
+		Tools:        toolUse(rec.Trace),
 		Checks:       []results.Check{},
 		Findings:     sess.Findings(),
 
@@ -724,6 +725,62 @@ func dedupeFindings(fs []results.Finding) []results.Finding {
 	return out
 }
 
+// toolUse counts a trial's calls per tool, sorted by tool name. Two calls
+// are the same call when their names are equal and their arguments are
+// equal as JSON values (key order and number spelling aside).
+func toolUse(trace []fixtures.Call) []results.ToolUse {
+	if len(trace) == 0 {
+		return nil
+	}
+	index := map[string]int{}
+	same := map[string]int{}
+	var out []results.ToolUse
+	for _, c := range trace {
+		i, ok := index[c.Name]
+		if !ok {
+			i = len(out)
+			index[c.Name] = i
+			out = append(out, results.ToolUse{Name: c.Name})
+		}
+		u := &out[i]
+		u.Calls++
+		if c.Fixture >= 0 {
+			u.Matched++
+		}
+		if c.IsError {
+			u.Errors++
+		}
+		key := c.Name + "\x00" + callKey(c.Args)
+		same[key]++
+		if n := same[key]; n > 1 {
+			u.Repeats++
+			u.MaxSame = max(u.MaxSame, n)
+		} else {
+			u.MaxSame = max(u.MaxSame, 1)
+		}
+	}
+	slices.SortFunc(out, func(a, b results.ToolUse) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// callKey is the canonical form of a call's arguments; arguments that are
+// not JSON are their own text.
+func callKey(args json.RawMessage) string {
+	v, err := jsonvalue.Decode(args)
+	if err != nil {
+		return "\x01" + string(args)
+	}
+	return string(jsonvalue.Canonical(v))
+}
+
+// metadata is the task's assessment metadata as results carries it.
+func metadata(m *suites.Metadata) *results.Metadata {
+	if m == nil {
+		return nil
+	}
+	return &results.Metadata{Domain: m.Domain, Complexity: m.Complexity, AutonomyLevel: m.AutonomyLevel, Category: m.Category}
+}
+
 // aggregate folds a task's trials into its result: the score is the mean,
 // the task passes only when every trial passes (pass^k), and an errored
 // trial makes the task an error.
@@ -734,6 +791,7 @@ func aggregate(s *suites.Suite, t *suites.Task, trials []results.Trial) results.
 		Line:      t.Pos.Line,
 		Kind:      t.Expected.Kind,
 		Tags:      t.Tags,
+		Metadata:  metadata(t.Metadata),
 		PassScore: s.PassBar(t),
 		Passed:    true,
 		Trials:    trials,

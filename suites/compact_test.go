@@ -32,7 +32,7 @@ func compactSuite(tasks int) string {
     "outputSchema": {"type": "string"}},
   "fixtures": {"toolResponses": [{"tool": "crm:lookup", "args": {"id": %d}, "response": {"ok": true}, "times": 1}], "memorySeed": [{"k": %d}], "onUnmatched": "fail"}}`, i, i, i, i, i, i, i)
 		case 1:
-			fmt.Fprintf(&b, `{"taskId": "r%d", "input": "hi", "expected": {"kind": "rubric", "rubric": [
+			fmt.Fprintf(&b, `{"taskId": "r%d", "input": "hi", "metadata": {"domain": "code", "complexity": 4, "autonomyLevel": 0}, "expected": {"kind": "rubric", "rubric": [
   {"criterion": "polite", "weight": 0.5}, {"criterion": "short", "weight": 0.5, "assert": {"expr": "len(trace) < 3"}}]}}`, i)
 		default:
 			fmt.Fprintf(&b, `{"taskId": "a%d", "input": null, "expected": {"kind": "golden", "match": {"strategy": "json-schema", "value": {"type": "object"}}},
@@ -86,7 +86,7 @@ func checkCompact(t *testing.T, whole, compact *Suite) {
 	for i, ct := range compact.Tasks {
 		wt := whole.Tasks[i]
 		assert.Assert(t, ct.Compact() && !wt.Compact(), "task %s: compact %v, whole %v", ct.ID, ct.Compact(), wt.Compact())
-		assert.Check(t, ct.ID == wt.ID && ct.Pos == wt.Pos && ct.Expected.Kind == wt.Expected.Kind && ct.TimeoutMs == wt.TimeoutMs && cmp.Equal(ct.Tags, wt.Tags) && cmp.Equal(ct.PassScore, wt.PassScore) && cmp.Equal(ct.Adversarial, wt.Adversarial), "task %s: the summary fields differ", ct.ID)
+		assert.Check(t, ct.ID == wt.ID && ct.Pos == wt.Pos && ct.Expected.Kind == wt.Expected.Kind && ct.TimeoutMs == wt.TimeoutMs && cmp.Equal(ct.Tags, wt.Tags) && cmp.Equal(ct.PassScore, wt.PassScore) && cmp.Equal(ct.Adversarial, wt.Adversarial) && cmp.Equal(ct.Metadata, wt.Metadata), "task %s: the summary fields differ", ct.ID)
 		full, err := compact.Full(ct)
 		assert.NilError(t, err)
 		assert.Check(t, is.DeepEqual(wt, full, ignorePos), "task %s: Full differs from the whole decode", ct.ID)

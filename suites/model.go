@@ -226,6 +226,7 @@ func (t *Task) makeCompact(form compactForm) {
 		PassScore:   t.PassScore,
 		TimeoutMs:   t.TimeoutMs,
 		Adversarial: t.Adversarial,
+		Metadata:    t.Metadata,
 		Expected:    Expected{Kind: t.Expected.Kind},
 		compact:     form,
 	}

@@ -1,0 +1,69 @@
+package runner
+
+import (
+	"encoding/json"
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/suites"
+)
+
+func TestToolUse(t *testing.T) {
+	call := func(name, args string, fixture int, isError bool) fixtures.Call {
+		return fixtures.Call{Name: name, Args: json.RawMessage(args), Fixture: fixture, IsError: isError}
+	}
+	tests := []struct {
+		name  string
+		trace []fixtures.Call
+		want  []results.ToolUse
+	}{
+		{"no calls", nil, nil},
+		{
+			"one matched call",
+			[]fixtures.Call{call("lookup", `{"id":1}`, 0, false)},
+			[]results.ToolUse{{Name: "lookup", Calls: 1, Matched: 1, MaxSame: 1}},
+		},
+		{
+			// Key order and number spelling do not make another call.
+			"repeats compare arguments as JSON values",
+			[]fixtures.Call{
+				call("lookup", `{"id":1,"x":"a"}`, 0, false),
+				call("lookup", `{"x":"a","id":1.0}`, 0, false),
+				call("lookup", `{"id":2}`, -1, true),
+				call("lookup", `{"id":1,"x":"a"}`, 1, true),
+			},
+			[]results.ToolUse{{Name: "lookup", Calls: 4, Matched: 3, Errors: 2, Repeats: 2, MaxSame: 3}},
+		},
+		{
+			"tools sorted by name, counted apart",
+			[]fixtures.Call{
+				call("search", `{}`, -1, true),
+				call("fetch", `{}`, 0, false),
+				call("search", `{}`, -1, true),
+			},
+			[]results.ToolUse{
+				{Name: "fetch", Calls: 1, Matched: 1, MaxSame: 1},
+				{Name: "search", Calls: 2, Errors: 2, Repeats: 1, MaxSame: 2},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.DeepEqual(t, toolUse(tt.trace), tt.want)
+		})
+	}
+}
+
+func TestAggregateKeepsMetadata(t *testing.T) {
+	level := 2
+	s := &suites.Suite{ID: "s", Path: "evals/s.yaml"}
+	task := &suites.Task{ID: "t", Metadata: &suites.Metadata{Domain: "code", Complexity: 3, AutonomyLevel: &level, Category: "delegation"}}
+	got := aggregate(s, task, []results.Trial{{Trial: 1, Status: results.StatusPassed, Passed: true, Score: 1}})
+	assert.DeepEqual(t, got.Metadata, &results.Metadata{Domain: "code", Complexity: 3, AutonomyLevel: &level, Category: "delegation"})
+
+	got = aggregate(s, &suites.Task{ID: "u"}, []results.Trial{{Trial: 1, Status: results.StatusPassed, Passed: true, Score: 1}})
+	assert.Assert(t, got.Metadata == nil)
+}
