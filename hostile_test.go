@@ -332,6 +332,46 @@ func readOut(t *testing.T, dir, name string) string {
 }
 
 // waitForFile waits until path exists (an agent has started).
+// smallDisk mounts a 256 KiB tmpfs for the test, which needs root; it
+// skips where mounting is not allowed.
+func smallDisk(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small disk needs root")
+	}
+	disk := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", disk).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small disk: %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", disk).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", disk, err, out)
+		}
+	})
+	return disk
+}
+
+// fillDisk writes to a file on disk until no byte more fits.
+func fillDisk(t *testing.T, disk string) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(disk, "fill"))
+	assert.NilError(t, err)
+	defer f.Close()
+	chunk := make([]byte, 4096)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			assert.Assert(t, errors.Is(err, syscall.ENOSPC), "filling the disk: %v", err)
+			break
+		}
+	}
+	// The last partial chunk may have left a few bytes free.
+	for {
+		if _, err := f.Write(chunk[:1]); err != nil {
+			break
+		}
+	}
+}
+
 func waitForFile(t *testing.T, path string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -441,6 +481,30 @@ func TestHostileFaults(t *testing.T) {
 		}
 		again, stderr := start(t, dir, "0")
 		assert.Equal(t, exitCode(again.Wait()), 0, "a run after a killed one: %s", stderr.String())
+	})
+
+	t.Run("a full disk", func(t *testing.T) {
+		dir := project(t)
+		disk := smallDisk(t)
+		out := filepath.Join(disk, "out")
+		first, stderr := start(t, dir, "0", "--out", out)
+		assert.Equal(t, exitCode(first.Wait()), 0, stderr.String())
+		before, err := os.ReadFile(filepath.Join(out, "results.json"))
+		assert.NilError(t, err)
+
+		fillDisk(t, disk)
+		full, stderr := start(t, dir, "0", "--out", out)
+		assert.Equal(t, exitCode(full.Wait()), 3, stderr.String())
+		assert.Check(t, is.Contains(stderr.String(), "no space left on device"))
+		assert.Check(t, is.Contains(stderr.String(), out), "the message names the file it could not write")
+		after, err := os.ReadFile(filepath.Join(out, "results.json"))
+		assert.NilError(t, err)
+		assert.Check(t, bytes.Equal(before, after), "the last whole results.json was lost or cut")
+		leftovers, err := filepath.Glob(filepath.Join(out, "*", "*.tmp"))
+		assert.NilError(t, err)
+		top, err := filepath.Glob(filepath.Join(out, "*.tmp"))
+		assert.NilError(t, err)
+		assert.Check(t, is.Len(append(leftovers, top...), 0), "temporary files left behind")
 	})
 
 	t.Run("an output folder that cannot be made", func(t *testing.T) {
