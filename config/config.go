@@ -19,7 +19,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -32,6 +31,7 @@ import (
 	"github.com/evalgate/evalgate/gates"
 	"github.com/evalgate/evalgate/internal/chat"
 	"github.com/evalgate/evalgate/internal/diag"
+	"github.com/evalgate/evalgate/internal/inputfile"
 	"github.com/evalgate/evalgate/suites"
 )
 
@@ -108,8 +108,9 @@ const MaxFileBytes = 1 << 20
 
 // Load reads a config file. A missing default file is not an error: Load
 // returns the zero config with Dir set to the working directory. The file
-// is read through MaxFileBytes: it may be /dev/null (no settings), and
-// /dev/zero is an error rather than all of memory.
+// must be a regular file of at most MaxFileBytes, or /dev/null (no
+// settings): /dev/zero or a FIFO is an error rather than all of memory or
+// a hang.
 func Load(path string, explicit bool) (*Config, error) {
 	data, err := readFile(path)
 	if err != nil {
@@ -121,20 +122,23 @@ func Load(path string, explicit bool) (*Config, error) {
 	return Parse(path, data)
 }
 
-// readFile reads a config file through a limit, so that a device or a
-// file that grows cannot exhaust memory.
+// readFile reads a config file: a regular file once links are resolved
+// (a FIFO would hang the read, a device fill memory), through MaxFileBytes.
+// os.DevNull is the one device allowed: `--config /dev/null` runs with no
+// settings.
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	if path == os.DevNull {
+		return nil, nil
+	}
+	data, err := inputfile.Read(path, MaxFileBytes)
+	if nr, ok := errors.AsType[*inputfile.NotRegularError](err); ok {
+		return nil, Errors{{Pos: diag.Pos{File: path}, Message: "expected a config file (a regular file), found " + nr.What()}}
+	}
+	if tl, ok := errors.AsType[*inputfile.TooLargeError](err); ok {
+		return nil, Errors{{Pos: diag.Pos{File: path}, Message: fmt.Sprintf("the file is %d bytes; expected a config of at most %d bytes (1 MiB)", tl.Size, MaxFileBytes)}}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("could not read config %q: %w", path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("could not read config %q: %w", path, err)
-	}
-	if len(data) > MaxFileBytes {
-		return nil, Errors{{Pos: diag.Pos{File: path}, Message: fmt.Sprintf("the file is over %d bytes; expected a config of at most %d bytes (1 MiB)", MaxFileBytes, MaxFileBytes)}}
 	}
 	return data, nil
 }
