@@ -4,46 +4,87 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"math"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/evalgate/evalgate/internal/escape"
 	"github.com/evalgate/evalgate/results"
 )
 
 // HTML renders a run as one self-contained, content-free HTML page (no
-// scripts, no external resources): the verdict, a table per suite, the
-// tasks that did not pass with the reason, the gates with their values, the
-// findings and the regression. Every value goes through html/template, so
-// ids cannot inject markup, and text from the results through escape.Text,
-// so the page holds no control character.
+// scripts, no fonts, no external resources): the verdict with the run's
+// score bar, a card per suite with its score bar (the bar to pass, the
+// baseline) and a strip of its tasks coloured by status, the findings by
+// severity, every task (those that did not pass open and first, with the
+// reason; those that passed collapsed), the gates with their values and
+// the regression. The charts are inline SVG; the page fits a 420 px wide
+// screen and follows the reader's dark mode. Every value goes through
+// html/template, so ids cannot inject markup, and text from the results
+// through escape.Text, so the page holds no control character.
 func HTML(r *results.Run) ([]byte, error) {
-	v := htmlView{Run: r}
-	for i := range r.Suites {
-		s := &r.Suites[i]
-		for k := range s.Tasks {
-			t := &s.Tasks[k]
-			if t.Status != results.StatusPassed {
-				v.Failing = append(v.Failing, htmlTask{Suite: s.ID, Task: t, Why: FailureMessage(t)})
+	v := newHTMLView(r)
+	var b bytes.Buffer
+	render := func(name string) error {
+		if err := htmlPage.ExecuteTemplate(&b, name, v); err != nil {
+			return fmt.Errorf("could not render the HTML report: %w", err)
+		}
+		return nil
+	}
+	if err := render("start"); err != nil {
+		return nil, err
+	}
+	for _, s := range htmlSections {
+		if s.show(v) {
+			if err := render(s.name); err != nil {
+				return nil, err
 			}
 		}
 	}
-	sort.SliceStable(v.Failing, func(i, j int) bool {
-		a, b := v.Failing[i].Task, v.Failing[j].Task
-		if (a.Status == results.StatusError) != (b.Status == results.StatusError) {
-			return a.Status == results.StatusError
-		}
-		return a.Score < b.Score
-	})
-	var b bytes.Buffer
-	if err := htmlPage.Execute(&b, v); err != nil {
-		return nil, fmt.Errorf("could not render the HTML report: %w", err)
+	if err := render("end"); err != nil {
+		return nil, err
 	}
 	return b.Bytes(), nil
 }
 
+// htmlSection is one part of the page: the template that draws it and
+// whether the run has anything for it.
+type htmlSection struct {
+	name string
+	show func(v *htmlView) bool
+}
+
+// htmlSections are the parts of the page in page order. A new part is a
+// {{define}} in htmlTemplates and a row here.
+var htmlSections = []htmlSection{
+	{"summary", func(*htmlView) bool { return true }},
+	{"suites", func(v *htmlView) bool { return len(v.Suites) > 0 }},
+	{"findings", func(*htmlView) bool { return true }},
+	// The dual-axis assessment and the trust scorecard (#12) take these
+	// places once results.Run holds them: each is shown when its field is
+	// set. Until then there is nothing to draw them from.
+	{"assessment", func(*htmlView) bool { return false }},
+	{"trust", func(*htmlView) bool { return false }},
+	{"tasks", func(v *htmlView) bool { return len(v.Failing)+len(v.Passing) > 0 }},
+	{"gates", func(v *htmlView) bool { return len(v.Run.Gates) > 0 }},
+	{"regression", func(v *htmlView) bool { return v.Run.Regression != nil }},
+}
+
 type htmlView struct {
-	Run     *results.Run
-	Failing []htmlTask
+	Run      *results.Run
+	Score    htmlBar // the run's
+	Suites   []htmlSuite
+	Findings []htmlSeverity
+	Failing  []htmlTask // errored first, then by score
+	Passing  []htmlTask // in suite order
+}
+
+// htmlSuite is a suite's card: its figures, score bar and task strip.
+type htmlSuite struct {
+	*results.Suite
+	Score htmlBar
+	Strip htmlStrip
 }
 
 type htmlTask struct {
@@ -52,89 +93,363 @@ type htmlTask struct {
 	Why   string
 }
 
+// htmlBar is a score bar: the score, the bar to pass and the baseline's
+// score, each placed on a 0–100 axis.
+type htmlBar struct {
+	Suite    string // "" for the run's bar
+	Score    float64
+	Pass     bool
+	Bar      *float64 // the suite's pass score; nil for the run
+	Baseline *float64 // score − scoreDelta; nil without a regression
+}
+
+// The task strip wraps after stripColumns cells of stripCell units each.
+const (
+	stripColumns = 40
+	stripCell    = 10
+)
+
+// htmlStrip is a suite's tasks as a grid of cells, one per task in suite
+// order, coloured by status.
+type htmlStrip struct {
+	Suite                   string
+	Width, Height           int
+	Cells                   []htmlCell
+	Passed, Failed, Errored int
+}
+
+type htmlCell struct {
+	X, Y   int
+	Task   string
+	Status string // passed, failed or error
+}
+
+// Geometry of the findings chart: one row per severity, the bar's length
+// proportional to the count, the longest findingsBarMax units.
+const (
+	findingsRow    = 24
+	findingsBarX   = 72
+	findingsBarMax = 280
+)
+
+type htmlSeverity struct {
+	Name       string
+	Count      int
+	BarX, BarY int
+	TextY      int     // the baseline of the row's text
+	W          float64 // the bar's length
+	CountX     float64 // where the count is written, after the bar
+}
+
+func newHTMLView(r *results.Run) *htmlView {
+	v := &htmlView{Run: r, Score: htmlBar{Score: r.AggregateScore, Pass: r.Passed}}
+	if r.Regression != nil {
+		v.Score.Baseline = baselineScore(r.AggregateScore, r.Regression.ScoreDelta)
+	}
+	for i := range r.Suites {
+		s := &r.Suites[i]
+		card := htmlSuite{
+			Suite: s,
+			Score: htmlBar{Suite: s.ID, Score: s.AggregateScore, Pass: s.AggregateScore >= s.Thresholds.PassScore, Bar: &s.Thresholds.PassScore},
+			Strip: htmlStrip{Suite: s.ID, Width: stripColumns * stripCell},
+		}
+		if s.Regression != nil {
+			card.Score.Baseline = baselineScore(s.AggregateScore, s.Regression.ScoreDelta)
+		}
+		for k := range s.Tasks {
+			t := &s.Tasks[k]
+			card.Strip.add(k, t)
+			if t.Status == results.StatusPassed {
+				v.Passing = append(v.Passing, htmlTask{Suite: s.ID, Task: t})
+			} else {
+				v.Failing = append(v.Failing, htmlTask{Suite: s.ID, Task: t, Why: FailureMessage(t)})
+			}
+		}
+		card.Strip.Height = (len(s.Tasks) + stripColumns - 1) / stripColumns * stripCell
+		v.Suites = append(v.Suites, card)
+	}
+	sort.SliceStable(v.Failing, func(i, j int) bool {
+		a, b := v.Failing[i].Task, v.Failing[j].Task
+		if (a.Status == results.StatusError) != (b.Status == results.StatusError) {
+			return a.Status == results.StatusError
+		}
+		return a.Score < b.Score
+	})
+	f := r.Findings
+	counts := []int{f.Critical, f.High, f.Medium, f.Low}
+	most := max(f.Critical, f.High, f.Medium, f.Low)
+	for i, name := range []string{results.SeverityCritical, results.SeverityHigh, results.SeverityMedium, results.SeverityLow} {
+		sev := htmlSeverity{Name: name, Count: counts[i], BarX: findingsBarX, BarY: i*findingsRow + 4, TextY: i*findingsRow + 17}
+		if most > 0 {
+			sev.W = float64(counts[i]) / float64(most) * findingsBarMax
+		}
+		sev.CountX = findingsBarX + sev.W + 6
+		v.Findings = append(v.Findings, sev)
+	}
+	return v
+}
+
+// add draws the k-th task of the suite.
+func (s *htmlStrip) add(k int, t *results.Task) {
+	c := htmlCell{X: k % stripColumns * stripCell, Y: k / stripColumns * stripCell, Task: t.ID, Status: results.StatusFailed}
+	switch t.Status {
+	case results.StatusPassed:
+		c.Status = t.Status
+		s.Passed++
+	case results.StatusError:
+		c.Status = t.Status
+		s.Errored++
+	default: // a status this version does not know counts as failed
+		s.Failed++
+	}
+	s.Cells = append(s.Cells, c)
+}
+
+// baselineScore is the baseline's score: the score less the change.
+func baselineScore(score, delta float64) *float64 {
+	b := score - delta
+	return &b
+}
+
+// axis places a score on the score bar's 0–100 axis; a score outside
+// [0, 1] (or NaN) from a hand-made results file stays on the bar.
+func axis(score float64) string {
+	switch {
+	case !(score > 0):
+		return "0"
+	case score > 1:
+		return "100"
+	}
+	return units(score * 100)
+}
+
+// units prints a length of a chart with at most two decimals.
+func units(f float64) string {
+	return strconv.FormatFloat(math.Round(f*100)/100, 'f', -1, 64)
+}
+
+// barLabel says in words what a score bar draws, for screen readers.
+func barLabel(b htmlBar) string {
+	parts := []string{"score " + fmt.Sprintf("%.2f", b.Score)}
+	if b.Bar != nil {
+		parts = append(parts, fmt.Sprintf("bar %.2f", *b.Bar))
+	}
+	if b.Baseline != nil {
+		parts = append(parts, fmt.Sprintf("baseline %.2f", *b.Baseline))
+	}
+	return strings.Join(parts, ", ")
+}
+
 var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
-	"score": func(f float64) string { return fmt.Sprintf("%.2f", f) },
-	"usd":   func(f float64) string { return fmt.Sprintf("$%.4f", f) },
-	"delta": func(f float64) string { return fmt.Sprintf("%+.4f", f) },
-	"p":     func(f float64) string { return fmt.Sprintf("%.3g", f) },
-	"value": func(v any) string { return escape.Text(fmt.Sprint(v)) },
-	"t":     escape.Text,
-}).Parse(`<!DOCTYPE html>
+	"score":    func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"usd":      func(f float64) string { return fmt.Sprintf("$%.4f", f) },
+	"delta":    func(f float64) string { return fmt.Sprintf("%+.4f", f) },
+	"p":        func(f float64) string { return fmt.Sprintf("%.3g", f) },
+	"value":    func(v any) string { return escape.Text(fmt.Sprint(v)) },
+	"t":        escape.Text,
+	"axis":     axis,
+	"units":    units,
+	"barLabel": barLabel,
+}).Parse(htmlTemplates))
+
+// htmlTemplates are the page's templates: "start" and "end" around the
+// sections of htmlSections, each a {{define}} of its own.
+const htmlTemplates = `
+{{- define "start" -}}
+<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>evalgate: {{if .Run.Passed}}PASS{{else}}FAIL{{end}}</title>
 <style>
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #1f2328; }
-h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 2rem; }
+:root {
+  --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --border: #d0d7de; --subtle: #f6f8fa;
+  --pass: #1a7f37; --fail: #cf222e; --error: #9a6700; --track: #e6eaef; --mark: #1f2328; --baseline: #0969da;
+  --critical: #cf222e; --high: #bc4c00; --medium: #9a6700; --low: #59636e;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --border: #3d444d; --subtle: #151b23;
+    --pass: #3fb950; --fail: #f85149; --error: #d29922; --track: #262c36; --mark: #e6edf3; --baseline: #4493f8;
+    --critical: #f85149; --high: #db6d28; --medium: #d29922; --low: #9198a1;
+  }
+}
+*, *::before, *::after { box-sizing: border-box; }
+html { background: var(--bg); color: var(--fg); }
+body { font: 14px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 72rem; padding: 1rem; }
+h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 2rem; } h3 { font-size: 1rem; margin: 0 0 .25rem; }
+h1, h2, h3, p, li, td, summary, code { overflow-wrap: anywhere; }
+code { font: 12px ui-monospace, monospace; background: var(--subtle); padding: .1rem .3rem; border-radius: 4px; }
+.pass { color: var(--pass); font-weight: 600; } .fail { color: var(--fail); font-weight: 600; } .error { color: var(--error); font-weight: 600; }
+.muted { color: var(--muted); }
 table { border-collapse: collapse; width: 100%; margin: .5rem 0; }
-th, td { text-align: left; padding: .3rem .6rem; border-bottom: 1px solid #d0d7de; vertical-align: top; }
-th { background: #f6f8fa; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.pass { color: #1a7f37; font-weight: 600; } .fail { color: #cf222e; font-weight: 600; } .error { color: #9a6700; font-weight: 600; }
-code { font: 12px ui-monospace, monospace; background: #f6f8fa; padding: .1rem .3rem; border-radius: 4px; }
-.muted { color: #59636e; }
+th, td { text-align: left; padding: .3rem .6rem; border-bottom: 1px solid var(--border); vertical-align: top; }
+th { background: var(--subtle); white-space: nowrap; } td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; } td.word { white-space: nowrap; }
+details { margin: .75rem 0; } summary { cursor: pointer; font-weight: 600; }
+svg.chart { display: block; width: 100%; height: auto; margin: .35rem 0; }
+svg.bar { height: 1.25rem; max-width: 40rem; }
+svg.strip { max-width: 40rem; }
+svg.findings { max-width: 32rem; }
+svg text { fill: var(--fg); font: 13px system-ui, sans-serif; }
+.track { fill: var(--track); }
+.is-pass, .is-passed { fill: var(--pass); } .is-fail, .is-failed { fill: var(--fail); } .is-error { fill: var(--error); }
+line.threshold { stroke: var(--mark); stroke-width: 2px; }
+line.baseline { stroke: var(--baseline); stroke-width: 2px; stroke-dasharray: 4 2; }
+.sev-critical { fill: var(--critical); } .sev-high { fill: var(--high); } .sev-medium { fill: var(--medium); } .sev-low { fill: var(--low); }
+.suite { border: 1px solid var(--border); border-radius: 6px; padding: .6rem .8rem; margin: .75rem 0; }
+.suite p { margin: .2rem 0; }
+.legend { font-size: 12px; }
+.key { display: inline-block; width: .8rem; height: .8rem; vertical-align: -.1rem; border-radius: 2px; }
+.key.is-pass, .key.is-passed { background: var(--pass); } .key.is-fail, .key.is-failed { background: var(--fail); } .key.is-error { background: var(--error); }
+.key.threshold { width: 3px; background: var(--mark); } .key.baseline { width: 0; border-left: 2px dashed var(--baseline); border-radius: 0; }
+/* Narrow screens: each table row becomes a block of "label: value" lines, so no table is wider than the screen. */
+@media (max-width: 40rem) {
+  body { padding: .75rem; }
+  table.rows, table.rows tbody, table.rows tr, table.rows td { display: block; width: 100%; }
+  table.rows thead { display: none; }
+  table.rows tr { border-bottom: 1px solid var(--border); padding: .3rem 0; }
+  table.rows td { border: 0; padding: .1rem 0; text-align: left; }
+  table.rows td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); }
+}
 </style>
 </head>
 <body>
-{{with .Run}}
+{{end}}
+
+{{- define "end"}}</body>
+</html>
+{{end}}
+
+{{- define "summary"}}{{with .Run}}
+<header id="summary">
 <h1>evalgate: {{if .Passed}}<span class="pass">PASS</span>{{else}}<span class="fail">FAIL</span>{{end}}
  — score {{score .AggregateScore}}, {{.PassedCount}}/{{.TaskCount}} tasks passed{{if .ErroredCount}}, {{.ErroredCount}} errored{{end}}</h1>
 <p class="muted">run <code>{{t .RunID}}</code>{{if .GitSHA}} at <code>{{t .GitSHA}}</code>{{end}} · {{t .Tool.Name}} {{t .Tool.Version}} · cost {{usd .TotalCostUsd}} · p95 {{.P95LatencyMs}} ms{{if .Interrupted}} · <span class="error">interrupted</span>{{end}}</p>
+{{- end}}
+{{template "scorebar" .Score}}
+{{- with .Run.Regression}}
+<p class="legend muted">the run's score; <span class="key baseline"></span> the baseline, <code>{{t .BaselineRunID}}</code></p>
+{{- end}}
+</header>
+{{end}}
 
+{{- define "scorebar"}}<svg class="chart bar" viewBox="-1 0 102 20" preserveAspectRatio="none" role="img" aria-label="{{barLabel .}}" data-chart="score" {{- if .Suite}} data-suite="{{t .Suite}}"{{else}} id="chart-run-score"{{end}} data-score="{{score .Score}}" {{- with .Bar}} data-bar="{{score .}}"{{end}} {{- with .Baseline}} data-baseline="{{score .}}"{{end}}>
+<rect class="track" x="0" y="4" width="100" height="12"/>
+<rect class="{{if .Pass}}is-pass{{else}}is-fail{{end}}" x="0" y="4" width="{{axis .Score}}" height="12"><title>score {{score .Score}}</title></rect>
+{{- with .Bar}}
+<line class="threshold" x1="{{axis .}}" x2="{{axis .}}" y1="0" y2="20" vector-effect="non-scaling-stroke"><title>bar {{score .}}</title></line>
+{{- end}}
+{{- with .Baseline}}
+<line class="baseline" x1="{{axis .}}" x2="{{axis .}}" y1="0" y2="20" vector-effect="non-scaling-stroke"><title>baseline {{score .}}</title></line>
+{{- end}}
+</svg>
+{{- end}}
+
+{{- define "strip"}}<svg class="chart strip" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="tasks: {{.Passed}} passed, {{.Failed}} failed, {{.Errored}} errored" data-chart="tasks" data-suite="{{t .Suite}}" data-tasks="{{len .Cells}}">
+{{range .Cells}}<rect class="is-{{.Status}}" x="{{.X}}" y="{{.Y}}" width="9" height="9" data-status="{{.Status}}"><title>{{t .Task}}: {{.Status}}</title></rect>
+{{end}}</svg>
+{{- end}}
+
+{{- define "suites"}}
+<section id="suites">
 <h2>Suites</h2>
-<table>
-<tr><th>suite</th><th>version</th><th>verdict</th><th>score</th><th>bar</th><th>Δ vs baseline</th><th>passed</th><th>errors</th><th>cost</th><th>p95 ms</th></tr>
-{{range .Suites}}<tr>
-<td><code>{{t .ID}}</code></td><td>{{t .Version}}</td>
-<td>{{if .Passed}}<span class="pass">pass</span>{{else}}<span class="fail">fail</span>{{end}}</td>
-<td class="num">{{score .AggregateScore}}</td><td class="num">{{score .Thresholds.PassScore}}</td>
-<td class="num">{{with .Regression}}{{delta .ScoreDelta}}{{else}}–{{end}}</td>
-<td class="num">{{.PassedCount}}/{{.TaskCount}}</td><td class="num">{{.ErroredCount}}</td>
-<td class="num">{{usd .TotalCostUsd}}</td><td class="num">{{.P95LatencyMs}}</td>
-</tr>{{end}}
-</table>
+<p class="legend muted">score: <span class="key is-pass"></span> at or over the bar · <span class="key is-fail"></span> under it · <span class="key threshold"></span> the bar · <span class="key baseline"></span> the baseline.
+Tasks: <span class="key is-passed"></span> passed · <span class="key is-failed"></span> failed · <span class="key is-error"></span> error.</p>
+{{range .Suites}}<article class="suite" data-suite="{{t .ID}}">
+<h3><code>{{t .ID}}</code> <span class="muted">{{t .Version}}</span> {{if .Passed}}<span class="pass">pass</span>{{else}}<span class="fail">fail</span>{{end}}</h3>
+<p>score <strong>{{score .AggregateScore}}</strong> (bar {{score .Thresholds.PassScore}}){{with .Regression}} · Δ vs baseline {{delta .ScoreDelta}}{{end}} · {{.PassedCount}}/{{.TaskCount}} passed · {{.ErroredCount}} errored · cost {{usd .TotalCostUsd}} · p95 {{.P95LatencyMs}} ms</p>
+{{template "scorebar" .Score}}
+{{template "strip" .Strip}}
+</article>
+{{end}}</section>
 {{end}}
 
-{{if .Failing}}
-<h2>Tasks that did not pass ({{len .Failing}})</h2>
-<table>
-<tr><th>suite</th><th>task</th><th>where</th><th>status</th><th>score / bar</th><th>why</th></tr>
-{{range .Failing}}<tr>
-<td><code>{{t .Suite}}</code></td><td><code>{{t .Task.ID}}</code></td>
-<td><code>{{t .Task.File}}:{{.Task.Line}}</code></td>
-<td>{{if eq .Task.Status "error"}}<span class="error">error</span>{{else}}<span class="fail">failed</span>{{end}}</td>
-<td class="num">{{score .Task.Score}} / {{score .Task.PassScore}}</td>
-<td>{{t .Why}}</td>
-</tr>{{end}}
-</table>
-{{end}}
-
-{{with .Run}}
-<h2>Gates</h2>
-<table>
-<tr><th>verdict</th><th>gate</th><th>values</th></tr>
-{{range .Gates}}<tr>
-<td>{{if .Passed}}<span class="pass">pass</span>{{else}}<span class="fail">fail</span>{{end}}</td>
-<td><code>{{t .Expr}}</code>{{if .Default}} <span class="muted">(default)</span>{{end}}</td>
-<td>{{range $k, $v := .Values}}<code>{{t $k}} = {{value $v}}</code> {{end}}{{with .Error}}<span class="error">{{t .}}</span>{{end}}</td>
-</tr>{{end}}
-</table>
-
+{{- define "findings"}}
+<section id="findings">
 <h2>Findings</h2>
-<p>critical {{.Findings.Critical}} · high {{.Findings.High}} · medium {{.Findings.Medium}} · low {{.Findings.Low}}</p>
+{{with .Run.Findings}}<p>critical {{.Critical}} · high {{.High}} · medium {{.Medium}} · low {{.Low}}</p>{{end}}
+<svg id="chart-findings" class="chart findings" viewBox="0 0 400 96" role="img" aria-label="findings by severity:{{range $i, $s := .Findings}}{{if $i}},{{end}} {{.Name}} {{.Count}}{{end}}" data-chart="findings">
+{{range .Findings}}<g data-severity="{{.Name}}" data-count="{{.Count}}"><text x="0" y="{{.TextY}}">{{.Name}}</text><rect class="sev-{{.Name}}" x="{{.BarX}}" y="{{.BarY}}" width="{{units .W}}" height="16"><title>{{.Name}}: {{.Count}}</title></rect><text x="{{units .CountX}}" y="{{.TextY}}">{{.Count}}</text></g>
+{{end}}</svg>
+</section>
+{{end}}
 
-{{with .Regression}}
+{{- define "assessment"}}{{end}}
+
+{{- define "trust"}}{{end}}
+
+{{- define "tasks"}}
+<section id="tasks">
+<h2>Tasks</h2>
+{{- if .Failing}}
+<details id="tasks-failing" open>
+<summary>Did not pass ({{len .Failing}})</summary>
+<table class="rows">
+<thead><tr><th>suite</th><th>task</th><th>where</th><th>status</th><th>score / bar</th><th>why</th></tr></thead>
+<tbody>
+{{range .Failing}}<tr>
+<td data-label="suite"><code>{{t .Suite}}</code></td><td data-label="task"><code>{{t .Task.ID}}</code></td>
+<td data-label="where"><code>{{t .Task.File}}:{{.Task.Line}}</code></td>
+<td data-label="status" class="word">{{if eq .Task.Status "error"}}<span class="error">error</span>{{else}}<span class="fail">failed</span>{{end}}</td>
+<td data-label="score / bar" class="num">{{score .Task.Score}} / {{score .Task.PassScore}}</td>
+<td data-label="why">{{t .Why}}</td>
+</tr>
+{{end}}</tbody>
+</table>
+</details>
+{{- end}}
+{{- if .Passing}}
+<details id="tasks-passing">
+<summary>Passed ({{len .Passing}})</summary>
+<table class="rows">
+<thead><tr><th>suite</th><th>task</th><th>where</th><th>score / bar</th><th>trials passed</th><th>latency ms</th></tr></thead>
+<tbody>
+{{range .Passing}}<tr>
+<td data-label="suite"><code>{{t .Suite}}</code></td><td data-label="task"><code>{{t .Task.ID}}</code></td>
+<td data-label="where"><code>{{t .Task.File}}:{{.Task.Line}}</code></td>
+<td data-label="score / bar" class="num">{{score .Task.Score}} / {{score .Task.PassScore}}</td>
+<td data-label="trials passed" class="num">{{.Task.TrialsPassed}}/{{len .Task.Trials}}</td>
+<td data-label="latency ms" class="num">{{.Task.LatencyMs}}</td>
+</tr>
+{{end}}</tbody>
+</table>
+</details>
+{{- end}}
+</section>
+{{end}}
+
+{{- define "gates"}}{{with .Run}}
+<section id="gates">
+<h2>Gates</h2>
+<table class="rows">
+<thead><tr><th>verdict</th><th>gate</th><th>values</th></tr></thead>
+<tbody>
+{{range .Gates}}<tr>
+<td data-label="verdict" class="word">{{if .Passed}}<span class="pass">pass</span>{{else}}<span class="fail">fail</span>{{end}}</td>
+<td data-label="gate"><code>{{t .Expr}}</code>{{if .Default}} <span class="muted">(default)</span>{{end}}</td>
+<td data-label="values">{{range $k, $v := .Values}}<code>{{t $k}} = {{value $v}}</code> {{end}}{{with .Error}}<span class="error">{{t .}}</span>{{end}}</td>
+</tr>
+{{end}}</tbody>
+</table>
+</section>
+{{end}}{{end}}
+
+{{- define "regression"}}{{with .Run.Regression}}
+<section id="regression">
 <h2>Regression</h2>
 <p>against <code>{{t .BaselineRunID}}</code>: score Δ {{delta .ScoreDelta}} (95% interval {{delta .CILow}} … {{delta .CIHigh}}),
 {{.NewFailures}} newly failing, {{.Fixed}} fixed, p = {{p .PValue}}</p>
-{{if .Tasks}}<table>
-<tr><th>suite</th><th>task</th><th>change</th><th>score Δ</th><th>cost Δ</th><th>latency Δ ms</th></tr>
-{{range .Tasks}}<tr><td><code>{{t .SuiteID}}</code></td><td><code>{{t .TaskID}}</code></td><td>{{t .Change}}</td>
-<td class="num">{{delta .ScoreDelta}}</td><td class="num">{{delta .CostDeltaUsd}}</td><td class="num">{{.LatencyDeltaMs}}</td></tr>{{end}}
-</table>{{end}}
-{{end}}
-{{end}}
-</body>
-</html>
-`))
+{{- if .Tasks}}
+<table class="rows">
+<thead><tr><th>suite</th><th>task</th><th>change</th><th>score Δ</th><th>cost Δ</th><th>latency Δ ms</th></tr></thead>
+<tbody>
+{{range .Tasks}}<tr><td data-label="suite"><code>{{t .SuiteID}}</code></td><td data-label="task"><code>{{t .TaskID}}</code></td><td data-label="change">{{t .Change}}</td>
+<td data-label="score Δ" class="num">{{delta .ScoreDelta}}</td><td data-label="cost Δ" class="num">{{delta .CostDeltaUsd}}</td><td data-label="latency Δ ms" class="num">{{.LatencyDeltaMs}}</td></tr>
+{{end}}</tbody>
+</table>
+{{- end}}
+</section>
+{{end}}{{end}}
+`

@@ -8,6 +8,7 @@ import (
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/golden"
 
+	"github.com/evalgate/evalgate/internal/resultstest"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -47,6 +48,7 @@ func TestHTML(t *testing.T) {
 		{name: "ci", run: ciRun()},
 		{name: "regressed", run: regressed},
 		{name: "crafted", run: ciCraftedRun()},
+		{name: "failing", run: resultstest.Failing()},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
@@ -57,4 +59,32 @@ func TestHTMLEscapesIDs(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Assert(t, !strings.Contains(string(out), "<c>"), "an id reached the page as markup")
 	assert.Assert(t, strings.Contains(string(out), "a&#34;b&lt;c&gt;&amp;d&lt;/testsuite&gt;"))
+}
+
+// TestHTMLSelfContained: the page loads nothing and runs nothing, whatever
+// the run holds.
+func TestHTMLSelfContained(t *testing.T) {
+	out, err := HTML(resultstest.Failing())
+	assert.NilError(t, err)
+	page := strings.ToLower(string(out))
+	for _, s := range []string{"<script", "<link", "<img", "<iframe", "<object", "src=", "href=", "url(", "@import", "@font-face"} {
+		assert.Check(t, !strings.Contains(page, s), "the page holds %q", s)
+	}
+}
+
+// TestHTMLSections: every section of the page has its template, and the
+// page shows them in the order of htmlSections.
+func TestHTMLSections(t *testing.T) {
+	for _, s := range htmlSections {
+		assert.Check(t, htmlPage.Lookup(s.name) != nil, "no {{define %q}}", s.name)
+	}
+	out, err := HTML(resultstest.Failing())
+	assert.NilError(t, err)
+	page := string(out)
+	last := -1
+	for _, id := range []string{"summary", "suites", "findings", "tasks", "gates", "regression"} {
+		i := strings.Index(page, ` id="`+id+`"`)
+		assert.Check(t, i > last, "section %q is missing or out of order", id)
+		last = i
+	}
 }
