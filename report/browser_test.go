@@ -1,0 +1,380 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/evalgate/evalgate/internal/process"
+	"github.com/evalgate/evalgate/internal/resultstest"
+	"github.com/evalgate/evalgate/results"
+)
+
+// TestHTMLInBrowser opens the HTML report of a representative run in
+// headless Chromium, on a wide screen, a 420 px wide one and a 420 px wide
+// one in dark mode, and checks the page as laid out: every chart is drawn
+// with the run's figures, inside the screen, and nothing makes the page
+// scroll sideways. Screenshots go to $EVALGATE_ARTIFACTS when set (CI keeps
+// them), else to a temporary folder.
+//
+// Without a browser it skips, unless CI or EVALGATE_REQUIRE_BROWSER=1 is
+// set: then a missing browser fails it.
+func TestHTMLInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	browser := findChromium(t)
+	run := browserRun()
+	page, err := HTML(run)
+	assert.NilError(t, err)
+	artifacts := artifactsDir(t)
+	assert.NilError(t, os.WriteFile(filepath.Join(artifacts, "html-report.html"), page, 0o644))
+
+	type testCase struct {
+		name  string
+		width int
+		dark  bool
+	}
+	var light pageLayout
+	check := func(t *testing.T, tc testCase) {
+		m := measurePage(t, browser, page, tc.width, tc.dark)
+		t.Logf("%s: innerWidth %v clientWidth %v scrollWidth %v scrollHeight %v", tc.name, m.InnerWidth, m.ClientWidth, m.ScrollWidth, m.ScrollHeight)
+		// The screenshot first, so that a failing layout leaves a picture.
+		screenshot(t, browser, page, tc.width, m.ScrollHeight, tc.dark, filepath.Join(artifacts, "html-report-"+tc.name+".png"))
+
+		assert.Equal(t, m.InnerWidth, float64(tc.width), "the page was not laid out at the width asked for")
+		assert.Assert(t, m.ScrollWidth <= m.InnerWidth && m.ScrollWidth <= m.ClientWidth,
+			"the page scrolls sideways at %d px: scrollWidth %v, innerWidth %v, clientWidth %v; past the right edge: %s",
+			tc.width, m.ScrollWidth, m.InnerWidth, m.ClientWidth, strings.Join(m.Wide, "; "))
+		checkCharts(t, run, m)
+		assert.Check(t, m.Details["tasks-failing"], "the tasks that did not pass are collapsed")
+		assert.Check(t, !m.Details["tasks-passing"], "the tasks that passed are open")
+		assert.Equal(t, m.Dark, tc.dark, "prefers-color-scheme")
+		if tc.dark {
+			assert.Check(t, m.Background != light.Background && isDark(m.Background),
+				"dark mode kept the background %s (light: %s)", m.Background, light.Background)
+		} else {
+			light = m
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "1400", width: 1400},
+		{name: "420", width: 420},
+		{name: "420-dark", width: 420, dark: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { check(t, tc) })
+	}
+}
+
+// checkCharts holds the charts as the browser drew them to the run: a
+// score bar for the run and one per suite with the baseline where there
+// is a regression, a task strip per suite with a cell per task and status,
+// and the findings by severity, each with a box inside the screen.
+func checkCharts(t *testing.T, run *results.Run, m pageLayout) {
+	t.Helper()
+	bars := map[string]drawnChart{}
+	strips := map[string]drawnChart{}
+	var findings []drawnChart
+	for _, c := range m.Charts {
+		assert.Check(t, c.Width > 0 && c.Height > 0, "chart %s %q has no size: %+v", c.Chart, c.Suite, c)
+		assert.Check(t, c.Left >= 0 && c.Right <= m.ClientWidth+0.5, "chart %s %q is not inside the screen: %+v", c.Chart, c.Suite, c)
+		switch c.Chart {
+		case "score":
+			bars[c.Suite] = c
+		case "tasks":
+			strips[c.Suite] = c
+		case "findings":
+			findings = append(findings, c)
+		}
+	}
+	assert.Equal(t, len(m.Charts), 2*len(run.Suites)+2, "charts: %+v", m.Charts)
+
+	runBar, ok := bars[""]
+	assert.Assert(t, ok, "no score bar of the run")
+	assert.Equal(t, runBar.ID, "chart-run-score")
+	assert.Equal(t, runBar.Baseline, fmt.Sprintf("%.2f", run.AggregateScore-run.Regression.ScoreDelta))
+	for i := range run.Suites {
+		s := &run.Suites[i]
+		bar, ok := bars[s.ID]
+		assert.Assert(t, ok, "no score bar of suite %q", s.ID)
+		assert.Equal(t, bar.Score, fmt.Sprintf("%.2f", s.AggregateScore))
+		if s.Regression != nil {
+			assert.Equal(t, bar.Baseline, fmt.Sprintf("%.2f", s.AggregateScore-s.Regression.ScoreDelta), "suite %q", s.ID)
+			assert.Equal(t, bar.Markers, 2, "suite %q: the bar and the baseline", s.ID)
+		} else {
+			assert.Equal(t, bar.Baseline, "", "suite %q", s.ID)
+			assert.Equal(t, bar.Markers, 1, "suite %q: the bar", s.ID)
+		}
+		strip, ok := strips[s.ID]
+		assert.Assert(t, ok, "no task strip of suite %q", s.ID)
+		want := map[string]int{}
+		for _, task := range s.Tasks {
+			want[task.Status]++
+		}
+		assert.DeepEqual(t, strip.Cells, want)
+		assert.Equal(t, strip.Titles, len(s.Tasks), "suite %q: a tooltip per task", s.ID)
+	}
+
+	assert.Equal(t, len(findings), 1)
+	assert.Equal(t, findings[0].ID, "chart-findings")
+	f := run.Findings
+	for sev, count := range map[string]int{"critical": f.Critical, "high": f.High, "medium": f.Medium, "low": f.Low} {
+		got := m.Findings[sev]
+		assert.Check(t, got.Count == count, "%s: %d findings drawn, want %d", sev, got.Count, count)
+		assert.Check(t, (got.Width > 0) == (count > 0), "%s: a bar %v px long for %d findings", sev, got.Width, count)
+	}
+}
+
+// pageLayout is what the measuring script reports of the page.
+type pageLayout struct {
+	Error                                string
+	InnerWidth, ClientWidth, ScrollWidth float64
+	ScrollHeight                         float64 // as the page opens
+	Dark                                 bool
+	Background                           string   // of the page
+	Wide                                 []string // elements past the right edge
+	Charts                               []drawnChart
+	Findings                             map[string]drawnSeverity
+	Details                              map[string]bool // id: open as the page opens
+}
+
+// drawnSeverity is a row of the findings chart: the count and the bar's
+// length on screen.
+type drawnSeverity struct {
+	Count int
+	Width float64
+}
+
+type drawnChart struct {
+	Chart, Suite, ID, Score, Baseline string
+	Left, Right, Width, Height        float64
+	Markers                           int            // lines: the bar, the baseline
+	Cells                             map[string]int // a strip's cells by status
+	Titles                            int            // a strip's tooltips
+}
+
+// measureScript runs in a test page that holds the report in an iframe
+// of the width under test (a browser window is at least 500 px wide), and
+// writes what it finds of the laid-out report into #measure.
+const measureScript = `
+addEventListener("load", () => {
+  const out = document.getElementById("measure");
+  try {
+    const d = document.getElementById("report").contentDocument, w = d.defaultView, root = d.documentElement;
+    const name = el => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
+      (el.getAttribute("class") ? "." + el.getAttribute("class").replace(/ /g, ".") : "");
+    const m = {
+      innerWidth: w.innerWidth, scrollHeight: root.scrollHeight,
+      dark: w.matchMedia("(prefers-color-scheme: dark)").matches,
+      background: w.getComputedStyle(root).backgroundColor,
+      wide: [], charts: [], findings: {}, details: {},
+    };
+    // How the page opens, then everything open, so that collapsed tables are measured too.
+    for (const el of d.querySelectorAll("details[id]")) m.details[el.id] = el.open;
+    for (const el of d.querySelectorAll("details")) el.open = true;
+    Object.assign(m, {clientWidth: root.clientWidth, scrollWidth: root.scrollWidth});
+    for (const el of d.body.querySelectorAll("*")) {
+      const r = el.getBoundingClientRect();
+      if (r.right > root.clientWidth + 0.5 && !el.closest("svg > *")) m.wide.push(name(el) + " right " + Math.round(r.right));
+    }
+    m.wide = m.wide.slice(0, 20);
+    for (const svg of d.querySelectorAll("svg[data-chart]")) {
+      const r = svg.getBoundingClientRect(), cells = {};
+      for (const c of svg.querySelectorAll("rect[data-status]")) cells[c.dataset.status] = (cells[c.dataset.status] || 0) + 1;
+      m.charts.push({
+        chart: svg.dataset.chart, suite: svg.dataset.suite || "", id: svg.id, score: svg.dataset.score || "", baseline: svg.dataset.baseline || "",
+        left: r.left, right: r.right, width: r.width, height: r.height,
+        markers: svg.querySelectorAll("line").length, cells: cells, titles: svg.querySelectorAll("rect[data-status] > title").length,
+      });
+    }
+    for (const g of d.querySelectorAll("#chart-findings g[data-severity]")) {
+      m.findings[g.dataset.severity] = {count: Number(g.dataset.count), width: g.querySelector("rect").getBoundingClientRect().width};
+    }
+    out.textContent = JSON.stringify(m);
+  } catch (e) {
+    out.textContent = JSON.stringify({error: String(e)});
+  }
+});
+`
+
+var measured = regexp.MustCompile(`<pre id="measure"[^>]*>([^<]*)</pre>`)
+
+// measurePage lays the report out in a frame width px wide and 900 high
+// and returns what the measuring script found.
+func measurePage(t *testing.T, browser string, page []byte, width int, dark bool) pageLayout {
+	t.Helper()
+	test := fmt.Sprintf(`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><style>body { margin: 0 } iframe { border: 0; display: block }</style></head>
+<body><iframe id="report" width="%d" height="900" srcdoc="%s"></iframe>
+<pre id="measure" hidden></pre>
+<script>%s</script>
+</body></html>`, width, html.EscapeString(string(page)), measureScript)
+	dom := runChromium(t, browser, test, dark, fmt.Sprintf("--window-size=%d,900", max(width, 500)), "--dump-dom")
+	sub := measured.FindSubmatch(dom)
+	assert.Assert(t, sub != nil, "no measurement in the page:\n%s", dom)
+	var m pageLayout
+	assert.NilError(t, json.Unmarshal([]byte(html.UnescapeString(string(sub[1]))), &m))
+	assert.Assert(t, m.Error == "", "the measuring script failed: %s", m.Error)
+	return m
+}
+
+// screenshot saves the whole report, width px wide, as a PNG.
+func screenshot(t *testing.T, browser string, page []byte, width int, height float64, dark bool, file string) {
+	t.Helper()
+	h := min(max(int(height), 100), 16000)
+	test := fmt.Sprintf(`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><style>body { margin: 0 } iframe { border: 0; display: block }</style></head>
+<body><iframe width="%d" height="%d" srcdoc="%s"></iframe></body></html>`, width, h, html.EscapeString(string(page)))
+	runChromium(t, browser, test, dark, fmt.Sprintf("--window-size=%d,%d", width, h), "--screenshot="+file)
+	info, err := os.Stat(file)
+	assert.NilError(t, err, "no screenshot")
+	assert.Assert(t, info.Size() > 0, "an empty screenshot")
+	t.Logf("screenshot: %s", file)
+}
+
+// runChromium opens the test page from a file in headless Chromium with a
+// fresh profile, away from any network, and returns its stdout.
+func runChromium(t *testing.T, browser, test string, dark bool, args ...string) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "test.html")
+	assert.NilError(t, os.WriteFile(file, []byte(test), 0o644))
+	cmd := []string{browser,
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		// Without these it waits on the network, which the tests may not have.
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + filepath.Join(dir, "profile"),
+		"--virtual-time-budget=5000",
+	}
+	if dark {
+		cmd = append(cmd, "--force-dark-mode")
+	}
+	cmd = append(append(cmd, args...), "file://"+filepath.ToSlash(file))
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	p, err := process.Run(ctx, process.Spec{Command: cmd, Env: process.ScrubEnv(os.Environ(), nil, nil)}, &out)
+	assert.NilError(t, err, "could not run %s", browser)
+	assert.Assert(t, p.Success(), "%s: %s\n%s", browser, p.Exit(), p.Stderr())
+	return out.Bytes()
+}
+
+// findChromium is the browser to test with: $EVALGATE_CHROMIUM, else the
+// first of chromium, chromium-browser and google-chrome on PATH.
+func findChromium(t *testing.T) string {
+	t.Helper()
+	names := []string{"chromium", "chromium-browser", "google-chrome"}
+	if env := os.Getenv("EVALGATE_CHROMIUM"); env != "" {
+		names = []string{env}
+	}
+	for _, name := range names {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	msg := "no browser: none of " + strings.Join(names, ", ") + " found (install Chromium or set EVALGATE_CHROMIUM)"
+	if os.Getenv("CI") != "" || os.Getenv("EVALGATE_REQUIRE_BROWSER") == "1" {
+		t.Fatal(msg + "; CI or EVALGATE_REQUIRE_BROWSER=1 requires the browser test")
+	}
+	t.Skip(msg + "; the browser test of the HTML report is skipped")
+	return ""
+}
+
+// artifactsDir is where screenshots go: $EVALGATE_ARTIFACTS, made when
+// missing, else a temporary folder.
+func artifactsDir(t *testing.T) string {
+	dir := os.Getenv("EVALGATE_ARTIFACTS")
+	if dir == "" {
+		return t.TempDir()
+	}
+	assert.NilError(t, os.MkdirAll(dir, 0o755))
+	return dir
+}
+
+// isDark reports whether a CSS colour "rgb(r, g, b)" is a dark one.
+func isDark(color string) bool {
+	f := strings.FieldsFunc(color, func(r rune) bool { return !('0' <= r && r <= '9') && r != '.' })
+	if len(f) < 3 {
+		return false
+	}
+	sum := 0.0
+	for _, s := range f[:3] {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return false
+		}
+		sum += v
+	}
+	return sum/3 < 80
+}
+
+// browserRun is a run with what makes a page wide or long: three suites,
+// passing, failing and errored tasks, findings of every severity, a
+// regression of the run and of two suites, and ids, files and gates too
+// long for a narrow screen.
+func browserRun() *results.Run {
+	r := resultstest.Failing()
+	long := "acme.support.evals." + strings.Repeat("very-long-suite-id-", 8) + "end"
+	s := results.Suite{
+		ID: long, Version: "3.0.0-" + strings.Repeat("rc", 30), File: "evals/" + strings.Repeat("nested/", 20) + "long.yaml",
+		Modes: []string{"golden"}, Trials: 1, Thresholds: results.Thresholds{PassScore: 0.8},
+		Regression: &results.SuiteRegression{BaselineRunID: "run-41", ScoreDelta: 0.1, Fixed: 3},
+	}
+	for i := range 95 {
+		t := results.Task{
+			ID: fmt.Sprintf("task-%02d", i), File: s.File, Line: 10 + 7*i, Kind: "golden",
+			Status: results.StatusPassed, Score: 1, PassScore: 0.8, Passed: true, TrialsPassed: 1, LatencyMs: int64(100 + i),
+			Trials: []results.Trial{{Trial: 1, Status: results.StatusPassed, Score: 1, Passed: true}},
+		}
+		switch {
+		case i%13 == 5:
+			t.Status, t.ErrorKind, t.Score, t.Passed = results.StatusError, results.ErrAgentExit, 0, false
+			t.ErrorMessage = "exit status 2 before any line"
+		case i%7 == 3:
+			t.Status, t.Score, t.Passed = results.StatusFailed, 0.25, false
+			t.FailedChecks = []string{"match", "assert[" + strconv.Itoa(i) + "]-" + strings.Repeat("x", 80)}
+			t.Findings = []results.Finding{{Kind: "canary-leak", Severity: results.SeverityCritical}, {Kind: "pii-leak", Severity: results.SeverityMedium}}
+		}
+		if i%10 == 0 {
+			t.ID = strings.Repeat(fmt.Sprintf("an-unbroken-task-id-%02d-", i), 8)
+		}
+		s.Tasks = append(s.Tasks, t)
+		switch t.Status {
+		case results.StatusPassed:
+			s.PassedCount++
+		case results.StatusError:
+			s.ErroredCount++
+		}
+		for _, f := range t.Findings {
+			s.Findings.Add(f.Severity)
+		}
+		s.AggregateScore += t.Score / 95
+	}
+	s.TaskCount = len(s.Tasks)
+	r.Suites = append(r.Suites, s)
+	r.TaskCount += s.TaskCount
+	r.PassedCount += s.PassedCount
+	r.ErroredCount += s.ErroredCount
+	r.Findings.Critical += s.Findings.Critical
+	r.Findings.Medium += s.Findings.Medium
+	r.Regression.Tasks = append(r.Regression.Tasks, results.TaskDiff{
+		SuiteID: long, TaskID: s.Tasks[0].ID, Change: results.ChangeFixed, ScoreDelta: 0.75,
+	})
+	r.Gates = append(r.Gates, results.Gate{
+		Expr:   "suites['" + long + "'].aggregateScore >= 0.8 && " + strings.Repeat("passRate >= 0.5 && ", 6) + "true",
+		Passed: true, Values: map[string]any{"suites['" + long + "'].aggregateScore": 0.81},
+	})
+	return r
+}
