@@ -12,7 +12,7 @@
 //   - JUnit, WriteJUnit, WriteJUnitFile: junit.xml (junit.go)
 //   - SARIF: findings.sarif for code scanning (sarif.go)
 //   - Badge: badge.svg (badge.go)
-//   - HTML: the single-file HTML report (html.go)
+//   - HTML: the single-file HTML report, its charts inline SVG (html.go)
 //   - Diff, DiffVerdict: `evalgate diff`, two results files side by side (diff.go)
 //   - WriteTranscript: the transcripts, the one output that holds content
 //     and is written only on request (transcript.go)
