@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -286,11 +287,11 @@ func (d *decoder) tools(v *value) []Tool {
 	first := map[string]*value{}
 	for i, tv := range objects(v) {
 		ptr := pointerIndex("/tools", i)
-		t := Tool{Name: str(tv.get("name")), Description: str(tv.get("description"))}
+		t := Tool{Name: str(tv.get("name")), Description: str(tv.get("description")), SideEffect: boolean(tv.get("sideEffect"))}
 		if sv := tv.get("inputSchema"); sv != nil {
 			t.InputSchema = raw(sv)
 			if sv.kind == kindObject || sv.kind == kindBool {
-				d.schema(ptr+"/inputSchema", sv, t.InputSchema)
+				t.Schema = d.schema(ptr+"/inputSchema", sv, t.InputSchema)
 			}
 		}
 		if nv := tv.get("name"); nv != nil && nv.kind == kindString {
@@ -315,13 +316,35 @@ func (d *decoder) task(v *value, ptr string, index int) *Task {
 	t.Tags = stringList(v.get("tags"))
 	t.PassScore = numberPtr(v.get("passScore"))
 	t.TimeoutMs, _ = integer(v.get("timeoutMs"))
+	t.ToolTimeoutMs, _ = integer(v.get("toolTimeoutMs"))
 	t.Metadata = metadata(v.get("metadata"))
 	t.Fixtures = d.fixtures(v.get("fixtures"), ptr+"/fixtures")
+	t.Faults = t.Fixtures.Faults()
 	t.Adversarial = d.adversarial(v.get("adversarial"), ptr+"/adversarial", &t.Fixtures)
 	if ev := v.get("expected"); ev != nil && ev.kind == kindObject {
 		t.Expected = d.expected(ev, ptr+"/expected")
 	}
+	if slices.Contains(t.Tags, ScenarioBudgetExceeded) && !d.again && !hasBudget(t.Expected.Assert) {
+		for i, tv := range v.get("tags").items {
+			if tv.kind == kindString && tv.lit == ScenarioBudgetExceeded {
+				d.errorf(tv, pointerIndex(ptr+"/tags", i),
+					"a %s task needs the budget it must keep: add a maxToolCalls or maxCostUsd check to expected.assert", ScenarioBudgetExceeded)
+				break
+			}
+		}
+	}
 	return t
+}
+
+// hasBudget reports whether checks hold a maxToolCalls or maxCostUsd check,
+// the built-in check of a budget-exceeded scenario.
+func hasBudget(checks []*Check) bool {
+	for _, c := range checks {
+		if c != nil && (c.Kind == CheckMaxToolCalls || c.Kind == CheckMaxCostUsd) {
+			return true
+		}
+	}
+	return false
 }
 
 func metadata(v *value) *Metadata {
@@ -392,13 +415,35 @@ func (d *decoder) fixtures(v *value, ptr string) Fixtures {
 		if n, ok := integer(rv.get("times")); ok {
 			r.Times = int(n)
 		}
-		if f := rv.getField("error"); f != nil && rv.get("response") != nil {
-			d.keyErrorf(f, pointerIndex(ptr+"/toolResponses", i)+"/error",
-				`a fixture either answers with "response" or fails with "error", not both`)
+		if rw := rv.get("raw"); rw != nil && rw.kind == kindString {
+			r.Raw, r.HasRaw = rw.lit, true
 		}
+		r.Fault = str(rv.get("fault"))
+		d.oneAnswer(rv, pointerIndex(ptr+"/toolResponses", i))
 		fx.ToolResponses = append(fx.ToolResponses, r)
 	}
 	return fx
+}
+
+// oneAnswer reports a fixture entry that says more than one way to
+// answer: a response, an error, raw text or a fault.
+func (d *decoder) oneAnswer(rv *value, ptr string) {
+	var seen []string
+	for _, k := range []string{"response", "error", "raw", "fault"} {
+		f := rv.getField(k)
+		if f == nil {
+			continue
+		}
+		if len(seen) > 0 && seen[0] == "response" && k == "error" {
+			d.keyErrorf(f, ptr+"/error", `a fixture either answers with "response" or fails with "error", not both`)
+			return
+		}
+		if len(seen) > 0 {
+			d.keyErrorf(f, ptr+"/"+k, "a fixture answers in one way: %q and %q cannot both be set (choose one of \"response\", \"error\", \"raw\" or \"fault\")", seen[0], k)
+			return
+		}
+		seen = append(seen, k)
+	}
 }
 
 // expected decodes the scoring block and checks that it can score at all.

@@ -53,7 +53,27 @@ type Tool struct {
 	Name        string
 	Description string
 	InputSchema json.RawMessage // nil when absent
+	// Schema is InputSchema compiled once for the suite; the fixtures
+	// check every call's arguments against it. Nil when absent.
+	Schema *jsonschema.Schema
+	// SideEffect marks a tool whose call changes the world: the same call
+	// twice in a trial counts as a duplicate side effect (DESIGN §12).
+	SideEffect bool
 }
+
+// Scenario tags of seed 003 (DESIGN §12): a task tagged with one of them is
+// evidence of that scenario for the trust scorecard, and replan-loop and
+// budget-exceeded tasks carry a built-in check.
+const (
+	ScenarioHappyPath       = "happy-path"
+	ScenarioErrorHandling   = "error-handling"
+	ScenarioBudgetExceeded  = "budget-exceeded"
+	ScenarioReplanLoop      = "replan-loop"
+	ScenarioEdgeAdversarial = "edge-adversarial"
+)
+
+// Scenarios lists the scenario tags in the seed's order.
+var Scenarios = []string{ScenarioHappyPath, ScenarioErrorHandling, ScenarioBudgetExceeded, ScenarioReplanLoop, ScenarioEdgeAdversarial}
 
 // Task is one eval task.
 type Task struct {
@@ -70,8 +90,13 @@ type Task struct {
 	Tags        []string
 	PassScore   *float64
 	TimeoutMs   int64 // 0 when unset
-	Metadata    *Metadata
-	Adversarial *Adversarial
+	// ToolTimeoutMs is how long a `fault: timeout` fixture keeps the agent
+	// waiting before its error result; 0 when unset (DefaultToolTimeoutMs).
+	ToolTimeoutMs int64
+	Metadata      *Metadata
+	Adversarial   *Adversarial
+	// Faults is Fixtures.Faults, kept when the task is compact.
+	Faults []string
 
 	// compact is set when the task is compact: tasks of large suites keep
 	// only what selection, modes and reports need, and Full decodes the rest
@@ -194,7 +219,46 @@ type ToolResponse struct {
 	Error   string          // when set, the tool fails with this message
 	DelayMs int64
 	Times   int // uses before the entry is spent; 0 = unlimited
-	Pos     Pos
+	// Raw, when set, is sent as the tool result's content string as it is,
+	// unparsed: a malformed answer on purpose. HasRaw tells "" apart.
+	Raw    string
+	HasRaw bool
+	Fault  string // FaultTimeout, or "" for none
+	Pos    Pos
+}
+
+// Fixture faults (`fault`).
+const FaultTimeout = "timeout"
+
+// DefaultToolTimeoutMs is a task's tool budget when it sets no
+// toolTimeoutMs: how long a `fault: timeout` fixture answers nothing.
+const DefaultToolTimeoutMs = 5000
+
+// Fault kinds a task injects, as results record them (Task.Faults).
+const (
+	InjectsError   = "error"
+	InjectsDelay   = "delay"
+	InjectsRaw     = "raw"
+	InjectsTimeout = "timeout"
+)
+
+// Faults returns the kinds of fault the fixtures inject, in the order
+// error, delay, raw, timeout; nil when none.
+func (f *Fixtures) Faults() []string {
+	var has [4]bool
+	for _, r := range f.ToolResponses {
+		has[0] = has[0] || r.Error != ""
+		has[1] = has[1] || r.DelayMs > 0
+		has[2] = has[2] || r.HasRaw
+		has[3] = has[3] || r.Fault == FaultTimeout
+	}
+	var out []string
+	for i, k := range []string{InjectsError, InjectsDelay, InjectsRaw, InjectsTimeout} {
+		if has[i] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Metadata feeds the dual-axis assessment (extension).
@@ -226,6 +290,7 @@ func (t *Task) makeCompact(form compactForm) {
 		PassScore:   t.PassScore,
 		TimeoutMs:   t.TimeoutMs,
 		Adversarial: t.Adversarial,
+		Faults:      t.Fixtures.Faults(),
 		Metadata:    t.Metadata,
 		Expected:    Expected{Kind: t.Expected.Kind},
 		compact:     form,

@@ -63,6 +63,11 @@ func checkCompiled(t *testing.T, s *Suite) {
 		}
 		c.Program = nil
 	}
+	for i := range s.Tools {
+		tool := &s.Tools[i]
+		assert.Equal(t, tool.InputSchema != nil, tool.Schema != nil, "tool %s: inputSchema", tool.Name)
+		tool.Schema = nil
+	}
 	for _, task := range s.Tasks {
 		e := &task.Expected
 		if m := e.Match; m != nil {
