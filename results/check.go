@@ -38,6 +38,7 @@ func (e *NumberError) Error() string {
 func (r *Run) Check() error {
 	c := &checker{}
 	c.stats("", &r.Stats)
+	r.Trust.check(c)
 	for i := range r.Suites {
 		c.suite(fmt.Sprintf("/suites/%d", i), &r.Suites[i])
 	}
@@ -140,6 +141,8 @@ func (c *checker) task(ptr string, t *Task) {
 			c.count(q+"/errors", int64(u.Errors))
 			c.count(q+"/repeats", int64(u.Repeats))
 			c.count(q+"/maxSame", int64(u.MaxSame))
+			c.count(q+"/schemaViolations", int64(u.SchemaViolations))
+			c.count(q+"/sideEffectRepeats", int64(u.SideEffectRepeats))
 		}
 	}
 }

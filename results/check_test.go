@@ -36,6 +36,13 @@ func TestCheck(t *testing.T) {
 			"/suites/0/tasks/0/trials/0/tokens/output: expected a whole number from 0 to 1e12, got -3"},
 		{"threshold", func(r *results.Run) { c := -1.0; r.Suites[0].Thresholds.MaxCostUsd = &c },
 			"/suites/0/thresholds/maxCostUsd: expected a cost in US dollars from 0 to 1e9, got -1"},
+		{"trust level", func(r *results.Run) { r.Trust.Level = 5 },
+			"/trust/level: expected a level from 0 to 4, got 5"},
+		{"trust points", func(r *results.Run) { r.Trust.Dimensions.Governance = 21 },
+			"/trust/dimensions/governance: expected points from 0 to 20, got 21"},
+		{"schema violations", func(r *results.Run) {
+			r.Suites[0].Tasks[0].Trials[0].Tools = []results.ToolUse{{Name: "x", SchemaViolations: -1}}
+		}, "/suites/0/tasks/0/trials/0/tools/0/schemaViolations: expected a whole number from 0 to 1e12, got -1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -55,7 +62,7 @@ func TestReadChecks(t *testing.T) {
 	for _, c := range []struct{ name, from, to, want string }{
 		{"out of range", `"costUsd":`, `"costUsd":-2,"x":`, `/suites/0/tasks/0/costUsd: expected a cost in US dollars from 0 to 1e9, got -2`},
 		{"not a whole number", `"latencyMs":`, `"latencyMs":1.5,"x":`, `suites.tasks.latencyMs: expected a whole number that fits in 64 bits, got number 1.5`},
-		{"not a number", `"score":`, `"score":"high","x":`, `suites.tasks.score: expected a number that fits in 64 bits, got string`},
+		{"not a number", `,"score":`, `,"score":"high","x":`, `suites.tasks.score: expected a number that fits in 64 bits, got string`},
 		{"not JSON", `{`, `{{`, `not JSON: invalid character '{' looking for beginning of object key string at byte 2`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -74,7 +74,13 @@ type Run struct {
 	Judge      *JudgeInfo  `json:"judge,omitempty"`
 	Gates      []Gate      `json:"gates"`
 	Regression *Regression `json:"regression,omitempty"`
-	Suites     []Suite     `json:"suites"`
+	// Health is the outcome of the agent's health command; nil when the
+	// config sets none (results/trust.go).
+	Health *Health `json:"health,omitempty"`
+	// Trust is the trust scorecard in short; nil when the run computed
+	// none (results/trust.go).
+	Trust  *Trust  `json:"trust,omitempty"`
+	Suites []Suite `json:"suites"`
 }
 
 // Tool names the program that wrote the file.
@@ -219,8 +225,15 @@ type Task struct {
 	Findings     []Finding `json:"findings,omitempty"`     // union over trials
 	// LinesAfterFinal counts, over the trials, the lines the agent wrote
 	// after its final line; they were ignored (usage lines aside).
-	LinesAfterFinal int     `json:"linesAfterFinal,omitempty"`
-	Trials          []Trial `json:"trials"`
+	LinesAfterFinal int `json:"linesAfterFinal,omitempty"`
+	// Faults lists the kinds of fault the task's fixtures inject: error,
+	// delay, raw, timeout.
+	Faults []string `json:"faults,omitempty"`
+	// Idempotent says, with two trials or more, whether every trial had
+	// the same verdict and the same canonical output; nil with one trial.
+	// Only the verdict is kept, never the outputs.
+	Idempotent *bool   `json:"idempotent,omitempty"`
+	Trials     []Trial `json:"trials"`
 }
 
 // Metadata is a task's assessment metadata (DESIGN §11): labels the suite
@@ -247,6 +260,12 @@ type ToolUse struct {
 	Repeats int `json:"repeats"`
 	// MaxSame is the most times one call (name and arguments) was made.
 	MaxSame int `json:"maxSame"`
+	// SchemaViolations counts the calls whose arguments broke the tool's
+	// declared inputSchema.
+	SchemaViolations int `json:"schemaViolations,omitempty"`
+	// SideEffectRepeats counts the Repeats of a tool declared sideEffect:
+	// duplicate side effects.
+	SideEffectRepeats int `json:"sideEffectRepeats,omitempty"`
 }
 
 // Tokens counts model tokens.
@@ -276,6 +295,9 @@ type Trial struct {
 	Findings []Finding `json:"findings,omitempty"`
 	// LinesAfterFinal counts the ignored lines after the final line.
 	LinesAfterFinal int `json:"linesAfterFinal,omitempty"`
+	// UsageReported is true when the agent reported its usage (a usage
+	// line, or the model API's usage).
+	UsageReported bool `json:"usageReported,omitempty"`
 }
 
 // Check is the verdict of one check: the match, an assertion, the output

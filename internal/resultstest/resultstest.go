@@ -227,10 +227,16 @@ func Full() *results.Run {
 	s.Tasks[2].Score = 0.1
 	s.Tasks[2].ErrorMessage = "timed out after 2m"
 	s.Tasks[2].LinesAfterFinal = 2
+	s.Tasks[2].Faults = []string{"raw", "timeout"}
+	s.Tasks[2].Idempotent = Ptr(false)
+	r.Health = &results.Health{Passed: false, Message: "exit status 1"}
+	r.Trust = &results.Trust{Score: 72.5, Level: 3, LevelName: "Autonomous", Dimensions: results.TrustDimensions{
+		ContractClarity: 16, Idempotency: 15, Observability: 17, ErrorContainment: 15, Governance: 9,
+	}}
 	s.Tasks[2].Trials[0] = results.Trial{
 		Trial: 1, Status: results.StatusError, ErrorKind: results.ErrTimeout, ErrorMessage: "timed out after 2m", LinesAfterFinal: 2, Score: 0.1, Passed: true,
 		LatencyMs: 120000, AgentCostUsd: 0.01, JudgeCostUsd: 0.001, Tokens: results.Tokens{Input: 1, Output: 2},
-		ToolCalls: 4, SchemaValid: Ptr(false),
+		ToolCalls: 4, SchemaValid: Ptr(false), UsageReported: true,
 		Checks:   []results.Check{{ID: "rubric[0]", Kind: "criterion", Weight: 0.5, Passed: true, Reason: "not-met", Judged: true}},
 		Findings: []results.Finding{{Kind: "canary-leak", Severity: results.SeverityCritical}},
 	}
