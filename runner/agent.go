@@ -47,6 +47,8 @@ type Usage struct {
 	InputTokens  int64
 	OutputTokens int64
 	CostUsd      float64
+	// Reported is set once the agent reported usage at all (Add).
+	Reported bool
 }
 
 // MaxDepth bounds how deeply arrays and objects nest in what an agent
@@ -85,6 +87,7 @@ func (u *Usage) Add(u2 Usage) {
 	u.InputTokens += u2.InputTokens
 	u.OutputTokens += u2.OutputTokens
 	u.CostUsd += u2.CostUsd
+	u.Reported = true
 }
 
 // Outcome is what one trial produced.

@@ -188,7 +188,7 @@ func TestExec(t *testing.T) {
 			name:  "usage lines add up",
 			agent: "usage",
 			input: `{}`,
-			want:  wantOutcome{output: `"ok"`, usage: Usage{Model: "m2", InputTokens: 812, OutputTokens: 95, CostUsd: 0.0015}},
+			want:  wantOutcome{output: `"ok"`, usage: Usage{Model: "m2", InputTokens: 812, OutputTokens: 95, CostUsd: 0.0015, Reported: true}},
 		},
 		{
 			name:  "null output is an output",
@@ -230,7 +230,7 @@ func TestExec(t *testing.T) {
 			agent: "halfway",
 			input: `{}`,
 			// Not mute: the agent spoke.
-			want: wantOutcome{kind: results.ErrAgentExit, message: "exit status 2 after 1 line, without a final line", usage: Usage{InputTokens: 1}},
+			want: wantOutcome{kind: results.ErrAgentExit, message: "exit status 2 after 1 line, without a final line", usage: Usage{InputTokens: 1, Reported: true}},
 		},
 		{
 			name:  "a final output nested 9,990 levels deep",
@@ -260,7 +260,7 @@ func TestExec(t *testing.T) {
 			name:  "lines after final: usage counts, the rest is counted and ignored",
 			agent: "chatty",
 			input: `{}`,
-			want:  wantOutcome{output: `"ok"`, usage: Usage{Model: "m", InputTokens: 7, OutputTokens: 3, CostUsd: 0.25}},
+			want:  wantOutcome{output: `"ok"`, usage: Usage{Model: "m", InputTokens: 7, OutputTokens: 3, CostUsd: 0.25, Reported: true}},
 			check: func(t *testing.T, out *Outcome, _ *fixtures.Session) {
 				assert.Check(t, out.LinesAfterFinal == 2, "LinesAfterFinal = %d, want 2 (a text line and a second final)", out.LinesAfterFinal)
 			},
@@ -269,7 +269,7 @@ func TestExec(t *testing.T) {
 			name:  "usage written once stdin is closed still counts",
 			agent: "usage-at-exit",
 			input: `{}`,
-			want:  wantOutcome{output: `"ok"`, usage: Usage{InputTokens: 5, CostUsd: 0.5}},
+			want:  wantOutcome{output: `"ok"`, usage: Usage{InputTokens: 5, CostUsd: 0.5, Reported: true}},
 			check: func(t *testing.T, out *Outcome, _ *fixtures.Session) {
 				assert.Check(t, out.LinesAfterFinal == 0, "LinesAfterFinal = %d, want 0", out.LinesAfterFinal)
 			},
@@ -551,7 +551,7 @@ func TestExecPythonAgent(t *testing.T) {
 		{
 			name:  "usage",
 			input: `{"usage":[{"model":"small","inputTokens":100,"outputTokens":10,"costUsd":0.25},{"model":"small","inputTokens":1,"outputTokens":2,"costUsd":0.5}],"answer":"ok"}`,
-			want:  wantOutcome{output: `"ok"`, usage: Usage{Model: "small", InputTokens: 101, OutputTokens: 12, CostUsd: 0.75}},
+			want:  wantOutcome{output: `"ok"`, usage: Usage{Model: "small", InputTokens: 101, OutputTokens: 12, CostUsd: 0.75, Reported: true}},
 		},
 		{
 			name:  "usage costs that would add up to infinity",
@@ -561,7 +561,7 @@ func TestExecPythonAgent(t *testing.T) {
 		{
 			name:  "a negative cost",
 			input: `{"usage":[{"costUsd":0.5},{"costUsd":-1}],"answer":"ok"}`,
-			want:  wantOutcome{kind: results.ErrProtocol, message: "line 2: usage costUsd must be between 0 and 1e+06", usage: Usage{CostUsd: 0.5}},
+			want:  wantOutcome{kind: results.ErrProtocol, message: "line 2: usage costUsd must be between 0 and 1e+06", usage: Usage{CostUsd: 0.5, Reported: true}},
 		},
 		{
 			name:  "negative tokens",

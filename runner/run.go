@@ -46,7 +46,25 @@ type Options struct {
 	// nil redacts URL passwords only. An API server may echo the key it
 	// was sent into the error it answers.
 	Redact *redact.Redactor
+	// MaxRepeats is how often one call (name and arguments) may be made in
+	// a trial of a replan-loop task; DefaultMaxRepeats when 0.
+	MaxRepeats int
 }
+
+// DefaultMaxRepeats is Options.MaxRepeats when unset (config
+// trust.maxRepeats).
+const DefaultMaxRepeats = 3
+
+// Ids of the checks the runner adds to a trial (DESIGN §12).
+const (
+	// CheckToolArgs holds when every call to a tool that declares an
+	// inputSchema had arguments valid against it; it is there only when
+	// the trial called such a tool.
+	CheckToolArgs = "toolArgs"
+	// CheckReplanLoop holds when no call of a replan-loop task's trial was
+	// made more than MaxRepeats times.
+	CheckReplanLoop = "replanLoop"
+)
 
 // Observer is told what happens during a run. Trial may be called from
 // several goroutines at once; the other methods are called one at a time,
@@ -181,6 +199,7 @@ type taskSlot struct {
 	task    *suites.Task
 	n       int // trials to run
 	trials  []results.Trial
+	same    []string // per trial, its verdict and canonical output, for Task.Idempotent; never written
 	left    atomic.Int32
 	result  *results.Task // set when done; dropped once the suite holds it
 	done    bool
@@ -274,6 +293,9 @@ dispatch:
 		// A slot's trials are allocated as it is dispatched, so only the
 		// tasks in flight hold them (#6).
 		slot.trials = make([]results.Trial, slot.n)
+		if slot.n > 1 {
+			slot.same = make([]string, slot.n)
+		}
 		for trial := 1; trial <= slot.n; trial++ {
 			if gctx.Err() != nil {
 				break dispatch
@@ -291,6 +313,9 @@ dispatch:
 					return err
 				}
 				slot.trials[trial-1] = res
+				if slot.same != nil {
+					slot.same[trial-1] = sameKey(&res, out)
+				}
 				if slot.left.Add(-1) == 0 {
 					r.taskDone(slot)
 				}
@@ -359,6 +384,7 @@ func (r *run) taskDone(slot *taskSlot) {
 	p := r.plan[slot.suite]
 	if !slot.dropped {
 		res := aggregate(p.Suite, slot.task, slot.trials)
+		res.Idempotent = idempotent(slot.same)
 		slot.result = &res
 	}
 	r.mu.Lock()
@@ -411,7 +437,7 @@ func (r *run) flush(final bool) {
 		// The suite's list holds the result now: the slot goes, so memory
 		// holds one row per task, not two (#6). The dispatch loop read this
 		// slot before it started the trials that led here.
-		slot.result, slot.trials = nil, nil
+		slot.result, slot.trials, slot.same = nil, nil, nil
 		r.slots[r.cursor] = nil
 		r.cursor++
 		if r.cursor == len(r.slots) || r.slots[r.cursor].suite != si {
@@ -479,11 +505,12 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 		AgentCostUsd: out.Usage.CostUsd,
 		Tokens:       results.Tokens{Input: out.Usage.InputTokens, Output: out.Usage.OutputTokens},
 		ToolCalls:    len(rec.Trace),
-		Tools:        toolUse(rec.Trace),
+		Tools:        toolUse(rec.Trace, s.Tools),
 		Checks:       []results.Check{},
 		Findings:     sess.Findings(),
 
 		LinesAfterFinal: out.LinesAfterFinal,
+		UsageReported:   out.Usage.Reported,
 	}
 	switch {
 	case out.Err != nil && ctx.Err() != nil:
@@ -520,7 +547,12 @@ func (r *run) request(s *suites.Suite, t *suites.Task, n int) (*Request, *fixtur
 	}
 	mode := r.mode(s, t)
 	live := mode == "live-shadow"
-	sess := fixtures.NewSession(&t.Fixtures, fixtures.Options{Live: live, Canary: r.opts.Canary})
+	sess := fixtures.NewSession(&t.Fixtures, fixtures.Options{
+		Live:        live,
+		Canary:      r.opts.Canary,
+		Tools:       s.Tools,
+		ToolTimeout: time.Duration(t.ToolTimeoutMs) * time.Millisecond,
+	})
 	req := &Request{
 		SuiteID: s.ID,
 		TaskID:  t.ID,
@@ -580,6 +612,7 @@ func (r *run) score(ctx context.Context, s *suites.Suite, t *suites.Task, timeou
 		return
 	}
 	res.SchemaValid = valid
+	checks = append(checks, r.builtinChecks(s, t, rec.Trace)...)
 	if t.Expected.Kind == suites.KindRubric {
 		var err error
 		checks, err = r.rubric(ctx, s, t, obs, rec, res, checks)
@@ -725,12 +758,79 @@ func dedupeFindings(fs []results.Finding) []results.Finding {
 	return out
 }
 
+// builtinChecks are the checks the runner adds to a trial from the suite's
+// declarations rather than the task's assertions: toolArgs when the trial
+// called a tool that declares an inputSchema, replanLoop for a task
+// tagged replan-loop.
+func (r *run) builtinChecks(s *suites.Suite, t *suites.Task, trace []fixtures.Call) []results.Check {
+	var out []results.Check
+	checked, invalid := false, false
+	for _, c := range trace {
+		invalid = invalid || c.ArgsInvalid
+		for i := range s.Tools {
+			checked = checked || (s.Tools[i].Name == c.Name && s.Tools[i].Schema != nil)
+		}
+	}
+	if checked {
+		c := results.Check{ID: CheckToolArgs, Kind: CheckToolArgs, Weight: 1, Passed: !invalid}
+		if invalid {
+			c.Reason = judges.ReasonSchemaInvalid
+		}
+		out = append(out, c)
+	}
+	if slices.Contains(t.Tags, suites.ScenarioReplanLoop) {
+		limit := r.opts.MaxRepeats
+		if limit <= 0 {
+			limit = DefaultMaxRepeats
+		}
+		most := 0
+		for _, u := range toolUse(trace, nil) {
+			most = max(most, u.MaxSame)
+		}
+		c := results.Check{ID: CheckReplanLoop, Kind: "maxRepeats", Weight: 1, Passed: most <= limit}
+		if !c.Passed {
+			c.Reason = judges.ReasonOverLimit
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// sameKey is what two trials of a task must share to count as identical:
+// the verdict and the canonical output. It lives only while the task runs.
+func sameKey(res *results.Trial, out *Outcome) string {
+	key := res.Status
+	if out != nil && len(out.Output) > 0 {
+		key += "\x00" + callKey(out.Output)
+	}
+	return key
+}
+
+// idempotent compares the trials' keys; nil with fewer than two.
+func idempotent(keys []string) *bool {
+	if len(keys) < 2 {
+		return nil
+	}
+	same := true
+	for _, k := range keys[1:] {
+		same = same && k == keys[0]
+	}
+	return &same
+}
+
 // toolUse counts a trial's calls per tool, sorted by tool name. Two calls
 // are the same call when their names are equal and their arguments are
-// equal as JSON values (key order and number spelling aside).
-func toolUse(trace []fixtures.Call) []results.ToolUse {
+// equal as JSON values (key order and number spelling aside). Repeats of
+// a tool that tools declares sideEffect are duplicate side effects.
+func toolUse(trace []fixtures.Call, tools []suites.Tool) []results.ToolUse {
 	if len(trace) == 0 {
 		return nil
+	}
+	sideEffect := map[string]bool{}
+	for _, t := range tools {
+		if t.SideEffect {
+			sideEffect[t.Name] = true
+		}
 	}
 	index := map[string]int{}
 	same := map[string]int{}
@@ -750,10 +850,16 @@ func toolUse(trace []fixtures.Call) []results.ToolUse {
 		if c.IsError {
 			u.Errors++
 		}
+		if c.ArgsInvalid {
+			u.SchemaViolations++
+		}
 		key := c.Name + "\x00" + callKey(c.Args)
 		same[key]++
 		if n := same[key]; n > 1 {
 			u.Repeats++
+			if sideEffect[c.Name] {
+				u.SideEffectRepeats++
+			}
 			u.MaxSame = max(u.MaxSame, n)
 		} else {
 			u.MaxSame = max(u.MaxSame, 1)
@@ -792,6 +898,7 @@ func aggregate(s *suites.Suite, t *suites.Task, trials []results.Trial) results.
 		Kind:      t.Expected.Kind,
 		Tags:      t.Tags,
 		Metadata:  metadata(t.Metadata),
+		Faults:    t.Faults,
 		PassScore: s.PassBar(t),
 		Passed:    true,
 		Trials:    trials,

@@ -49,12 +49,51 @@ func TestToolUse(t *testing.T) {
 				{Name: "search", Calls: 2, Errors: 2, Repeats: 1, MaxSame: 2},
 			},
 		},
+		{
+			// "refund" is declared sideEffect: its repeats are duplicate side effects.
+			"side effects and schema violations",
+			[]fixtures.Call{
+				call("refund", `{"id":1}`, 0, false),
+				call("refund", `{"id":1}`, 0, false),
+				{Name: "refund", Args: json.RawMessage(`{"id":"x"}`), Fixture: 0, ArgsInvalid: true},
+				call("search", `{}`, 0, false),
+				call("search", `{}`, 0, false),
+			},
+			[]results.ToolUse{
+				{Name: "refund", Calls: 3, Matched: 3, Repeats: 1, MaxSame: 2, SchemaViolations: 1, SideEffectRepeats: 1},
+				{Name: "search", Calls: 2, Matched: 2, Repeats: 1, MaxSame: 2},
+			},
+		},
 	}
+	tools := []suites.Tool{{Name: "refund", SideEffect: true}, {Name: "search"}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.DeepEqual(t, toolUse(tt.trace), tt.want)
+			assert.DeepEqual(t, toolUse(tt.trace, tools), tt.want)
 		})
 	}
+}
+
+func TestIdempotent(t *testing.T) {
+	yes, no := true, false
+	for _, tc := range []struct {
+		name string
+		keys []string
+		want *bool
+	}{
+		{"one trial: unknown", []string{"passed"}, nil},
+		{"same verdict and output", []string{"passed\x00\"a\"", "passed\x00\"a\""}, &yes},
+		{"same verdict, other output", []string{"passed\x00\"a\"", "passed\x00\"b\""}, &no},
+		{"other verdict", []string{"passed", "error"}, &no},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assert.DeepEqual(t, idempotent(tc.keys), tc.want) })
+	}
+}
+
+func TestSameKeyIgnoresSpelling(t *testing.T) {
+	res := &results.Trial{Status: results.StatusPassed}
+	a := sameKey(res, &Outcome{Output: json.RawMessage(`{"a":1,"b":[2.0]}`)})
+	b := sameKey(res, &Outcome{Output: json.RawMessage(`{"b":[2],"a":1}`)})
+	assert.Equal(t, a, b)
 }
 
 func TestAggregateKeepsMetadata(t *testing.T) {
