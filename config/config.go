@@ -52,6 +52,9 @@ type Config struct {
 	Baseline    string
 	Gates       []string
 	Out         string
+	// Trust is the trust: block (config/trust.go); nil when absent: run
+	// then computes no trust scorecard.
+	Trust *Trust
 }
 
 // Agent says how to drive the agent under test. Exactly one of Exec, Plain
@@ -63,6 +66,12 @@ type Agent struct {
 	ModelClass string
 	Env        map[string]string
 	Dir        string // working directory of exec and plain agents
+	// Version is the agent's version, for the trust scorecard: semver,
+	// never "latest".
+	Version string
+	// Health is a command run once before the tasks, with the agent's
+	// environment and folder; it must exit 0 (DESIGN §12).
+	Health []string
 }
 
 // OpenAI configures an OpenAI-compatible chat completions endpoint, for an
@@ -192,6 +201,11 @@ func (c *Config) resolve() {
 	}
 	if c.Judge.Calibration != "" {
 		c.Judge.Calibration = c.Path(c.Judge.Calibration)
+	}
+	if c.Trust != nil {
+		for i, h := range c.Trust.History {
+			c.Trust.History[i] = c.Path(h)
+		}
 	}
 }
 
@@ -450,6 +464,7 @@ func (p *parser) config(n *yaml.Node, c *Config) {
 		"baseline": func(v *yaml.Node) { p.str(v, "baseline", &c.Baseline) },
 		"gates":    func(v *yaml.Node) { p.gates(v, &c.Gates) },
 		"out":      func(v *yaml.Node) { p.str(v, "out", &c.Out) },
+		"trust":    func(v *yaml.Node) { c.Trust = p.trust(v) },
 	})
 }
 
@@ -506,6 +521,8 @@ func (p *parser) agent(n *yaml.Node, a *Agent) {
 		"openai":     func(v *yaml.Node) { a.OpenAI = p.openai(v, "agent.openai", true) },
 		"modelClass": func(v *yaml.Node) { p.str(v, "agent.modelClass", &a.ModelClass) },
 		"dir":        func(v *yaml.Node) { p.str(v, "agent.dir", &a.Dir) },
+		"version":    func(v *yaml.Node) { p.str(v, "agent.version", &a.Version) },
+		"health":     func(v *yaml.Node) { p.command(v, "agent.health", &a.Health) },
 		"env": func(v *yaml.Node) {
 			if v.Kind != yaml.MappingNode {
 				p.errorf(v, "agent.env: expected a mapping of names to values")

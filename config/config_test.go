@@ -20,6 +20,8 @@ agent:
   exec: [python3, agent.py]
   modelClass: general
   env: {MODE: test, KEY: "${HOME}"}
+  version: 1.4.0
+  health: ./agent.py --health
 judge:
   exec: "./judge.sh --strict"
   samples: 3
@@ -32,6 +34,9 @@ gates:
   - aggregateScore >= 0.9
   - regression.newFailures == 0
 out: out
+trust:
+  owner: "@acme/support"
+  history: [history/last.json]
 `
 	c, err := Parse(path, []byte(src))
 	assert.NilError(t, err)
@@ -44,6 +49,8 @@ out: out
 			ModelClass: "general",
 			Env:        map[string]string{"MODE": "test", "KEY": "${HOME}"},
 			Dir:        dir,
+			Version:    "1.4.0",
+			Health:     []string{"/bin/sh", "-c", "./agent.py --health"},
 		},
 		Judge:       Judge{Exec: []string{"/bin/sh", "-c", "./judge.sh --strict"}, Samples: 3, Concurrency: 2},
 		Concurrency: 4,
@@ -52,8 +59,13 @@ out: out
 		Baseline:    filepath.Join(dir, ".evalgate/baseline.json"),
 		Gates:       []string{"aggregateScore >= 0.9", "regression.newFailures == 0"},
 		Out:         filepath.Join(dir, "out"),
+		Trust:       &Trust{Owner: "@acme/support", History: []string{filepath.Join(dir, "history/last.json")}, MaxRepeats: 3},
 	}
 	assert.Check(t, is.DeepEqual(want, c), "config")
+
+	c, err = Parse(path, []byte("trust:\n"))
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(&Trust{MaxRepeats: DefaultMaxRepeats}, c.Trust), "trust alone")
 }
 
 func TestParseKeepsSchemeBaselines(t *testing.T) {
@@ -80,7 +92,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown keys list the allowed ones",
 			src:  "suites: [a]\nagnet: {}\n",
-			want: []string{`evalgate.yaml:2:1: config: unknown key "agnet"; expected one of "agent", "baseline", "concurrency", "gates", "judge", "out", "suites", "timeout", "trials"`},
+			want: []string{`evalgate.yaml:2:1: config: unknown key "agnet"; expected one of "agent", "baseline", "concurrency", "gates", "judge", "out", "suites", "timeout", "trials", "trust"`},
 		},
 		{
 			name: "every error at once",
@@ -120,6 +132,15 @@ func TestParseErrors(t *testing.T) {
 				`evalgate.yaml:5:5: gates[3]: column 34: unknown name "passe"; did you mean passed?`,
 				`evalgate.yaml:6:5: gates[4]: column 10: unexpected token EOF`,
 				`evalgate.yaml:8:5: gates[5]: expected boolean, but got number`,
+			},
+		},
+		{
+			name: "trust block",
+			src:  "trust:\n  owner: [a]\n  maxRepeat: 2\n  maxRepeats: 0\n",
+			want: []string{
+				`evalgate.yaml:2:10: trust.owner: expected a string`,
+				`evalgate.yaml:3:3: trust: unknown key "maxRepeat"; expected one of "history", "maxRepeats", "owner"`,
+				`evalgate.yaml:4:15: trust.maxRepeats: expected an integer >= 1`,
 			},
 		},
 		{

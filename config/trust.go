@@ -1,0 +1,32 @@
+package config
+
+import "go.yaml.in/yaml/v3"
+
+// DefaultMaxRepeats is trust.maxRepeats when the config sets none.
+const DefaultMaxRepeats = 3
+
+// Trust is the trust: block (DESIGN §12). Its presence makes run compute
+// the trust scorecard.
+type Trust struct {
+	// Owner is who answers for the agent, when CODEOWNERS does not say.
+	Owner string
+	// History are earlier results files, resolved against the config's
+	// folder: the runtime adjustments and TL4's preconditions read them.
+	History []string
+	// MaxRepeats is how often one call (name and arguments) may be made
+	// in a trial of a replan-loop task.
+	MaxRepeats int
+}
+
+func (p *parser) trust(n *yaml.Node) *Trust {
+	t := &Trust{MaxRepeats: DefaultMaxRepeats}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return t // "trust:" alone turns the scorecard on with the defaults
+	}
+	p.fields(n, "trust", map[string]func(*yaml.Node){
+		"owner":      func(v *yaml.Node) { p.str(v, "trust.owner", &t.Owner) },
+		"history":    func(v *yaml.Node) { p.strs(v, "trust.history", &t.History) },
+		"maxRepeats": func(v *yaml.Node) { p.int(v, "trust.maxRepeats", 1, &t.MaxRepeats) },
+	})
+	return t
+}
