@@ -109,6 +109,11 @@ func (c *checker) suite(ptr string, s *Suite) {
 		c.latency(ptr+"/thresholds/maxP95LatencyMs", *s.Thresholds.MaxP95LatencyMs)
 	}
 	c.count(ptr+"/trials", int64(s.Trials))
+	if s.Tools != nil {
+		c.count(ptr+"/tools/declared", int64(s.Tools.Declared))
+		c.count(ptr+"/tools/withSchema", int64(s.Tools.WithSchema))
+		c.count(ptr+"/tools/sideEffect", int64(s.Tools.SideEffect))
+	}
 	c.stats(ptr, &s.Stats)
 	for i := range s.Tasks {
 		c.task(fmt.Sprintf("%s/tasks/%d", ptr, i), &s.Tasks[i])

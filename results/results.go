@@ -179,7 +179,10 @@ type Suite struct {
 	Modes      []string   `json:"modes"`
 	Trials     int        `json:"trials"`
 	Thresholds Thresholds `json:"thresholds"`
-	Passed     bool       `json:"passed"` // openwop: thresholds met
+	// Tools counts the suite's declared tools (results/trust.go); nil
+	// when it declares none.
+	Tools  *SuiteTools `json:"tools,omitempty"`
+	Passed bool        `json:"passed"` // openwop: thresholds met
 	Stats
 	Regression *SuiteRegression `json:"regression,omitempty"`
 	Tasks      []Task           `json:"tasks"`

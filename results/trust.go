@@ -51,3 +51,12 @@ func (t *Trust) check(c *checker) {
 		c.in("/trust/dimensions/"+p.name, float64(p.points), 0, 20, "points from 0 to 20")
 	}
 }
+
+// SuiteTools counts a suite's declared tools, the contract the trust
+// scorecard reads: how many, how many declare an inputSchema, how many a
+// side effect. Counts only, never names or schemas.
+type SuiteTools struct {
+	Declared   int `json:"declared"`
+	WithSchema int `json:"withSchema"`
+	SideEffect int `json:"sideEffect"`
+}

@@ -272,7 +272,20 @@ func suiteHeader(s *suites.Suite, trials int) results.Suite {
 	if s.Thresholds.PassScore != nil {
 		th.PassScore = *s.Thresholds.PassScore
 	}
+	var tools *results.SuiteTools
+	if len(s.Tools) > 0 {
+		tools = &results.SuiteTools{Declared: len(s.Tools)}
+		for _, t := range s.Tools {
+			if t.InputSchema != nil {
+				tools.WithSchema++
+			}
+			if t.SideEffect {
+				tools.SideEffect++
+			}
+		}
+	}
 	return results.Suite{
+		Tools:      tools,
 		ID:         s.ID,
 		Version:    s.Version,
 		File:       s.Path,

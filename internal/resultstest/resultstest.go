@@ -211,6 +211,7 @@ func Full() *results.Run {
 	s := &r.Suites[0]
 	s.Findings = r.Findings
 	s.Regression.Fixed = 1
+	s.Tools = &results.SuiteTools{Declared: 2, WithSchema: 1, SideEffect: 1}
 	s.Tasks[2].Tags = []string{"slow"}
 	s.Tasks[2].FailedChecks = []string{"rubric[0]"}
 	s.Tasks[2].Findings = []results.Finding{{Kind: "canary-leak", Severity: results.SeverityCritical}}

@@ -1,0 +1,205 @@
+package trust
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/evalgate/evalgate/results"
+)
+
+// The rules of the five dimensions. Each rule is worth a fixed number of
+// points, 20 in all per dimension; docs/trust.md quotes every one of them,
+// and a change here changes it there.
+
+func contractClarity(ev *evidence) Dimension {
+	var d Dimension
+	switch {
+	case ev.tools == 0:
+		d.add(5, 0, "", "no suite declares its tools (suite tools with an inputSchema)")
+	case ev.toolSchemas == 0:
+		d.add(5, 0, "", fmt.Sprintf("none of the %d declared tools has an inputSchema", ev.tools))
+	case ev.toolSchemas == ev.tools:
+		d.add(5, 5, fmt.Sprintf("all %d declared tools have an inputSchema", ev.tools), "")
+	default:
+		d.add(5, 2, fmt.Sprintf("%d of %d declared tools have an inputSchema", ev.toolSchemas, ev.tools),
+			fmt.Sprintf("%d declared tools have no inputSchema", ev.tools-ev.toolSchemas))
+	}
+	switch {
+	case ev.tasks > 0 && ev.outputSchemaTasks == ev.tasks:
+		d.add(5, 5, fmt.Sprintf("all %d tasks check an outputSchema", ev.tasks), "")
+	case ev.outputSchemaTasks > 0:
+		d.add(5, 2, fmt.Sprintf("%d of %d tasks check an outputSchema", ev.outputSchemaTasks, ev.tasks),
+			fmt.Sprintf("%d tasks check no outputSchema", ev.tasks-ev.outputSchemaTasks))
+	default:
+		d.add(5, 0, "", "no task checks an outputSchema")
+	}
+	switch {
+	case ev.argCheckedTrials == 0:
+		d.add(4, 0, "", "no trial called a tool whose arguments were checked against an inputSchema")
+	case ev.argViolations == 0:
+		d.add(4, 4, fmt.Sprintf("tool arguments checked against their inputSchema in %d trials, no violation", ev.argCheckedTrials), "")
+	default:
+		d.add(4, 0, "", fmt.Sprintf("%d tool calls broke their inputSchema (finding schema-violation)", ev.argViolations))
+	}
+	if ev.tasks > 0 {
+		d.add(3, 3, "every suite has a semver version", "")
+	} else {
+		d.add(3, 0, "", "no suite ran")
+	}
+	if ev.edgeTasks > 0 {
+		d.add(3, 3, fmt.Sprintf("%d tasks tagged edge-adversarial", ev.edgeTasks), "")
+	} else {
+		d.add(3, 0, "", "no task is tagged edge-adversarial (edge cases as tasks)")
+	}
+	return d
+}
+
+func idempotency(ev *evidence) Dimension {
+	var d Dimension
+	switch {
+	case ev.tasks == 0:
+		d.add(8, 0, "", "no task ran")
+	case ev.multiTrialTasks < ev.tasks:
+		d.add(8, 0, "", fmt.Sprintf("trials is 1 for %d of %d tasks: idempotency unknown (set trials: 2 or more)", ev.tasks-ev.multiTrialTasks, ev.tasks))
+	default:
+		d.add(8, 8, fmt.Sprintf("every task ran at least 2 trials"), "")
+	}
+	switch {
+	case ev.multiTrialTasks == 0:
+		d.add(6, 0, "", "no task ran twice to compare")
+	case len(ev.notIdempotent) == 0:
+		d.add(6, 6, fmt.Sprintf("identical verdicts and outputs across trials in all %d tasks run twice or more", ev.multiTrialTasks), "")
+	default:
+		d.add(6, 0, "", fmt.Sprintf("verdicts or outputs differed across trials in %d tasks: %s", len(ev.notIdempotent), names(ev.notIdempotent)))
+	}
+	switch {
+	case ev.faultIdem == 0 && ev.faultNotIdem == 0:
+		d.add(4, 0, "", "no task with injected faults ran twice or more")
+	case ev.faultNotIdem == 0:
+		d.add(4, 4, fmt.Sprintf("identical across trials under injected faults in %d tasks", ev.faultIdem), "")
+	default:
+		d.add(4, 0, "", fmt.Sprintf("%d tasks with injected faults differed across trials", ev.faultNotIdem))
+	}
+	switch {
+	case ev.sideEffectTools == 0:
+		d.add(2, 0, "", "no tool is declared sideEffect: duplicate side effects are not looked for")
+	case ev.sideRepeats == 0:
+		d.add(2, 2, "no duplicate side effect (a sideEffect tool called twice with the same arguments)", "")
+	default:
+		d.add(2, 0, "", fmt.Sprintf("%d duplicate side effects: a sideEffect tool called again with the same arguments", ev.sideRepeats))
+	}
+	return d
+}
+
+func observability(ev *evidence, r *results.Run) Dimension {
+	var d Dimension
+	if ev.spoke {
+		d.add(4, 4, "the agent speaks a protocol: it called tools or reported usage", "")
+	} else {
+		d.add(4, 0, "", "no trial called a tool or reported usage: a plain agent, or a silent one")
+	}
+	switch {
+	case ev.answered == 0:
+		d.add(5, 0, "", "no trial answered")
+	case ev.usageReported == ev.answered:
+		d.add(5, 5, fmt.Sprintf("usage reported on all %d trials that answered", ev.answered), "")
+	default:
+		d.add(5, 0, "", fmt.Sprintf("usage missing on %d of %d trials that answered", ev.answered-ev.usageReported, ev.answered))
+	}
+	switch {
+	case ev.trials == 0:
+		d.add(4, 0, "", "no trial ran")
+	case ev.crashes == 0 && ev.structured > 0:
+		d.add(4, 4, fmt.Sprintf("failures reported as structured error lines (%d), no crash", ev.structured), "")
+	case ev.crashes == 0:
+		d.add(4, 4, "no trial ended in a crash", "")
+	default:
+		d.add(4, 0, "", fmt.Sprintf("%d trials ended in a crash (exit without a final or error line)", ev.crashes))
+	}
+	if ev.trials > 0 && ev.protocolErrors == 0 {
+		d.add(3, 3, "no protocol error", "")
+	} else if ev.trials == 0 {
+		d.add(3, 0, "", "no trial ran")
+	} else {
+		d.add(3, 0, "", fmt.Sprintf("%d trials ended in a protocol error", ev.protocolErrors))
+	}
+	switch {
+	case r.Health == nil:
+		d.add(4, 0, "", "no agent.health command in the config")
+	case r.Health.Passed:
+		d.add(4, 4, "agent.health exited 0", "")
+	default:
+		d.add(4, 0, "", "agent.health failed: "+r.Health.Message)
+	}
+	return d
+}
+
+func errorContainment(ev *evidence) Dimension {
+	var d Dimension
+	switch {
+	case ev.happyTasks == 0:
+		d.add(5, 0, "", "no happy-path task (one without faults or an error scenario)")
+	case len(ev.happyDirty) == 0:
+		d.add(5, 5, fmt.Sprintf("no crash, timeout or protocol error in %d happy-path tasks", ev.happyTasks), "")
+	default:
+		d.add(5, 0, "", fmt.Sprintf("a crash, timeout or protocol error in happy-path tasks: %s", names(ev.happyDirty)))
+	}
+	switch {
+	case ev.faultTasks == 0:
+		d.add(5, 0, "", "no task injects a tool error, delay, malformed response or timeout")
+	case ev.faultsPassed == ev.faultTasks:
+		d.add(5, 5, fmt.Sprintf("all %d fault-injection tasks pass (%s)", ev.faultTasks, strings.Join(ev.faultKinds, ", ")), "")
+	case ev.faultsPassed > 0:
+		d.add(5, 2, fmt.Sprintf("%d of %d fault-injection tasks pass", ev.faultsPassed, ev.faultTasks),
+			fmt.Sprintf("%d fault-injection tasks fail", ev.faultTasks-ev.faultsPassed))
+	default:
+		d.add(5, 0, "", fmt.Sprintf("none of %d fault-injection tasks passes", ev.faultTasks))
+	}
+	for _, sc := range scenarios {
+		switch {
+		case ev.scenarioTasks[sc] == 0:
+			d.add(2, 0, "", fmt.Sprintf("no task is tagged %s", sc))
+		case len(ev.scenarioFailed[sc]) == 0:
+			d.add(2, 2, fmt.Sprintf("scenario %s: %d tasks pass", sc, ev.scenarioTasks[sc]), "")
+		default:
+			d.add(2, 0, "", fmt.Sprintf("scenario %s: %s did not pass", sc, names(ev.scenarioFailed[sc])))
+		}
+	}
+	return d
+}
+
+func governance(ev *evidence, repo *Repo) Dimension {
+	var d Dimension
+	if repo.Owner != "" {
+		d.add(5, 5, fmt.Sprintf("owner %s (%s)", repo.Owner, repo.OwnerSource), "")
+	} else {
+		d.add(5, 0, "", "no CODEOWNERS entry covers the agent, and no trust.owner")
+	}
+	switch {
+	case repo.AgentVersion == "":
+		d.add(4, 0, "", "no agent.version in the config")
+	case !semver(repo.AgentVersion):
+		d.add(4, 0, "", fmt.Sprintf("agent.version %q is not a semver version such as 1.4.0", repo.AgentVersion))
+	default:
+		d.add(4, 4, "agent version "+repo.AgentVersion, "")
+	}
+	switch {
+	case repo.Changelog == "":
+		d.add(3, 0, "", "no CHANGELOG.md")
+	case !repo.ChangelogEntry:
+		d.add(3, 0, "", fmt.Sprintf("%s has no entry for agent version %s", repo.Changelog, versionOr(repo.AgentVersion)))
+	default:
+		d.add(3, 3, fmt.Sprintf("%s has an entry for %s", repo.Changelog, repo.AgentVersion), "")
+	}
+	if ev.gates > 0 {
+		d.add(3, 3, fmt.Sprintf("%d gates configured", ev.gates), "")
+	} else {
+		d.add(3, 0, "", "no gates configured: only the default gates ran")
+	}
+	if a := repo.attestation(KindSecurityReview); a != nil {
+		d.add(5, 5, fmt.Sprintf("security review by %s on %s for %s", a.By, a.Date, a.AgentVersion), "")
+	} else {
+		d.add(5, 0, "", fmt.Sprintf("no security-review attestation in .evalgate/trust.yaml for agent version %s", versionOr(repo.AgentVersion)))
+	}
+	return d
+}

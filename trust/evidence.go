@@ -1,0 +1,170 @@
+package trust
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/evalgate/evalgate/results"
+)
+
+// Scenario tags of seed 003, in its order (suites.Scenarios).
+var scenarios = []string{"happy-path", "error-handling", "budget-exceeded", "replan-loop", "edge-adversarial"}
+
+// Check ids the runner adds (runner.CheckToolArgs).
+const checkToolArgs = "toolArgs"
+
+// evidence is what a run shows, counted once for all the dimensions.
+type evidence struct {
+	tasks, trials int
+
+	tools, toolSchemas, sideEffectTools int
+	outputSchemaTasks                   int
+	argCheckedTrials, argViolations     int
+	edgeTasks                           int
+
+	multiTrialTasks int
+	notIdempotent   []string // suite/task of the tasks whose trials differed
+	faultTasks      int
+	faultsPassed    int
+	faultKinds      []string
+	faultIdem       int // fault tasks with idempotent == true
+	faultNotIdem    int
+	sideRepeats     int
+
+	spoke          bool // a trial called a tool or reported usage: a protocol agent
+	answered       int  // trials that are not errors
+	usageReported  int  // of those, with usage
+	crashes        int  // trials ended by the agent's exit (agent-exit)
+	structured     int  // trials ended by the agent's own error line
+	protocolErrors int  // protocol and output-too-large
+
+	happyTasks int
+	happyDirty []string // happy-path tasks ended by a crash, timeout or protocol error
+
+	scenarioTasks  map[string]int
+	scenarioFailed map[string][]string
+
+	gates int // gates not among the defaults
+	gateNames []string
+}
+
+// gather counts the evidence of a run.
+func gather(r *results.Run) *evidence {
+	ev := &evidence{scenarioTasks: map[string]int{}, scenarioFailed: map[string][]string{}}
+	for _, g := range r.Gates {
+		if !g.Default {
+			ev.gates++
+		}
+	}
+	for si := range r.Suites {
+		s := &r.Suites[si]
+		if s.Tools != nil {
+			ev.tools += s.Tools.Declared
+			ev.toolSchemas += s.Tools.WithSchema
+			ev.sideEffectTools += s.Tools.SideEffect
+		}
+		for ti := range s.Tasks {
+			ev.task(s, &s.Tasks[ti])
+		}
+	}
+	return ev
+}
+
+func (ev *evidence) task(s *results.Suite, t *results.Task) {
+	name := s.ID + "/" + t.ID
+	ev.tasks++
+	if t.SchemaValid != nil {
+		ev.outputSchemaTasks++
+	}
+	if slices.Contains(t.Tags, "edge-adversarial") {
+		ev.edgeTasks++
+	}
+	if t.Idempotent != nil {
+		ev.multiTrialTasks++
+		if !*t.Idempotent {
+			ev.notIdempotent = append(ev.notIdempotent, name)
+		}
+	}
+	if len(t.Faults) > 0 {
+		ev.faultTasks++
+		if t.Passed {
+			ev.faultsPassed++
+		}
+		for _, k := range t.Faults {
+			if !slices.Contains(ev.faultKinds, k) {
+				ev.faultKinds = append(ev.faultKinds, k)
+			}
+		}
+		if t.Idempotent != nil {
+			if *t.Idempotent {
+				ev.faultIdem++
+			} else {
+				ev.faultNotIdem++
+			}
+		}
+	}
+	happy := len(t.Faults) == 0
+	for _, sc := range scenarios {
+		if !slices.Contains(t.Tags, sc) {
+			continue
+		}
+		ev.scenarioTasks[sc]++
+		if !t.Passed {
+			ev.scenarioFailed[sc] = append(ev.scenarioFailed[sc], name)
+		}
+		happy = happy && sc == "happy-path"
+	}
+	dirty := false
+	for i := range t.Trials {
+		tr := &t.Trials[i]
+		ev.trials++
+		ev.trial(tr)
+		switch tr.ErrorKind {
+		case results.ErrAgentExit, results.ErrTimeout, results.ErrProtocol, results.ErrOutputTooLarge:
+			dirty = true
+		}
+	}
+	if happy {
+		ev.happyTasks++
+		if dirty {
+			ev.happyDirty = append(ev.happyDirty, name)
+		}
+	}
+}
+
+func (ev *evidence) trial(tr *results.Trial) {
+	for _, c := range tr.Checks {
+		if c.ID == checkToolArgs {
+			ev.argCheckedTrials++
+			break
+		}
+	}
+	for _, u := range tr.Tools {
+		ev.argViolations += u.SchemaViolations
+		ev.sideRepeats += u.SideEffectRepeats
+	}
+	if tr.ToolCalls > 0 || tr.UsageReported {
+		ev.spoke = true
+	}
+	switch tr.ErrorKind {
+	case "":
+		ev.answered++
+		if tr.UsageReported {
+			ev.usageReported++
+		}
+	case results.ErrAgentExit:
+		ev.crashes++
+	case results.ErrAgentReported:
+		ev.structured++
+	case results.ErrProtocol, results.ErrOutputTooLarge:
+		ev.protocolErrors++
+	}
+}
+
+// names lists up to three names and how many more there are.
+func names(xs []string) string {
+	if len(xs) <= 3 {
+		return fmt.Sprint(xs)
+	}
+	return fmt.Sprintf("%v and %d more", xs[:3], len(xs)-3)
+}

@@ -1,0 +1,200 @@
+package trust
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/evalgate/evalgate/results"
+)
+
+var now = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+
+func yes() *bool { b := true; return &b }
+
+// task is a passing task with two identical trials that answered with
+// usage, called a tool whose arguments were checked, and checked an
+// outputSchema.
+func task(id string, tags []string, faults ...string) results.Task {
+	trial := results.Trial{
+		Trial: 1, Status: results.StatusPassed, Passed: true, Score: 1, ToolCalls: 1, UsageReported: true,
+		Tools:  []results.ToolUse{{Name: "refund", Calls: 1, Matched: 1, MaxSame: 1}},
+		Checks: []results.Check{{ID: "match", Passed: true}, {ID: checkToolArgs, Passed: true}},
+	}
+	second := trial
+	second.Trial = 2
+	return results.Task{
+		ID: id, Status: results.StatusPassed, Passed: true, Score: 1, Tags: tags, Faults: faults,
+		SchemaValid: yes(), Idempotent: yes(), Trials: []results.Trial{trial, second},
+	}
+}
+
+// fullRun has every piece of run evidence.
+func fullRun() *results.Run {
+	return &results.Run{
+		RunID: "now", FinishedAt: now,
+		Gates:  []results.Gate{{Expr: "trust.level >= 3", Passed: true}},
+		Health: &results.Health{Passed: true},
+		Suites: []results.Suite{{
+			ID: "acme.shop.evals.trust", Version: "1.2.0", Trials: 2,
+			Tools: &results.SuiteTools{Declared: 2, WithSchema: 2, SideEffect: 1},
+			Tasks: []results.Task{
+				task("plain", []string{"happy-path"}),
+				task("tool-down", []string{"error-handling"}, "error", "raw", "timeout"),
+				task("over-budget", []string{"budget-exceeded"}),
+				task("loop", []string{"replan-loop"}),
+				task("odd-input", []string{"edge-adversarial"}),
+			},
+		}},
+	}
+}
+
+func fullRepo() Repo {
+	return Repo{
+		Owner: "@acme/support", OwnerSource: "CODEOWNERS", AgentVersion: "1.4.0",
+		Changelog: "CHANGELOG.md", ChangelogEntry: true,
+		Attestations: []Attestation{
+			{Kind: KindSecurityReview, By: "ana", Date: "2026-11-01", AgentVersion: "1.4.0"},
+			{Kind: KindTL4Signoff, By: "bo", Date: "2026-11-02", AgentVersion: "1.4.0"},
+		},
+	}
+}
+
+// historyRun is an earlier run, days before now, with passing trials and
+// the given error kinds.
+func historyRun(id string, days float64, passing int, errs ...string) *results.Run {
+	var trials []results.Trial
+	for range passing {
+		trials = append(trials, results.Trial{Status: results.StatusPassed, Passed: true})
+	}
+	for _, k := range errs {
+		trials = append(trials, results.Trial{Status: results.StatusError, ErrorKind: k})
+	}
+	return &results.Run{RunID: id, FinishedAt: now.Add(-time.Duration(days * 24 * float64(time.Hour))),
+		Suites: []results.Suite{{Tasks: []results.Task{{Trials: trials}}}}}
+}
+
+// TestBandEdges pins each level's rule: everything reaches TL4, and taking
+// one piece of evidence away drops the level as docs/trust.md says.
+func TestBandEdges(t *testing.T) {
+	type testCase struct {
+		name      string
+		edit      func(in *Input)
+		wantLevel int
+		wantScore float64
+		wantNext  string // a substring of Next
+	}
+	run := func(t *testing.T, tc testCase) {
+		in := Input{Run: fullRun(), Repo: fullRepo(), History: []*results.Run{historyRun("h1", 1, 60)}}
+		if tc.edit != nil {
+			tc.edit(&in)
+		}
+		sc := Compute(in)
+		dump := fmt.Sprintf("%+v", sc)
+		assert.Equal(t, sc.Level, tc.wantLevel, dump)
+		assert.Equal(t, sc.LevelName, Levels[tc.wantLevel].Name)
+		assert.Equal(t, sc.Score, tc.wantScore, dump)
+		if tc.wantNext != "" {
+			assert.Check(t, is.Contains(strings.Join(sc.Next, "\n"), tc.wantNext))
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "everything: TL4", wantLevel: 4, wantScore: 100},
+		{name: "nothing: TL0", edit: func(in *Input) { *in = Input{Run: &results.Run{RunID: "x"}} }, wantLevel: 0, wantScore: 0,
+			wantNext: "a score of 25 for TL1 Assisted"},
+		{name: "no tl4 sign-off stops at TL3", edit: func(in *Input) { in.Repo.Attestations = in.Repo.Attestations[:1] },
+			wantLevel: 3, wantScore: 100, wantNext: "a tl4-signoff attestation in .evalgate/trust.yaml for agent version 1.4.0"},
+		{name: "a sign-off for another version does not count", edit: func(in *Input) { in.Repo.Attestations[1].AgentVersion = "1.3.0" },
+			wantLevel: 3, wantScore: 100, wantNext: "tl4-signoff"},
+		{name: "no history stops at TL3", edit: func(in *Input) { in.History = nil },
+			wantLevel: 3, wantScore: 100, wantNext: "history with at least 50 passing trials in the last 30 days (has 0"},
+		{name: "history older than 30 days does not count", edit: func(in *Input) { in.History = []*results.Run{historyRun("old", 31, 60)} },
+			wantLevel: 3, wantScore: 100, wantNext: "(has 0;"},
+		{name: "49 passing trials are not enough", edit: func(in *Input) { in.History = []*results.Run{historyRun("h", 2, 49)} },
+			wantLevel: 3, wantScore: 100, wantNext: "(has 49;"},
+		{name: "an unhandled error in history stops at TL3", edit: func(in *Input) {
+			in.History = append(in.History, historyRun("h2", 3, 0, results.ErrAgentExit))
+		}, wantLevel: 3, wantScore: 100, wantNext: "no unhandled error in the last 30 days of history (has 1)"},
+		{name: "no owner: governance under TL4's minimum", edit: func(in *Input) { in.Repo.Owner = "" },
+			wantLevel: 3, wantScore: 100, wantNext: "Governance at 18 points or more (has 15)"},
+		{name: "no owner and no changelog entry: a dimension under 15 stops at TL2", edit: func(in *Input) {
+			in.Repo.Owner, in.Repo.ChangelogEntry = "", false
+		}, wantLevel: 2, wantScore: 97, wantNext: "Governance at 15 points or more (has 12)"},
+		{name: "trials 1: idempotency unknown", edit: func(in *Input) {
+			for i := range in.Run.Suites[0].Tasks {
+				in.Run.Suites[0].Tasks[i].Idempotent = nil
+			}
+		}, wantLevel: 2, wantScore: 87, wantNext: "Idempotency at 15 points or more (has 2)"},
+		{name: "no fault tasks", edit: func(in *Input) { in.Run.Suites[0].Tasks[1].Faults = nil },
+			wantLevel: 3, wantScore: 96, wantNext: "Error Containment at 18 points or more (has 15)"},
+		{name: "no schemas", edit: func(in *Input) {
+			s := &in.Run.Suites[0]
+			s.Tools.WithSchema = 0
+			for i := range s.Tasks {
+				s.Tasks[i].SchemaValid = nil
+				for j := range s.Tasks[i].Trials {
+					s.Tasks[i].Trials[j].Checks = s.Tasks[i].Trials[j].Checks[:1]
+				}
+			}
+		}, wantLevel: 2, wantScore: 91, wantNext: "Contract Clarity at 15 points or more (has 6)"},
+		{name: "a failing health command", edit: func(in *Input) { in.Run.Health = &results.Health{Message: "exit status 1"} },
+			wantLevel: 3, wantScore: 100, wantNext: "Observability at 18 points or more (has 16)"},
+		{name: "history adjustments: timeouts and crashes cost points", edit: func(in *Input) {
+			in.History = []*results.Run{historyRun("h", 1, 10, results.ErrTimeout, results.ErrProtocol, results.ErrAgentReported)}
+			in.Repo.Owner, in.Repo.ChangelogEntry = "", false // 92 before the adjustments
+		}, wantLevel: 2, wantScore: 85},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestLevelBands pins the score bands and TL3's per-dimension floor.
+func TestLevelBands(t *testing.T) {
+	for _, tc := range []struct {
+		points []int
+		want   int
+	}{
+		{[]int{5, 5, 5, 5, 4}, 0},
+		{[]int{5, 5, 5, 5, 5}, 1},
+		{[]int{10, 10, 10, 10, 9}, 1},
+		{[]int{10, 10, 10, 10, 10}, 2},
+		{[]int{20, 20, 20, 9, 0}, 2},
+		{[]int{20, 20, 20, 10, 0}, 2}, // 70, but dimensions under 15
+		{[]int{15, 15, 15, 15, 10}, 2},
+		{[]int{15, 15, 15, 15, 15}, 3},
+		{[]int{20, 20, 20, 20, 9}, 2},
+		{[]int{18, 18, 18, 18, 18}, 3}, // 90, no sign-off or history
+	} {
+		t.Run(fmt.Sprint(tc.points), func(t *testing.T) {
+			sc := &Scorecard{}
+			for i, d := range sc.Dimensions.list() {
+				d.Dim.Points = tc.points[i]
+				sc.Score += float64(tc.points[i])
+			}
+			sc.level(&Repo{})
+			assert.Equal(t, sc.Level, tc.want)
+		})
+	}
+}
+
+func TestAdjustments(t *testing.T) {
+	r := &results.Run{RunID: "now", FinishedAt: now}
+	for _, tc := range []struct {
+		name    string
+		history []*results.Run
+		want    Adjustments
+	}{
+		{"none", nil, Adjustments{}},
+		{"passing trials, capped at +5", []*results.Run{historyRun("a", 1, 40), historyRun("b", 2, 30)}, Adjustments{Runs: 2, PassingTrials: 70, Points: 5}},
+		{"each run once", []*results.Run{historyRun("a", 1, 12), historyRun("a", 1, 12)}, Adjustments{Runs: 1, PassingTrials: 12, Points: 1.2}},
+		{"the run itself and later runs do not count", []*results.Run{historyRun("now", 1, 12), historyRun("later", -1, 12)}, Adjustments{}},
+		{"errors and timeouts", []*results.Run{historyRun("a", 29, 3, results.ErrTimeout, results.ErrAgentExit, results.ErrAgentReported, results.ErrJudge)},
+			Adjustments{Runs: 1, PassingTrials: 3, UnhandledErrors: 1, Timeouts: 1, Points: -7.7}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assert.DeepEqual(t, adjust(r, tc.history), tc.want) })
+	}
+}
