@@ -42,7 +42,13 @@
 //	                 calibration (evalgate calibrate) matches this judge and
 //	                 reached its bar, and that calibration's Spearman rho (0
 //	                 when none): judge.calibrated && judge.agreement >= 0.8
-//	suites["<suiteId>"].<any of the above but judge>
+//	trust.score, trust.level
+//	                 the trust scorecard (DESIGN §12, docs/trust.md): its
+//	                 score 0-100 and its level 0-4 (TL0 Draft to TL4
+//	                 Trusted), as in trust.level >= 3. Only a run with a
+//	                 scorecard has them (a trust: block in evalgate.yaml);
+//	                 elsewhere a gate reading them fails with an error
+//	suites["<suiteId>"].<any of the above but judge and trust>
 //	                 the same figures for one suite; passed is its openwop
 //	                 passed (thresholds met)
 //	suiteList        the suites as a list, for all(suiteList, .passed)

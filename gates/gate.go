@@ -56,6 +56,7 @@ type regressionVars struct {
 type env struct {
 	scope
 	Judge     judgeVars         `expr:"judge"`
+	Trust     trustVars         `expr:"trust"`
 	Suites    map[string]*scope `expr:"suites"`
 	SuiteList []*scope          `expr:"suiteList"`
 }
@@ -67,6 +68,20 @@ type judgeVars struct {
 	Calibrated bool    `expr:"calibrated"`
 	Agreement  float64 `expr:"agreement"` // Spearman rho of the last calibration; 0 when none
 }
+
+// trustVars are the trust scorecard's figures (DESIGN §12), for gates such
+// as trust.level >= 3; a run without a scorecard fails a gate reading them.
+type trustVars struct {
+	Score float64 `expr:"score"` // 0-100
+	Level int     `expr:"level"` // 0-4, TL0 to TL4
+}
+
+// varTrust prefixes the trust variables.
+const varTrust = "trust."
+
+// errNoTrust is the error of a gate reading trust.* in a run without a
+// trust scorecard.
+const errNoTrust = "no trust scorecard in this run: add a trust: block to evalgate.yaml (or gate the output of evalgate trust)"
 
 // Names of the variables that hold suites.
 const (
@@ -335,9 +350,22 @@ func Evaluate(gs []*Gate, run *results.Run) []results.Gate {
 		r := results.Gate{Expr: g.Expr, Default: g.Default}
 		r.Values = g.values(run, vars)
 		r.Passed, r.Error = g.run(&machine, e)
+		if run.Trust == nil && g.readsTrust() {
+			r.Passed, r.Error, r.Values = false, errNoTrust, nil
+		}
 		out[i] = r
 	}
 	return out
+}
+
+// readsTrust reports whether the gate reads a trust.* variable.
+func (g *Gate) readsTrust() bool {
+	for _, p := range g.paths {
+		if strings.HasPrefix(p, varTrust) {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *Gate) run(machine *vm.VM, e *env) (passed bool, errMsg string) {
@@ -398,6 +426,9 @@ func newEnv(run *results.Run) *env {
 		if j.Agreement != nil {
 			e.Judge.Agreement = *j.Agreement
 		}
+	}
+	if t := run.Trust; t != nil {
+		e.Trust = trustVars{Score: t.Score, Level: t.Level}
 	}
 	e.Passed = true
 	for i := range run.Suites {
@@ -503,6 +534,7 @@ var fieldTypes = map[string]reflect.Type{
 	"findings":   reflect.TypeFor[findingCounts](),
 	"regression": reflect.TypeFor[regressionVars](),
 	"judge":      reflect.TypeFor[judgeVars](),
+	"trust":      reflect.TypeFor[trustVars](),
 	"suite":      reflect.TypeFor[scope](),
 }
 
@@ -565,6 +597,7 @@ var typeNames = strings.NewReplacer(
 	"gates.findingCounts", "findings",
 	"gates.regressionVars", "regression",
 	"gates.judgeVars", "judge",
+	"gates.trustVars", "trust",
 	"gates.env", "gate variables",
 )
 

@@ -111,6 +111,13 @@ func TestEvaluate(t *testing.T) {
 		{name: "uncalibrated judge", expr: "!judge.configured || judge.calibrated",
 			run: func(r *results.Run) { r.Judge = &results.JudgeInfo{ID: "exec:abc"} }, want: false,
 			values: map[string]any{"judge.configured": true, "judge.calibrated": false}},
+		{name: "trust level and score", expr: "trust.level >= 3 && trust.score > 70",
+			run: func(r *results.Run) { r.Trust = &results.Trust{Score: 72.5, Level: 3, LevelName: "Autonomous"} }, want: true,
+			values: map[string]any{"trust.level": 3, "trust.score": 72.5}},
+		{name: "trust level too low", expr: "trust.level >= 3",
+			run: func(r *results.Run) { r.Trust = &results.Trust{Score: 55, Level: 2, LevelName: "Supervised"} }, want: false,
+			values: map[string]any{"trust.level": 2}},
+		{name: "trust without a scorecard", expr: "trust.level >= 0 || passed", want: false, wantError: errNoTrust},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -131,7 +138,7 @@ func TestCompileErrors(t *testing.T) {
 			assert.Check(t, !strings.Contains(strings.ReplaceAll(err.Error(), "* 2", ""), goName), "error %q speaks Go (%q)", err, goName)
 		}
 	}
-	vars := "agentCostUsd, aggregateScore, erroredCount, findings, judge, judgeCostUsd, p95LatencyMs, passRate, passed, passedCount, regression, suiteList, suites, taskCount, totalCostUsd"
+	vars := "agentCostUsd, aggregateScore, erroredCount, findings, judge, judgeCostUsd, p95LatencyMs, passRate, passed, passedCount, regression, suiteList, suites, taskCount, totalCostUsd, trust"
 	testCases := []testCase{
 		{name: "misspelt variable", exprs: []string{"aggregateScor >= 0.9"},
 			want: `gate "aggregateScor >= 0.9": column 1: unknown name "aggregateScor"; did you mean aggregateScore?`},
