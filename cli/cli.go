@@ -83,6 +83,7 @@ func verbs() []verb {
 		{"publish", "in GitHub Actions, publish a finished run: job summary, annotations, outputs, the PR comment", publishCmd},
 		{"report", "render a results.json again: --format md|junit|sarif|badge|html", reportCmd},
 		{"run", "run the suites against the agent and gate on the result (the main job)", runCmd},
+		{"trust", "score how far the agent may act on its own: the TL0-TL4 trust scorecard of a run, written as trust.json", trustCmd},
 		{"schema", "print a JSON Schema: suite, summary (openwop EvalSummary) or results", schemaCmd},
 		{"validate", "check suite files without running them", validateCmd},
 		{"version", "print the version", versionCmd},

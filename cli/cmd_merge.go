@@ -70,9 +70,17 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	if cmp != nil {
 		regression.Compare(cmp.base, run, cmp.opts)
 	}
+	j := &job{c: c, cfg: cfg, flags: &f, out: out, cmp: cmp}
+	if cfg.Trust != nil {
+		// The shards' scorecards saw a part of the run each: the merged
+		// run is scored again, whole.
+		if j.trustIn, err = trustInput(cfg, nil, configuredGates(gs)); err != nil {
+			return invalid(err)
+		}
+		j.trust = scoreTrust(j.trustIn, run, cmp.baseRun())
+	}
 	evaluate(gs, run)
 
-	j := &job{c: c, cfg: cfg, flags: &f, out: out, cmp: cmp}
 	if err := j.writeMerged(ctx, run); err != nil {
 		return runError(err)
 	}
@@ -144,6 +152,7 @@ func mergeRuns(shards []*results.Run, names []string) (*results.Run, error) {
 			run.FinishedAt = sh.FinishedAt
 		}
 		run.Interrupted = run.Interrupted || sh.Interrupted
+		run.Health = mergeHealth(run.Health, sh.Health)
 		// The shards of one run share its filters; the merged run keeps them.
 		if n == 0 {
 			run.Selection = sh.Selection

@@ -128,6 +128,19 @@ var commandDocs = map[string]commandDoc{
 			{"Gate on the whole of two shards, run as `evalgate run --shard 1/2 --out shard-1` and `evalgate run --shard 2/2 --out shard-2`", "evalgate merge shard-1/ shard-2/ --out evalgate-out"},
 		},
 	},
+	"trust": {
+		about: "Scores how far the agent may act on its own (docs/trust.md): five dimensions " +
+			"of 0-20 points from the run's evidence, the repository (CODEOWNERS, agent.version, " +
+			"CHANGELOG.md, gates) and .evalgate/trust.yaml, runtime adjustments from the history " +
+			"of the last 30 days, and a level TL0 Draft to TL4 Trusted. Writes trust.json and " +
+			"prints a table with what the next level needs. Several RESULTS are the shards of one " +
+			"run. run and merge do the same when evalgate.yaml has a trust: block.",
+		exits: []string{exitOK, "2  bad invocation: flags, config, trust.yaml, results or history invalid", "3  could not write trust.json"},
+		examples: []commandExample{
+			{"Score the last run; trust.json goes beside its results.json", "evalgate trust evalgate-out/"},
+			{"With an earlier run as history, for the runtime adjustments and TL4", "evalgate trust evalgate-out/ --history last-week/"},
+		},
+	},
 	"report": {
 		about: "Renders one output of a finished run again from its results.json (or the " +
 			"folder holding it), to stdout or --out.",

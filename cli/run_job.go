@@ -22,6 +22,7 @@ import (
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/runner"
 	"github.com/evalgate/evalgate/suites"
+	"github.com/evalgate/evalgate/trust"
 )
 
 // job is a run ready to start: everything validated, nothing executed.
@@ -39,6 +40,8 @@ type job struct {
 	all      []*suites.Suite // every loaded suite, before the selection
 	cmp      *comparison     // the baseline; nil without one
 	spill    *trialSpill     // the trials of passed tasks during a run; nil in merge
+	trustIn  *trust.Input    // what the scorecard reads besides the run; nil without trust:
+	trust    *trust.Scorecard
 }
 
 // prepare validates flags, config, suites and gates: every problem here is
@@ -88,6 +91,11 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 	}
 	j.out = firstNonEmpty(f.out, cfg.Out, "evalgate-out")
 	j.baseline = firstNonEmpty(f.baseline, cfg.Baseline)
+	if cfg.Trust != nil {
+		if j.trustIn, err = trustInput(cfg, nil, configuredGates(gs)); err != nil {
+			return nil, invalid(err)
+		}
+	}
 	return j, nil
 }
 
@@ -144,6 +152,9 @@ func (j *job) execute(ctx context.Context) error {
 		Observer:    obs,
 		Redact:      j.c.secrets,
 	}
+	if j.cfg.Trust != nil {
+		opts.MaxRepeats = j.cfg.Trust.MaxRepeats
+	}
 	if err := j.configureJudging(&opts); err != nil {
 		return err
 	}
@@ -160,6 +171,7 @@ func (j *job) execute(ctx context.Context) error {
 	// rather than before the first one.
 	sha := make(chan string, 1)
 	go func() { sha <- gitSHA(j.c.Getenv) }()
+	run.Health = j.checkHealth(ctx)
 	suiteResults, runErr := runner.Run(ctx, j.plan, opts)
 	release() // nothing an agent started runs past this point
 	var tampered error
@@ -188,6 +200,7 @@ func (j *job) execute(ctx context.Context) error {
 	if err := j.compare(ctx, run); err != nil {
 		return err
 	}
+	j.trust = scoreTrust(j.trustIn, run, j.cmp.baseRun())
 	evaluate(j.gates, run)
 	if err := j.writeOutputs(ctx, run); err != nil {
 		return runError(err)

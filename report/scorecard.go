@@ -84,6 +84,7 @@ func RenderScorecard(r *results.Run, opts ScorecardOptions) RenderedScorecard {
 	c.suites()
 	c.failing()
 	c.gates()
+	c.trust() // scorecard_trust.go
 	c.findings()
 	c.regression()
 	c.details()

@@ -22,6 +22,15 @@ type Trust struct {
 	Level      int             `json:"level"` // 0-4
 	LevelName  string          `json:"levelName"`
 	Dimensions TrustDimensions `json:"dimensions"`
+	// BaselineLevel and BaselineScore are the baseline's, when the
+	// baseline carries a scorecard: a lower level is a demotion.
+	BaselineLevel *int     `json:"baselineLevel,omitempty"`
+	BaselineScore *float64 `json:"baselineScore,omitempty"`
+}
+
+// Demoted reports whether the level fell below the baseline's.
+func (t *Trust) Demoted() bool {
+	return t != nil && t.BaselineLevel != nil && t.Level < *t.BaselineLevel
 }
 
 // TrustDimensions are the points, 0-20, of the five dimensions.
@@ -40,6 +49,12 @@ func (t *Trust) check(c *checker) {
 	}
 	c.in("/trust/score", t.Score, 0, 100, "a score from 0 to 100")
 	c.in("/trust/level", float64(t.Level), MinTrustLevel, MaxTrustLevel, "a level from 0 to 4")
+	if t.BaselineLevel != nil {
+		c.in("/trust/baselineLevel", float64(*t.BaselineLevel), MinTrustLevel, MaxTrustLevel, "a level from 0 to 4")
+	}
+	if t.BaselineScore != nil {
+		c.in("/trust/baselineScore", *t.BaselineScore, 0, 100, "a score from 0 to 100")
+	}
 	d := t.Dimensions
 	for _, p := range []struct {
 		name   string

@@ -59,7 +59,8 @@ const DefaultMaxRepeats = 3
 const (
 	// CheckToolArgs holds when every call to a tool that declares an
 	// inputSchema had arguments valid against it; it is there only when
-	// the trial called such a tool.
+	// the trial called such a tool, and weighs 1 when it fails, 0 when it
+	// holds.
 	CheckToolArgs = "toolArgs"
 	// CheckReplanLoop holds when no call of a replan-loop task's trial was
 	// made more than MaxRepeats times.
@@ -785,9 +786,11 @@ func (r *run) builtinChecks(s *suites.Suite, t *suites.Task, trace []fixtures.Ca
 		}
 	}
 	if checked {
-		c := results.Check{ID: CheckToolArgs, Kind: CheckToolArgs, Weight: 1, Passed: !invalid}
+		// A passing toolArgs check weighs nothing: declaring schemas must
+		// not raise the score of a task that fails its own checks.
+		c := results.Check{ID: CheckToolArgs, Kind: CheckToolArgs, Passed: !invalid}
 		if invalid {
-			c.Reason = judges.ReasonSchemaInvalid
+			c.Weight, c.Reason = 1, judges.ReasonSchemaInvalid
 		}
 		out = append(out, c)
 	}

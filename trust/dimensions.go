@@ -168,7 +168,7 @@ func errorContainment(ev *evidence) Dimension {
 	return d
 }
 
-func governance(ev *evidence, repo *Repo) Dimension {
+func governance(repo *Repo) Dimension {
 	var d Dimension
 	if repo.Owner != "" {
 		d.add(5, 5, fmt.Sprintf("owner %s (%s)", repo.Owner, repo.OwnerSource), "")
@@ -191,8 +191,8 @@ func governance(ev *evidence, repo *Repo) Dimension {
 	default:
 		d.add(3, 3, fmt.Sprintf("%s has an entry for %s", repo.Changelog, repo.AgentVersion), "")
 	}
-	if ev.gates > 0 {
-		d.add(3, 3, fmt.Sprintf("%d gates configured", ev.gates), "")
+	if repo.Gates > 0 {
+		d.add(3, 3, fmt.Sprintf("%d gates configured", repo.Gates), "")
 	} else {
 		d.add(3, 0, "", "no gates configured: only the default gates ran")
 	}

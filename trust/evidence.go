@@ -43,19 +43,11 @@ type evidence struct {
 
 	scenarioTasks  map[string]int
 	scenarioFailed map[string][]string
-
-	gates int // gates not among the defaults
-	gateNames []string
 }
 
 // gather counts the evidence of a run.
 func gather(r *results.Run) *evidence {
 	ev := &evidence{scenarioTasks: map[string]int{}, scenarioFailed: map[string][]string{}}
-	for _, g := range r.Gates {
-		if !g.Default {
-			ev.gates++
-		}
-	}
 	for si := range r.Suites {
 		s := &r.Suites[si]
 		if s.Tools != nil {

@@ -27,6 +27,9 @@ type Repo struct {
 	ChangelogEntry bool
 	// Attestations are the human attestations of .evalgate/trust.yaml.
 	Attestations []Attestation
+	// Gates counts the gates configured (the config's or --gate), the
+	// defaults aside.
+	Gates int
 }
 
 // semverRE is semantic versioning 2.0.0, without a leading "v".
@@ -57,13 +60,14 @@ type RepoOptions struct {
 	AgentPaths   []string // the agent's files and folders, relative to Root with forward slashes
 	AgentVersion string
 	Owner        string // trust.owner from the config
+	Gates        int    // gates configured, the defaults aside
 }
 
 // ReadRepo gathers the repository's facts. A missing CODEOWNERS,
 // CHANGELOG.md or trust.yaml is missing evidence, not an error; a
 // trust.yaml that does not parse is (diag.Errors, file:line:col).
 func ReadRepo(o RepoOptions) (Repo, error) {
-	r := Repo{AgentVersion: o.AgentVersion}
+	r := Repo{AgentVersion: o.AgentVersion, Gates: o.Gates}
 	file := filepath.Join(o.Project, ".evalgate", "trust.yaml")
 	tf, err := ReadFile(file)
 	switch {

@@ -80,7 +80,7 @@ var Bands = []struct {
 // HistoryWindow: +0.1 per passing trial (at most +5), −5 per unhandled
 // error, −3 per timeout.
 type Adjustments struct {
-	Runs            int     `json:"runs"` // earlier runs inside the window
+	Runs            int     `json:"-"` // earlier runs inside the window
 	PassingTrials   int     `json:"passingTrials"`
 	UnhandledErrors int     `json:"unhandledErrors"`
 	Timeouts        int     `json:"timeouts"`
@@ -164,7 +164,7 @@ func Compute(in Input) *Scorecard {
 	sc.Dimensions.Idempotency = idempotency(ev)
 	sc.Dimensions.Observability = observability(ev, in.Run)
 	sc.Dimensions.ErrorContainment = errorContainment(ev)
-	sc.Dimensions.Governance = governance(ev, &in.Repo)
+	sc.Dimensions.Governance = governance(&in.Repo)
 	sum := 0
 	for _, d := range sc.Dimensions.list() {
 		d.Dim.finish()

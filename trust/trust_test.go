@@ -37,7 +37,6 @@ func task(id string, tags []string, faults ...string) results.Task {
 func fullRun() *results.Run {
 	return &results.Run{
 		RunID: "now", FinishedAt: now,
-		Gates:  []results.Gate{{Expr: "trust.level >= 3", Passed: true}},
 		Health: &results.Health{Passed: true},
 		Suites: []results.Suite{{
 			ID: "acme.shop.evals.trust", Version: "1.2.0", Trials: 2,
@@ -56,7 +55,7 @@ func fullRun() *results.Run {
 func fullRepo() Repo {
 	return Repo{
 		Owner: "@acme/support", OwnerSource: "CODEOWNERS", AgentVersion: "1.4.0",
-		Changelog: "CHANGELOG.md", ChangelogEntry: true,
+		Changelog: "CHANGELOG.md", ChangelogEntry: true, Gates: 1,
 		Attestations: []Attestation{
 			{Kind: KindSecurityReview, By: "ana", Date: "2026-11-01", AgentVersion: "1.4.0"},
 			{Kind: KindTL4Signoff, By: "bo", Date: "2026-11-02", AgentVersion: "1.4.0"},
