@@ -88,6 +88,7 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	for i := range run.Suites {
 		term.SuiteDone(&run.Suites[i])
 	}
+	j.sayTrust()
 	return j.conclude(ctx, run, term, &exitError{code: ExitRunError, err: errors.New("a shard was interrupted: the results hold only the tasks that finished")})
 }
 

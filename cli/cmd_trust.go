@@ -295,3 +295,12 @@ func (cmp *comparison) baseRun() *results.Run {
 	}
 	return cmp.base
 }
+
+// sayTrust prints the scorecard's level in one line, unless --quiet.
+func (j *job) sayTrust() {
+	if j.trust == nil || j.flags.quiet {
+		return
+	}
+	j.c.say(j.c.Stdout, "\ntrust: TL%d %s, %.1f of 100; the evidence of every point is in %s\n",
+		j.trust.Level, j.trust.LevelName, j.trust.Score, filepath.Join(j.out, trustFile))
+}

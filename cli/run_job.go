@@ -211,6 +211,7 @@ func (j *job) execute(ctx context.Context) error {
 		obs.term.Finish(run)
 		return runError(tampered)
 	}
+	j.sayTrust()
 	interrupted := &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: the results hold the %d %s that finished; run again for a verdict", run.TaskCount, pluralWord(run.TaskCount, "task", "tasks"))}
 	return j.conclude(ctx, run, obs.term, interrupted)
 }
@@ -249,6 +250,10 @@ func (j *job) openOutputs() (obs *observer, closeAll func(), err error) {
 		cmp:         j.cmp,
 		spill:       j.spill,
 		secrets:     c.secrets,
+	}
+	if j.trustIn != nil {
+		obs.tally = trust.NewTally()
+		j.trustIn.Tally = obs.tally
 	}
 	return obs, func() {
 		j.spill.Close()

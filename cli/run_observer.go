@@ -10,6 +10,7 @@ import (
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/runner"
 	"github.com/evalgate/evalgate/suites"
+	"github.com/evalgate/evalgate/trust"
 )
 
 // observer streams a run to disk and the terminal as tasks finish: events
@@ -21,6 +22,7 @@ type observer struct {
 	out         string
 	cmp         *comparison      // the baseline; nil without one
 	spill       *trialSpill      // the trials of passed tasks, until results.json
+	tally       *trust.Tally     // the trust evidence, counted before the trials are spilled; nil without trust:
 	secrets     *redact.Redactor // redacted from transcripts
 
 	mu     sync.Mutex // guards err (Trial runs on worker goroutines)
@@ -97,6 +99,9 @@ func (o *observer) SuiteStarted(s *results.Suite, taskCount int) {
 
 func (o *observer) TaskScored(s *results.Suite, t *results.Task) {
 	o.fail(o.events.Scored(s.RunID, t))
+	if o.tally != nil {
+		o.tally.Task(s, t)
+	}
 	if o.spill != nil {
 		o.fail(o.spill.Add(t))
 	}

@@ -13,6 +13,27 @@ var scenarios = []string{"happy-path", "error-handling", "budget-exceeded", "rep
 // Check ids the runner adds (runner.CheckToolArgs).
 const checkToolArgs = "toolArgs"
 
+// Tally counts a run's evidence task by task, so a run that does not keep
+// every task's trials in memory (cli spills them) can be scored: feed it
+// each task as it finishes and pass it as Input.Tally.
+type Tally struct {
+	ev     *evidence
+	suites map[string]bool
+}
+
+// NewTally returns an empty tally.
+func NewTally() *Tally { return &Tally{ev: newEvidence(), suites: map[string]bool{}} }
+
+// Task counts one finished task of suite s, trials included; the suite's
+// declared tools are counted with its first task.
+func (t *Tally) Task(s *results.Suite, task *results.Task) {
+	if !t.suites[s.ID] {
+		t.suites[s.ID] = true
+		t.ev.suite(s)
+	}
+	t.ev.task(s, task)
+}
+
 // evidence is what a run shows, counted once for all the dimensions.
 type evidence struct {
 	tasks, trials int
@@ -45,21 +66,29 @@ type evidence struct {
 	scenarioFailed map[string][]string
 }
 
-// gather counts the evidence of a run.
+func newEvidence() *evidence {
+	return &evidence{scenarioTasks: map[string]int{}, scenarioFailed: map[string][]string{}}
+}
+
+// gather counts the evidence of a run whose tasks hold their trials.
 func gather(r *results.Run) *evidence {
-	ev := &evidence{scenarioTasks: map[string]int{}, scenarioFailed: map[string][]string{}}
+	ev := newEvidence()
 	for si := range r.Suites {
 		s := &r.Suites[si]
-		if s.Tools != nil {
-			ev.tools += s.Tools.Declared
-			ev.toolSchemas += s.Tools.WithSchema
-			ev.sideEffectTools += s.Tools.SideEffect
-		}
+		ev.suite(s)
 		for ti := range s.Tasks {
 			ev.task(s, &s.Tasks[ti])
 		}
 	}
 	return ev
+}
+
+func (ev *evidence) suite(s *results.Suite) {
+	if s.Tools != nil {
+		ev.tools += s.Tools.Declared
+		ev.toolSchemas += s.Tools.WithSchema
+		ev.sideEffectTools += s.Tools.SideEffect
+	}
 }
 
 func (ev *evidence) task(s *results.Suite, t *results.Task) {

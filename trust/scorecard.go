@@ -154,11 +154,19 @@ type Input struct {
 	// History are earlier runs; those that finished within HistoryWindow
 	// before Run (and are not Run itself) count.
 	History []*results.Run
+	// Tally, when set, holds the run's evidence counted task by task
+	// (NewTally); Run's tasks are then not read for it.
+	Tally *Tally
 }
 
 // Compute scores a run. It reads nothing: everything is in in.
 func Compute(in Input) *Scorecard {
-	ev := gather(in.Run)
+	var ev *evidence
+	if in.Tally != nil {
+		ev = in.Tally.ev
+	} else {
+		ev = gather(in.Run)
+	}
 	sc := &Scorecard{}
 	sc.Dimensions.ContractClarity = contractClarity(ev)
 	sc.Dimensions.Idempotency = idempotency(ev)
