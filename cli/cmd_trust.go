@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,6 +51,9 @@ func trustCmd(ctx context.Context, c *Command, args []string) error {
 	runs := make([]*results.Run, len(paths))
 	for i, p := range paths {
 		if runs[i], err = readShard(p); err != nil {
+			if errors.Is(err, iofs.ErrNotExist) {
+				err = fmt.Errorf("%w; name the output folder of a finished run (evalgate run writes evalgate-out/ unless --out says otherwise)", err)
+			}
 			return invalid(err)
 		}
 	}
