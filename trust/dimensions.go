@@ -62,7 +62,7 @@ func idempotency(ev *evidence) Dimension {
 	case ev.multiTrialTasks < ev.tasks:
 		d.add(8, 0, "", fmt.Sprintf("trials is 1 for %d of %d tasks: idempotency unknown (set trials: 2 or more)", ev.tasks-ev.multiTrialTasks, ev.tasks))
 	default:
-		d.add(8, 8, fmt.Sprintf("every task ran at least 2 trials"), "")
+		d.add(8, 8, "every task ran at least 2 trials", "")
 	}
 	switch {
 	case ev.multiTrialTasks == 0:

@@ -1,9 +1,8 @@
 package trust
 
 import (
+	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/evalgate/evalgate/internal/diag"
+	"github.com/evalgate/evalgate/internal/inputfile"
 	"github.com/evalgate/evalgate/suites"
 )
 
@@ -41,19 +41,16 @@ const maxFileBytes = 1 << 20
 
 // ReadFile reads and checks a trust.yaml. A file that does not exist gives
 // an error matching fs.ErrNotExist; problems in it are diag.Errors, every
-// one at its file:line:col.
+// one at its file:line:col. The file may come with a pull request, so it
+// is read only when it is a regular file, through a size limit.
 func ReadFile(path string) (*File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("could not read %q: %w", path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("could not read %q: %w", path, err)
-	}
-	if len(data) > maxFileBytes {
+	data, err := inputfile.Read(path, maxFileBytes)
+	var tooLarge *inputfile.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
 		return nil, diag.Errors{{Pos: diag.Pos{File: path}, Message: fmt.Sprintf("the file is over %d bytes; expected a trust file of at most 1 MiB", maxFileBytes)}}
+	case err != nil:
+		return nil, fmt.Errorf("could not read %q: %w", path, err)
 	}
 	return ParseFile(path, data)
 }
