@@ -74,7 +74,7 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	if cfg.Trust != nil {
 		// The shards' scorecards saw a part of the run each: the merged
 		// run is scored again, whole.
-		if j.trustIn, err = trustInput(cfg, nil, configuredGates(gs)); err != nil {
+		if j.trustIn, err = trustInput(ctx, cfg, nil, configuredGates(gs)); err != nil {
 			return invalid(err)
 		}
 		j.trust = scoreTrust(j.trustIn, run, cmp.baseRun())

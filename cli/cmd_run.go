@@ -72,6 +72,11 @@ func runCmd(ctx context.Context, c *Command, args []string) error {
 	if job.cmp, err = c.loadBaseline(ctx, job.baseline, baselineDir(f.baseline, job.cfg.Dir), job.out, job.all); err != nil {
 		return err
 	}
+	if job.cfg.Trust != nil {
+		if job.trustIn, err = trustInput(ctx, job.cfg, nil, configuredGates(job.gates)); err != nil {
+			return invalid(err)
+		}
+	}
 	return job.execute(ctx)
 }
 

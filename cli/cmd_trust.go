@@ -17,6 +17,7 @@ import (
 	"github.com/evalgate/evalgate/gates"
 	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/internal/process"
+	"github.com/evalgate/evalgate/regression"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/trust"
@@ -72,7 +73,7 @@ func trustCmd(ctx context.Context, c *Command, args []string) error {
 	if configured == 0 {
 		configured = len(cfg.Gates)
 	}
-	in, err := trustInput(cfg, history, configured)
+	in, err := trustInput(ctx, cfg, history, configured)
 	if err != nil {
 		return invalid(err)
 	}
@@ -98,8 +99,10 @@ func trustCmd(ctx context.Context, c *Command, args []string) error {
 
 // trustInput gathers what a scorecard is computed from besides the run:
 // the repository's facts, .evalgate/trust.yaml and the history (the
-// config's trust.history and extra). Every problem is the caller's exit 2.
-func trustInput(cfg *config.Config, extra []string, gatesConfigured int) (*trust.Input, error) {
+// config's trust.history and extra), each history entry anything a
+// baseline may be, read as safely (it may come with a pull request). Every
+// problem is the caller's exit 2.
+func trustInput(ctx context.Context, cfg *config.Config, extra []string, gatesConfigured int) (*trust.Input, error) {
 	opts := trust.RepoOptions{
 		Root:         cfg.Root(),
 		Project:      firstNonEmpty(cfg.Dir, "."),
@@ -118,9 +121,9 @@ func trustInput(cfg *config.Config, extra []string, gatesConfigured int) (*trust
 	}
 	in := &trust.Input{Repo: repo}
 	for _, f := range files {
-		h, err := readShard(f)
+		h, err := regression.Load(ctx, f, cfg.Dir)
 		if err != nil {
-			return nil, fmt.Errorf("history: %w", err)
+			return nil, fmt.Errorf("trust history: %w", err)
 		}
 		in.History = append(in.History, h)
 	}

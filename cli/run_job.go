@@ -91,11 +91,6 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 	}
 	j.out = firstNonEmpty(f.out, cfg.Out, "evalgate-out")
 	j.baseline = firstNonEmpty(f.baseline, cfg.Baseline)
-	if cfg.Trust != nil {
-		if j.trustIn, err = trustInput(cfg, nil, configuredGates(gs)); err != nil {
-			return nil, invalid(err)
-		}
-	}
 	return j, nil
 }
 

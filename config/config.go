@@ -204,7 +204,9 @@ func (c *Config) resolve() {
 	}
 	if c.Trust != nil {
 		for i, h := range c.Trust.History {
-			c.Trust.History[i] = c.Path(h)
+			if !strings.Contains(h, ":") { // git:<ref>:<path> stays as it is
+				c.Trust.History[i] = c.Path(h)
+			}
 		}
 	}
 }

@@ -59,6 +59,15 @@ attestations:
 	}
 }
 
+// TestParseFileAliasBomb: no YAML alias is ever expanded (an alias where a
+// value is expected is the wrong shape), so a bomb costs no more than its text.
+func TestParseFileAliasBomb(t *testing.T) {
+	bomb, err := os.ReadFile("../suites/testdata/err/yaml-alias-bomb.yaml")
+	assert.NilError(t, err)
+	_, err = ParseFile("trust.yaml", append(bomb, "attestations: *i\n"...))
+	assert.ErrorContains(t, err, "/attestations: expected a list of attestations")
+}
+
 func write(t *testing.T, dir, name, content string) {
 	t.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(name))
