@@ -17,19 +17,19 @@ func contractClarity(ev *evidence) Dimension {
 	case ev.tools == 0:
 		d.add(5, 0, "", "no suite declares its tools (suite tools with an inputSchema)")
 	case ev.toolSchemas == 0:
-		d.add(5, 0, "", fmt.Sprintf("none of the %d declared tools has an inputSchema", ev.tools))
+		d.add(5, 0, "", fmt.Sprintf("no declared tool has an inputSchema (%s)", n(ev.tools, "tool")))
 	case ev.toolSchemas == ev.tools:
-		d.add(5, 5, fmt.Sprintf("all %d declared tools have an inputSchema", ev.tools), "")
+		d.add(5, 5, fmt.Sprintf("every declared tool has an inputSchema (%s)", n(ev.tools, "tool")), "")
 	default:
-		d.add(5, 2, fmt.Sprintf("%d of %d declared tools have an inputSchema", ev.toolSchemas, ev.tools),
-			fmt.Sprintf("%d declared tools have no inputSchema", ev.tools-ev.toolSchemas))
+		d.add(5, 2, fmt.Sprintf("%d of %s have an inputSchema", ev.toolSchemas, n(ev.tools, "declared tool")),
+			fmt.Sprintf("%s without an inputSchema", n(ev.tools-ev.toolSchemas, "declared tool")))
 	}
 	switch {
 	case ev.tasks > 0 && ev.outputSchemaTasks == ev.tasks:
-		d.add(5, 5, fmt.Sprintf("all %d tasks check an outputSchema", ev.tasks), "")
+		d.add(5, 5, fmt.Sprintf("every task checks an outputSchema (%s)", n(ev.tasks, "task")), "")
 	case ev.outputSchemaTasks > 0:
-		d.add(5, 2, fmt.Sprintf("%d of %d tasks check an outputSchema", ev.outputSchemaTasks, ev.tasks),
-			fmt.Sprintf("%d tasks check no outputSchema", ev.tasks-ev.outputSchemaTasks))
+		d.add(5, 2, fmt.Sprintf("%d of %s check an outputSchema", ev.outputSchemaTasks, n(ev.tasks, "task")),
+			fmt.Sprintf("%s without an outputSchema", n(ev.tasks-ev.outputSchemaTasks, "task")))
 	default:
 		d.add(5, 0, "", "no task checks an outputSchema")
 	}
@@ -37,9 +37,9 @@ func contractClarity(ev *evidence) Dimension {
 	case ev.argCheckedTrials == 0:
 		d.add(4, 0, "", "no trial called a tool whose arguments were checked against an inputSchema")
 	case ev.argViolations == 0:
-		d.add(4, 4, fmt.Sprintf("tool arguments checked against their inputSchema in %d trials, no violation", ev.argCheckedTrials), "")
+		d.add(4, 4, fmt.Sprintf("tool arguments checked against their inputSchema in %s, no violation", n(ev.argCheckedTrials, "trial")), "")
 	default:
-		d.add(4, 0, "", fmt.Sprintf("%d tool calls broke their inputSchema (finding schema-violation)", ev.argViolations))
+		d.add(4, 0, "", fmt.Sprintf("%s broke the inputSchema (finding schema-violation)", n(ev.argViolations, "tool call")))
 	}
 	if ev.tasks > 0 {
 		d.add(3, 3, "every suite has a semver version", "")
@@ -47,7 +47,7 @@ func contractClarity(ev *evidence) Dimension {
 		d.add(3, 0, "", "no suite ran")
 	}
 	if ev.edgeTasks > 0 {
-		d.add(3, 3, fmt.Sprintf("%d tasks tagged edge-adversarial", ev.edgeTasks), "")
+		d.add(3, 3, fmt.Sprintf("%s tagged edge-adversarial", n(ev.edgeTasks, "task")), "")
 	} else {
 		d.add(3, 0, "", "no task is tagged edge-adversarial (edge cases as tasks)")
 	}
@@ -60,7 +60,7 @@ func idempotency(ev *evidence) Dimension {
 	case ev.tasks == 0:
 		d.add(8, 0, "", "no task ran")
 	case ev.multiTrialTasks < ev.tasks:
-		d.add(8, 0, "", fmt.Sprintf("trials is 1 for %d of %d tasks: idempotency unknown (set trials: 2 or more)", ev.tasks-ev.multiTrialTasks, ev.tasks))
+		d.add(8, 0, "", fmt.Sprintf("trials is 1 for %d of %s: idempotency unknown (set trials: 2 or more)", ev.tasks-ev.multiTrialTasks, n(ev.tasks, "task")))
 	default:
 		d.add(8, 8, "every task ran at least 2 trials", "")
 	}
@@ -68,17 +68,17 @@ func idempotency(ev *evidence) Dimension {
 	case ev.multiTrialTasks == 0:
 		d.add(6, 0, "", "no task ran twice to compare")
 	case len(ev.notIdempotent) == 0:
-		d.add(6, 6, fmt.Sprintf("identical verdicts and outputs across trials in all %d tasks run twice or more", ev.multiTrialTasks), "")
+		d.add(6, 6, fmt.Sprintf("identical verdicts and outputs across trials in every task run twice or more (%s)", n(ev.multiTrialTasks, "task")), "")
 	default:
-		d.add(6, 0, "", fmt.Sprintf("verdicts or outputs differed across trials in %d tasks: %s", len(ev.notIdempotent), names(ev.notIdempotent)))
+		d.add(6, 0, "", fmt.Sprintf("verdicts or outputs differed across trials in %s: %s", n(len(ev.notIdempotent), "task"), names(ev.notIdempotent)))
 	}
 	switch {
 	case ev.faultIdem == 0 && ev.faultNotIdem == 0:
 		d.add(4, 0, "", "no task with injected faults ran twice or more")
 	case ev.faultNotIdem == 0:
-		d.add(4, 4, fmt.Sprintf("identical across trials under injected faults in %d tasks", ev.faultIdem), "")
+		d.add(4, 4, fmt.Sprintf("identical across trials under injected faults (%s)", n(ev.faultIdem, "task")), "")
 	default:
-		d.add(4, 0, "", fmt.Sprintf("%d tasks with injected faults differed across trials", ev.faultNotIdem))
+		d.add(4, 0, "", fmt.Sprintf("%s with injected faults differed across trials", n(ev.faultNotIdem, "task")))
 	}
 	switch {
 	case ev.sideEffectTools == 0:
@@ -86,7 +86,7 @@ func idempotency(ev *evidence) Dimension {
 	case ev.sideRepeats == 0:
 		d.add(2, 2, "no duplicate side effect (a sideEffect tool called twice with the same arguments)", "")
 	default:
-		d.add(2, 0, "", fmt.Sprintf("%d duplicate side effects: a sideEffect tool called again with the same arguments", ev.sideRepeats))
+		d.add(2, 0, "", fmt.Sprintf("%s: a sideEffect tool called again with the same arguments", n(ev.sideRepeats, "duplicate side effect")))
 	}
 	return d
 }
@@ -102,9 +102,9 @@ func observability(ev *evidence, r *results.Run) Dimension {
 	case ev.answered == 0:
 		d.add(5, 0, "", "no trial answered")
 	case ev.usageReported == ev.answered:
-		d.add(5, 5, fmt.Sprintf("usage reported on all %d trials that answered", ev.answered), "")
+		d.add(5, 5, fmt.Sprintf("usage reported on every trial that answered (%s)", n(ev.answered, "trial")), "")
 	default:
-		d.add(5, 0, "", fmt.Sprintf("usage missing on %d of %d trials that answered", ev.answered-ev.usageReported, ev.answered))
+		d.add(5, 0, "", fmt.Sprintf("usage missing on %d of %s that answered", ev.answered-ev.usageReported, n(ev.answered, "trial")))
 	}
 	switch {
 	case ev.trials == 0:
@@ -114,14 +114,14 @@ func observability(ev *evidence, r *results.Run) Dimension {
 	case ev.crashes == 0:
 		d.add(4, 4, "no trial ended in a crash", "")
 	default:
-		d.add(4, 0, "", fmt.Sprintf("%d trials ended in a crash (exit without a final or error line)", ev.crashes))
+		d.add(4, 0, "", fmt.Sprintf("%s ended in a crash (an exit without a final or error line)", n(ev.crashes, "trial")))
 	}
 	if ev.trials > 0 && ev.protocolErrors == 0 {
 		d.add(3, 3, "no protocol error", "")
 	} else if ev.trials == 0 {
 		d.add(3, 0, "", "no trial ran")
 	} else {
-		d.add(3, 0, "", fmt.Sprintf("%d trials ended in a protocol error", ev.protocolErrors))
+		d.add(3, 0, "", fmt.Sprintf("%s ended in a protocol error", n(ev.protocolErrors, "trial")))
 	}
 	switch {
 	case r.Health == nil:
@@ -140,7 +140,7 @@ func errorContainment(ev *evidence) Dimension {
 	case ev.happyTasks == 0:
 		d.add(5, 0, "", "no happy-path task (one without faults or an error scenario)")
 	case len(ev.happyDirty) == 0:
-		d.add(5, 5, fmt.Sprintf("no crash, timeout or protocol error in %d happy-path tasks", ev.happyTasks), "")
+		d.add(5, 5, fmt.Sprintf("no crash, timeout or protocol error on the happy path (%s)", n(ev.happyTasks, "task")), "")
 	default:
 		d.add(5, 0, "", fmt.Sprintf("a crash, timeout or protocol error in happy-path tasks: %s", names(ev.happyDirty)))
 	}
@@ -148,19 +148,19 @@ func errorContainment(ev *evidence) Dimension {
 	case ev.faultTasks == 0:
 		d.add(5, 0, "", "no task injects a tool error, delay, malformed response or timeout")
 	case ev.faultsPassed == ev.faultTasks:
-		d.add(5, 5, fmt.Sprintf("all %d fault-injection tasks pass (%s)", ev.faultTasks, strings.Join(ev.faultKinds, ", ")), "")
+		d.add(5, 5, fmt.Sprintf("every fault-injection task passes (%s; %s)", n(ev.faultTasks, "task"), strings.Join(ev.faultKinds, ", ")), "")
 	case ev.faultsPassed > 0:
-		d.add(5, 2, fmt.Sprintf("%d of %d fault-injection tasks pass", ev.faultsPassed, ev.faultTasks),
-			fmt.Sprintf("%d fault-injection tasks fail", ev.faultTasks-ev.faultsPassed))
+		d.add(5, 2, fmt.Sprintf("%d of %s pass", ev.faultsPassed, n(ev.faultTasks, "fault-injection task")),
+			fmt.Sprintf("%s failing", n(ev.faultTasks-ev.faultsPassed, "fault-injection task")))
 	default:
-		d.add(5, 0, "", fmt.Sprintf("none of %d fault-injection tasks passes", ev.faultTasks))
+		d.add(5, 0, "", fmt.Sprintf("no fault-injection task passes (%s)", n(ev.faultTasks, "task")))
 	}
 	for _, sc := range scenarios {
 		switch {
 		case ev.scenarioTasks[sc] == 0:
 			d.add(2, 0, "", fmt.Sprintf("no task is tagged %s", sc))
 		case len(ev.scenarioFailed[sc]) == 0:
-			d.add(2, 2, fmt.Sprintf("scenario %s: %d tasks pass", sc, ev.scenarioTasks[sc]), "")
+			d.add(2, 2, fmt.Sprintf("scenario %s: %s, passing", sc, n(ev.scenarioTasks[sc], "task")), "")
 		default:
 			d.add(2, 0, "", fmt.Sprintf("scenario %s: %s did not pass", sc, names(ev.scenarioFailed[sc])))
 		}
@@ -192,7 +192,7 @@ func governance(repo *Repo) Dimension {
 		d.add(3, 3, fmt.Sprintf("%s has an entry for %s", repo.Changelog, repo.AgentVersion), "")
 	}
 	if repo.Gates > 0 {
-		d.add(3, 3, fmt.Sprintf("%d gates configured", repo.Gates), "")
+		d.add(3, 3, fmt.Sprintf("%s configured", n(repo.Gates, "gate")), "")
 	} else {
 		d.add(3, 0, "", "no gates configured: only the default gates ran")
 	}
@@ -202,4 +202,12 @@ func governance(repo *Repo) Dimension {
 		d.add(5, 0, "", fmt.Sprintf("no security-review attestation in .evalgate/trust.yaml for agent version %s", versionOr(repo.AgentVersion)))
 	}
 	return d
+}
+
+// n counts a noun: "1 task", "3 tasks".
+func n(count int, noun string) string {
+	if count == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", count, noun)
 }
