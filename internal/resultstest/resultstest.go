@@ -231,8 +231,8 @@ func Full() *results.Run {
 	s.Tasks[2].Faults = []string{"raw", "timeout"}
 	s.Tasks[2].Idempotent = Ptr(false)
 	r.Health = &results.Health{Passed: false, Message: "exit status 1"}
-	r.Trust = &results.Trust{Score: 72.5, Level: 3, LevelName: "Autonomous", Dimensions: results.TrustDimensions{
-		ContractClarity: 16, Idempotency: 15, Observability: 17, ErrorContainment: 15, Governance: 9,
+	r.Trust = &results.Trust{Score: 78, Level: 3, LevelName: "Autonomous", Dimensions: results.TrustDimensions{
+		ContractClarity: 16, Idempotency: 15, Observability: 17, ErrorContainment: 15, Governance: 15,
 	}, BaselineLevel: Ptr(4), BaselineScore: Ptr(91.5)}
 	s.Tasks[2].Trials[0] = results.Trial{
 		Trial: 1, Status: results.StatusError, ErrorKind: results.ErrTimeout, ErrorMessage: "timed out after 2m", LinesAfterFinal: 2, Score: 0.1, Passed: true,
