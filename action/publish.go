@@ -20,6 +20,9 @@ const (
 	OutputResults        = "results"
 	OutputScorecard      = "scorecard"
 	OutputCommentURL     = "comment-url"
+	// OutputTrustLevel is the trust level, 0-4, of a run with a trust
+	// scorecard; not written without one.
+	OutputTrustLevel = "trust-level"
 )
 
 // PublishOptions is what Publish needs from a finished run.
@@ -127,6 +130,9 @@ func Publish(ctx context.Context, opts PublishOptions) (Published, error) {
 			OutputResults:        opts.ResultsPath,
 			OutputScorecard:      opts.ScorecardPath,
 			OutputCommentURL:     pub.CommentURL,
+		}
+		if t := opts.Run.Trust; t != nil {
+			outs[OutputTrustLevel] = strconv.Itoa(t.Level)
 		}
 		if err := WriteOutputs(getenv, outs); err != nil {
 			return pub, err

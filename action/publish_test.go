@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"gotest.tools/v3/assert"
+
+	"github.com/evalgate/evalgate/results"
 )
 
 func TestPublish(t *testing.T) {
@@ -272,4 +274,23 @@ func TestBaseRef(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
+}
+
+// TestPublishTrustLevel: a run with a trust scorecard has the output
+// trust-level; one without has none (TestPublish).
+func TestPublishTrustLevel(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{
+		"GITHUB_ACTIONS":    "true",
+		"GITHUB_REPOSITORY": "acme/agent",
+		"GITHUB_WORKSPACE":  dir,
+		"GITHUB_OUTPUT":     filepath.Join(dir, "output"),
+		"GITHUB_EVENT_NAME": "push",
+		"INPUT_COMMENT":     "never",
+	}
+	r := annotatedRun()
+	r.Trust = &results.Trust{Score: 75, Level: 3, LevelName: "Autonomous"}
+	_, err := Publish(context.Background(), PublishOptions{Run: r, ResultsPath: "r.json", Getenv: envOf(env), Stdout: &bytes.Buffer{}})
+	assert.NilError(t, err)
+	assert.Equal(t, parseOutputFile(t, env["GITHUB_OUTPUT"])["trust-level"], "3")
 }
