@@ -79,6 +79,19 @@ func TestChaosExample(t *testing.T) {
 	assert.Equal(t, m.Trust.Level, 3)
 	assert.Equal(t, m.Trust.Score, r.Trust.Score)
 	assert.Assert(t, m.Health != nil && m.Health.Passed)
+
+	// Against a baseline that was TL4, the same run is a demotion, and the
+	// scorecard says so.
+	r.Trust.Level, r.Trust.LevelName = 4, "Trusted"
+	base := filepath.Join(dir, "base.json")
+	assert.NilError(t, results.Write(base, r))
+	again := filepath.Join(dir, "again")
+	code, stdout, stderr = runEvalgate(t, nil, "merge", filepath.Join(dir, "shard-1"), filepath.Join(dir, "shard-2"),
+		"--config", "../examples/chaos/evalgate.yaml", "--out", again, "--baseline", base)
+	assert.Equal(t, code, ExitPass, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	d := regrReadRun(t, again)
+	assert.Assert(t, d.Trust.Demoted())
+	assert.Check(t, is.Contains(regrReadFile(t, filepath.Join(again, "scorecard.md")), "**Demoted** from TL4 Trusted on the baseline to TL3 Autonomous"))
 }
 
 // TestTrustGateWithoutScorecard: a gate reading trust.* in a run without a

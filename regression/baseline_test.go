@@ -71,6 +71,21 @@ func TestPromoteGolden(t *testing.T) {
 	assert.Equal(t, reg.ScoreDelta, 0.0)
 	assert.Check(t, is.Len(reg.Tasks, 0))
 
+	// A run's trust summary stays in its baseline, on one line, without the
+	// baseline it was compared with.
+	withTrust := headRun()
+	lvl := 4
+	withTrust.Trust = &results.Trust{Score: 91.5, Level: 3, LevelName: "Autonomous", BaselineLevel: &lvl,
+		Dimensions: results.TrustDimensions{ContractClarity: 18, Idempotency: 20, Observability: 17, ErrorContainment: 18, Governance: 18}}
+	data, err = Promote(withTrust)
+	assert.NilError(t, err)
+	assert.Check(t, is.Contains(string(data), `  "trust": {"score":91.5,"level":3,"levelName":"Autonomous","dimensions":{"contractClarity":18,"idempotency":20,"observability":17,"errorContainment":18,"governance":18}},`+"\n"))
+	assert.NilError(t, WritePromoted(path, withTrust))
+	base, err = Load(context.Background(), path, "")
+	assert.NilError(t, err)
+	assert.Equal(t, base.Trust.Level, 3)
+	assert.Assert(t, base.Trust.BaselineLevel == nil)
+
 	// and as results.json.
 	r, err := results.Read(path)
 	assert.NilError(t, err)

@@ -122,7 +122,8 @@ func count(n int, one, many string) string {
 // task in suite-file order, so that a baseline update reads in review as
 // one changed line per changed task. A task row holds its id, status,
 // verdict (pass^k), mean score, cost, latency and the score and verdict of
-// each trial. The file loads as a baseline, and as results.json. Whether r
+// each trial; the trust scorecard's summary, when the run has one, is one
+// line of its own. The file loads as a baseline, and as results.json. Whether r
 // should be promoted at all is PromoteProblems's question.
 func Promote(r *results.Run) ([]byte, error) {
 	if r == nil || r.RunID == "" {
@@ -133,6 +134,12 @@ func Promote(r *results.Run) ([]byte, error) {
 		mustJSON(results.Schema), mustJSON(r.RunID), mustJSON(r.Tool))
 	if r.GitSHA != "" {
 		fmt.Fprintf(&b, "  \"gitSha\": %s,\n", mustJSON(r.GitSHA))
+	}
+	if r.Trust != nil {
+		// One line, so that a change of level reads as one changed line; a
+		// later run is flagged when its level falls below this one.
+		t := results.Trust{Score: r.Trust.Score, Level: r.Trust.Level, LevelName: r.Trust.LevelName, Dimensions: r.Trust.Dimensions}
+		fmt.Fprintf(&b, "  \"trust\": %s,\n", mustJSON(t))
 	}
 	b.WriteString("  \"suites\": [")
 	order := make([]int, len(r.Suites))
