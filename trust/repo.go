@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/evalgate/evalgate/internal/inputfile"
 )
 
 // Repo holds the repository's facts the Governance dimension reads.
@@ -63,8 +64,14 @@ type RepoOptions struct {
 	Gates        int    // gates configured, the defaults aside
 }
 
+// maxRepoFileBytes bounds CODEOWNERS and CHANGELOG.md, which a pull
+// request may replace with anything (a link to /dev/zero): GitHub reads a
+// CODEOWNERS of 3 MB at most.
+const maxRepoFileBytes = 3 << 20
+
 // ReadRepo gathers the repository's facts. A missing CODEOWNERS,
-// CHANGELOG.md or trust.yaml is missing evidence, not an error; a
+// CHANGELOG.md or trust.yaml is missing evidence, not an error, and so is
+// one that is not a regular file or is over 3 MiB; a
 // trust.yaml that does not parse is (diag.Errors, file:line:col).
 func ReadRepo(o RepoOptions) (Repo, error) {
 	r := Repo{AgentVersion: o.AgentVersion, Gates: o.Gates}
@@ -78,7 +85,7 @@ func ReadRepo(o RepoOptions) (Repo, error) {
 		r.Attestations = tf.Attestations
 	}
 	for _, name := range []string{"CODEOWNERS", ".github/CODEOWNERS", "docs/CODEOWNERS"} {
-		data, err := os.ReadFile(filepath.Join(o.Root, filepath.FromSlash(name)))
+		data, err := inputfile.Read(filepath.Join(o.Root, filepath.FromSlash(name)), maxRepoFileBytes)
 		if err != nil {
 			continue
 		}
@@ -95,7 +102,7 @@ func ReadRepo(o RepoOptions) (Repo, error) {
 	}
 	for _, dir := range []string{o.Project, o.Root} {
 		p := filepath.Join(dir, "CHANGELOG.md")
-		data, err := os.ReadFile(p)
+		data, err := inputfile.Read(p, maxRepoFileBytes)
 		if err != nil {
 			continue
 		}
