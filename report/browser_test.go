@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,7 +87,7 @@ func checkCharts(t *testing.T, run *results.Run, m pageLayout) {
 	t.Helper()
 	bars := map[string]drawnChart{}
 	strips := map[string]drawnChart{}
-	var findings []drawnChart
+	var findings, trust []drawnChart
 	for _, c := range m.Charts {
 		assert.Check(t, c.Width > 0 && c.Height > 0, "chart %s %q has no size: %+v", c.Chart, c.Suite, c)
 		assert.Check(t, c.Left >= 0 && c.Right <= m.ClientWidth+0.5, "chart %s %q is not inside the screen: %+v", c.Chart, c.Suite, c)
@@ -97,9 +98,15 @@ func checkCharts(t *testing.T, run *results.Run, m pageLayout) {
 			strips[c.Suite] = c
 		case "findings":
 			findings = append(findings, c)
+		case "trust":
+			trust = append(trust, c)
 		}
 	}
-	assert.Equal(t, len(m.Charts), 2*len(run.Suites)+2, "charts: %+v", m.Charts)
+	want := 2*len(run.Suites) + 2
+	if run.Trust != nil {
+		want++
+	}
+	assert.Equal(t, len(m.Charts), want, "charts: %+v", m.Charts)
 
 	runBar, ok := bars[""]
 	assert.Assert(t, ok, "no score bar of the run")
@@ -135,6 +142,27 @@ func checkCharts(t *testing.T, run *results.Run, m pageLayout) {
 		assert.Check(t, got.Count == count, "%s: %d findings drawn, want %d", sev, got.Count, count)
 		assert.Check(t, (got.Width > 0) == (count > 0), "%s: a bar %v px long for %d findings", sev, got.Width, count)
 	}
+	if run.Trust == nil {
+		return
+	}
+	// Every trust bar is drawn on one scale, 0 to 20 points.
+	assert.Equal(t, len(trust), 1)
+	assert.Equal(t, trust[0].ID, "chart-trust")
+	d := run.Trust.Dimensions
+	full := 0.0
+	for name, points := range map[string]int{"contract clarity": d.ContractClarity, "idempotency": d.Idempotency, "observability": d.Observability, "error containment": d.ErrorContainment, "governance": d.Governance} {
+		got := m.Trust[name]
+		assert.Check(t, got.Count == points, "%s: %d points drawn, want %d", name, got.Count, points)
+		assert.Check(t, (got.Width > 0) == (points > 0), "%s: a bar %v px long for %d points", name, got.Width, points)
+		if points == 20 {
+			full = got.Width
+		}
+	}
+	for name, got := range m.Trust {
+		if full > 0 {
+			assert.Check(t, math.Abs(got.Width-full*float64(got.Count)/20) < 1, "%s: a bar %v px long for %d points, where 20 points are %v px", name, got.Width, got.Count, full)
+		}
+	}
 }
 
 // pageLayout is what the measuring script reports of the page.
@@ -147,11 +175,12 @@ type pageLayout struct {
 	Wide                                 []string // elements past the right edge
 	Charts                               []drawnChart
 	Findings                             map[string]drawnSeverity
-	Details                              map[string]bool // id: open as the page opens
+	Trust                                map[string]drawnSeverity // a trust dimension's points and bar
+	Details                              map[string]bool          // id: open as the page opens
 }
 
-// drawnSeverity is a row of the findings chart: the count and the bar's
-// length on screen.
+// drawnSeverity is a row of a bar chart (findings, trust): the count and
+// the bar's length on screen.
 type drawnSeverity struct {
 	Count int
 	Width float64
@@ -179,7 +208,7 @@ addEventListener("load", () => {
       innerWidth: w.innerWidth, scrollHeight: root.scrollHeight,
       dark: w.matchMedia("(prefers-color-scheme: dark)").matches,
       background: w.getComputedStyle(root).backgroundColor,
-      wide: [], charts: [], findings: {}, details: {},
+      wide: [], charts: [], findings: {}, trust: {}, details: {},
     };
     // How the page opens, then everything open, so that collapsed tables are measured too.
     for (const el of d.querySelectorAll("details[id]")) m.details[el.id] = el.open;
@@ -201,6 +230,9 @@ addEventListener("load", () => {
     }
     for (const g of d.querySelectorAll("#chart-findings g[data-severity]")) {
       m.findings[g.dataset.severity] = {count: Number(g.dataset.count), width: g.querySelector("rect").getBoundingClientRect().width};
+    }
+    for (const g of d.querySelectorAll("#chart-trust g[data-dimension]")) {
+      m.trust[g.dataset.dimension] = {count: Number(g.dataset.points), width: g.querySelector("rect").getBoundingClientRect().width};
     }
     out.textContent = JSON.stringify(m);
   } catch (e) {
@@ -372,6 +404,9 @@ func browserRun() *results.Run {
 	r.Regression.Tasks = append(r.Regression.Tasks, results.TaskDiff{
 		SuiteID: long, TaskID: s.Tasks[0].ID, Change: results.ChangeFixed, ScoreDelta: 0.75,
 	})
+	r.Trust = &results.Trust{Score: 64.5, Level: 2, LevelName: "Supervised", Dimensions: results.TrustDimensions{
+		ContractClarity: 20, Idempotency: 0, Observability: 17, ErrorContainment: 12, Governance: 15,
+	}, BaselineLevel: resultstest.Ptr(3), BaselineScore: resultstest.Ptr(71.0)}
 	r.Gates = append(r.Gates, results.Gate{
 		Expr:   "suites['" + long + "'].aggregateScore >= 0.8 && " + strings.Repeat("passRate >= 0.5 && ", 6) + "true",
 		Passed: true, Values: map[string]any{"suites['" + long + "'].aggregateScore": 0.81},

@@ -61,11 +61,10 @@ var htmlSections = []htmlSection{
 	{"summary", func(*htmlView) bool { return true }},
 	{"suites", func(v *htmlView) bool { return len(v.Suites) > 0 }},
 	{"findings", func(*htmlView) bool { return true }},
-	// The dual-axis assessment and the trust scorecard (#12) take these
-	// places once results.Run holds them: each is shown when its field is
-	// set. Until then there is nothing to draw them from.
+	// The dual-axis assessment (#12) takes this place once results.Run
+	// holds it.
 	{"assessment", func(*htmlView) bool { return false }},
-	{"trust", func(*htmlView) bool { return false }},
+	{"trust", func(v *htmlView) bool { return v.Run.Trust != nil }},
 	{"tasks", func(v *htmlView) bool { return len(v.Failing)+len(v.Passing) > 0 }},
 	{"gates", func(v *htmlView) bool { return len(v.Run.Gates) > 0 }},
 	{"regression", func(v *htmlView) bool { return v.Run.Regression != nil }},
@@ -75,7 +74,8 @@ type htmlView struct {
 	Run      *results.Run
 	Score    htmlBar // the run's
 	Suites   []htmlSuite
-	Findings []htmlSeverity
+	Findings []htmlRow
+	Trust    []htmlRow  // the five trust dimensions, points of 20; nil without a scorecard
 	Failing  []htmlTask // errored first, then by score
 	Passing  []htmlTask // in suite order
 }
@@ -124,21 +124,38 @@ type htmlCell struct {
 	Status string // passed, failed or error
 }
 
-// Geometry of the findings chart: one row per severity, the bar's length
-// proportional to the count, the longest findingsBarMax units.
+// Geometry of the bar charts (findings by severity, trust dimensions): one
+// row per name, the chart rowsWidth units wide, the bar's length
+// proportional to the count.
 const (
-	findingsRow    = 24
-	findingsBarX   = 72
-	findingsBarMax = 280
+	rowsHeight = 24
+	rowsWidth  = 400
 )
 
-type htmlSeverity struct {
+// htmlRow is one row of a bar chart.
+type htmlRow struct {
 	Name       string
 	Count      int
 	BarX, BarY int
 	TextY      int     // the baseline of the row's text
 	W          float64 // the bar's length
 	CountX     float64 // where the count is written, after the bar
+}
+
+// barRows lays out a bar chart: a row per name, the bars starting at barX
+// and scale (the largest count, or the scale's top) taking the width left
+// for the bar and its count.
+func barRows(names []string, counts []int, barX, scale int) []htmlRow {
+	rows := make([]htmlRow, len(names))
+	for i, name := range names {
+		r := htmlRow{Name: name, Count: counts[i], BarX: barX, BarY: i*rowsHeight + 4, TextY: i*rowsHeight + 17}
+		if scale > 0 {
+			r.W = float64(min(max(counts[i], 0), scale)) / float64(scale) * float64(rowsWidth-barX-48)
+		}
+		r.CountX = float64(barX) + r.W + 6
+		rows[i] = r
+	}
+	return rows
 }
 
 func newHTMLView(r *results.Run) *htmlView {
@@ -176,15 +193,14 @@ func newHTMLView(r *results.Run) *htmlView {
 		return a.Score < b.Score
 	})
 	f := r.Findings
-	counts := []int{f.Critical, f.High, f.Medium, f.Low}
-	most := max(f.Critical, f.High, f.Medium, f.Low)
-	for i, name := range []string{results.SeverityCritical, results.SeverityHigh, results.SeverityMedium, results.SeverityLow} {
-		sev := htmlSeverity{Name: name, Count: counts[i], BarX: findingsBarX, BarY: i*findingsRow + 4, TextY: i*findingsRow + 17}
-		if most > 0 {
-			sev.W = float64(counts[i]) / float64(most) * findingsBarMax
-		}
-		sev.CountX = findingsBarX + sev.W + 6
-		v.Findings = append(v.Findings, sev)
+	v.Findings = barRows(
+		[]string{results.SeverityCritical, results.SeverityHigh, results.SeverityMedium, results.SeverityLow},
+		[]int{f.Critical, f.High, f.Medium, f.Low}, 72, max(f.Critical, f.High, f.Medium, f.Low))
+	if t := r.Trust; t != nil {
+		d := t.Dimensions
+		v.Trust = barRows(
+			[]string{"contract clarity", "idempotency", "observability", "error containment", "governance"},
+			[]int{d.ContractClarity, d.Idempotency, d.Observability, d.ErrorContainment, d.Governance}, 136, 20)
 	}
 	return v
 }
@@ -250,6 +266,7 @@ var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"axis":     axis,
 	"units":    units,
 	"barLabel": barLabel,
+	"deref":    func(p *int) int { return *p },
 }).Parse(htmlTemplates))
 
 // htmlTemplates are the page's templates: "start" and "end" around the
@@ -297,6 +314,7 @@ svg text { fill: var(--fg); font: 13px system-ui, sans-serif; }
 .is-pass, .is-passed { fill: var(--pass); } .is-fail, .is-failed { fill: var(--fail); } .is-error { fill: var(--error); }
 line.threshold { stroke: var(--mark); stroke-width: 2px; }
 line.baseline { stroke: var(--baseline); stroke-width: 2px; stroke-dasharray: 4 2; }
+.trust-bar { fill: var(--baseline); }
 .sev-critical { fill: var(--critical); } .sev-high { fill: var(--high); } .sev-medium { fill: var(--medium); } .sev-low { fill: var(--low); }
 .suite { border: 1px solid var(--border); border-radius: 6px; padding: .6rem .8rem; margin: .75rem 0; }
 .suite p { margin: .2rem 0; }
@@ -378,7 +396,15 @@ Tasks: <span class="key is-passed"></span> passed · <span class="key is-failed"
 
 {{- define "assessment"}}{{end}}
 
-{{- define "trust"}}{{end}}
+{{- define "trust"}}
+<section id="trust">
+<h2>Trust scorecard</h2>
+{{with .Run.Trust}}<p>level <strong id="trust-level" data-level="{{.Level}}">TL{{.Level}} {{t .LevelName}}</strong> · {{printf "%.1f" .Score}} of 100{{if .Demoted}} · <span class="fail">demoted from TL{{deref .BaselineLevel}}</span>{{end}} · the evidence of every point is in <code>trust.json</code></p>{{end}}
+<svg id="chart-trust" class="chart findings" viewBox="0 0 400 120" role="img" aria-label="trust dimensions, points of 20:{{range $i, $d := .Trust}}{{if $i}},{{end}} {{.Name}} {{.Count}}{{end}}" data-chart="trust">
+{{range .Trust}}<g data-dimension="{{.Name}}" data-points="{{.Count}}"><text x="0" y="{{.TextY}}">{{.Name}}</text><rect class="trust-bar" x="{{.BarX}}" y="{{.BarY}}" width="{{units .W}}" height="16"><title>{{.Name}}: {{.Count}} of 20</title></rect><text x="{{units .CountX}}" y="{{.TextY}}">{{.Count}}</text></g>
+{{end}}</svg>
+</section>
+{{end}}
 
 {{- define "tasks"}}
 <section id="tasks">

@@ -49,6 +49,7 @@ func TestHTML(t *testing.T) {
 		{name: "regressed", run: regressed},
 		{name: "crafted", run: ciCraftedRun()},
 		{name: "failing", run: resultstest.Failing()},
+		{name: "full", run: resultstest.Full()}, // a trust scorecard, demoted
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
@@ -78,11 +79,11 @@ func TestHTMLSections(t *testing.T) {
 	for _, s := range htmlSections {
 		assert.Check(t, htmlPage.Lookup(s.name) != nil, "no {{define %q}}", s.name)
 	}
-	out, err := HTML(resultstest.Failing())
+	out, err := HTML(resultstest.Full())
 	assert.NilError(t, err)
 	page := string(out)
 	last := -1
-	for _, id := range []string{"summary", "suites", "findings", "tasks", "gates", "regression"} {
+	for _, id := range []string{"summary", "suites", "findings", "trust", "tasks", "gates", "regression"} {
 		i := strings.Index(page, ` id="`+id+`"`)
 		assert.Check(t, i > last, "section %q is missing or out of order", id)
 		last = i
