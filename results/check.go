@@ -38,6 +38,7 @@ func (e *NumberError) Error() string {
 func (r *Run) Check() error {
 	c := &checker{}
 	c.stats("", &r.Stats)
+	c.assessment(r.Assessment)
 	for i := range r.Suites {
 		c.suite(fmt.Sprintf("/suites/%d", i), &r.Suites[i])
 	}

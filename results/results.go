@@ -74,6 +74,9 @@ type Run struct {
 	Judge      *JudgeInfo  `json:"judge,omitempty"`
 	Gates      []Gate      `json:"gates"`
 	Regression *Regression `json:"regression,omitempty"`
+	// Assessment is the AAAF dual-axis assessment's summary; nil unless
+	// the config has `assessment:` (results/assessment.go).
+	Assessment *Assessment `json:"assessment,omitempty"`
 	Suites     []Suite     `json:"suites"`
 }
 
