@@ -413,7 +413,7 @@ func TestTiers(t *testing.T) {
 		{assess.Performance, 0.3999, "Novice"},
 		{assess.Performance, 0.40, "Competent"},
 		{assess.Performance, 0.1 + 0.2 + 0.1, "Competent"}, // 0.4000000000000001
-		{assess.Performance, 0.6 - 1e-12, "Proficient"},   // rounding below the bound
+		{assess.Performance, 0.6 - 1e-12, "Proficient"},    // rounding below the bound
 		{assess.Performance, 0.6 - 1e-8, "Competent"},
 		{assess.Performance, 0.60, "Proficient"},
 		{assess.Performance, 0.75, "Expert"},

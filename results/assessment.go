@@ -48,13 +48,17 @@ func (a *AssessmentAxis) Names() []string {
 	return names
 }
 
-// check reports a score of the assessment outside 0..1.
+// assessment reports a score of the assessment outside 0..1.
 func (c *checker) assessment(a *Assessment) {
 	if a == nil {
 		return
 	}
 	c.count("/assessment/taskCount", int64(a.TaskCount))
-	for name, ax := range map[string]*AssessmentAxis{"performance": &a.Performance, "capability": &a.Capability} {
+	for _, ax := range []struct {
+		name string
+		*AssessmentAxis
+	}{{"performance", &a.Performance}, {"capability", &a.Capability}} {
+		name := ax.name
 		if ax.Score != nil {
 			c.score("/assessment/"+name+"/score", *ax.Score)
 		}
