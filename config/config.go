@@ -52,6 +52,9 @@ type Config struct {
 	Baseline    string
 	Gates       []string
 	Out         string
+	// Assessment is the `assessment:` section; nil without one
+	// (assessment.go).
+	Assessment *Assessment
 }
 
 // Agent says how to drive the agent under test. Exactly one of Exec, Plain
@@ -189,6 +192,7 @@ func (c *Config) resolve() {
 	if c.Judge.Calibration != "" {
 		c.Judge.Calibration = c.Path(c.Judge.Calibration)
 	}
+	c.resolveAssessment()
 }
 
 // Root is the folder the files the config names must stay in: the top of
@@ -443,9 +447,10 @@ func (p *parser) config(n *yaml.Node, c *Config) {
 			}
 			c.Timeout = d
 		},
-		"baseline": func(v *yaml.Node) { p.str(v, "baseline", &c.Baseline) },
-		"gates":    func(v *yaml.Node) { p.gates(v, &c.Gates) },
-		"out":      func(v *yaml.Node) { p.str(v, "out", &c.Out) },
+		"baseline":   func(v *yaml.Node) { p.str(v, "baseline", &c.Baseline) },
+		"gates":      func(v *yaml.Node) { p.gates(v, &c.Gates) },
+		"out":        func(v *yaml.Node) { p.str(v, "out", &c.Out) },
+		"assessment": func(v *yaml.Node) { p.assessment(v, c) },
 	})
 }
 
