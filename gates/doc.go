@@ -42,7 +42,17 @@
 //	                 calibration (evalgate calibrate) matches this judge and
 //	                 reached its bar, and that calibration's Spearman rho (0
 //	                 when none): judge.calibrated && judge.agreement >= 0.8
-//	suites["<suiteId>"].<any of the above but judge>
+//	assessment.performance.score, assessment.performance.tier,
+//	assessment.capability.score, assessment.capability.tier
+//	                 the AAAF dual-axis assessment (DESIGN §11), when the
+//	                 config has assessment:. Tiers compare by rank, with
+//	                 the comparison operators (==, !=, <, <=, >, >=):
+//	                 assessment.performance.tier >= "Proficient" holds for
+//	                 Proficient, Expert and Elite, never by string order,
+//	                 and a tier name the axis lacks does not compile. A gate
+//	                 reading the assessment of a run without one fails with
+//	                 "no assessment: add assessment: to evalgate.yaml"
+//	suites["<suiteId>"].<any of the above but judge and assessment>
 //	                 the same figures for one suite; passed is its openwop
 //	                 passed (thresholds met)
 //	suiteList        the suites as a list, for all(suiteList, .passed)

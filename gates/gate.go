@@ -55,9 +55,10 @@ type regressionVars struct {
 // top level, and each suite's by id and as a list.
 type env struct {
 	scope
-	Judge     judgeVars         `expr:"judge"`
-	Suites    map[string]*scope `expr:"suites"`
-	SuiteList []*scope          `expr:"suiteList"`
+	Judge      judgeVars         `expr:"judge"`
+	Assessment assessmentVars    `expr:"assessment"` // assessment.go
+	Suites     map[string]*scope `expr:"suites"`
+	SuiteList  []*scope          `expr:"suiteList"`
 }
 
 // judgeVars let a gate require a calibrated judge before rubric scores
@@ -190,9 +191,12 @@ func compile(src string) (*Gate, *CompileError) {
 	if err := limits.Expr(src, "gates"); err != nil {
 		return nil, &CompileError{Expr: src, Message: err.Error()}
 	}
-	program, err := expr.Compile(src, expr.Env(env{}), expr.AsBool())
+	program, err := expr.Compile(src, append(tierOptions(), expr.Env(env{}), expr.AsBool())...)
 	if err != nil {
 		return nil, compileError(src, err)
+	}
+	if err := checkTierNames(src, program.Node()); err != nil {
+		return nil, err
 	}
 	tree, err := parser.Parse(src)
 	if err != nil {
@@ -334,7 +338,9 @@ func Evaluate(gs []*Gate, run *results.Run) []results.Gate {
 	for i, g := range gs {
 		r := results.Gate{Expr: g.Expr, Default: g.Default}
 		r.Values = g.values(run, vars)
-		r.Passed, r.Error = g.run(&machine, e)
+		if r.Error = g.assessmentMissing(run); r.Error == "" {
+			r.Passed, r.Error = g.run(&machine, e)
+		}
 		out[i] = r
 	}
 	return out
@@ -393,6 +399,7 @@ func newEnv(run *results.Run) *env {
 			NewConsistentFailures: r.NewConsistentFailures, Fixed: r.Fixed, PValue: r.PValue}
 	}
 	e.scope = newScope(run.Stats, reg)
+	e.Assessment = newAssessmentVars(run.Assessment)
 	if j := run.Judge; j != nil {
 		e.Judge = judgeVars{Configured: true, Calibrated: j.Calibrated}
 		if j.Agreement != nil {
@@ -500,10 +507,13 @@ func message(err error) string {
 // fieldTypes are the types whose fields a gate reads, by the name messages
 // give them.
 var fieldTypes = map[string]reflect.Type{
-	"findings":   reflect.TypeFor[findingCounts](),
-	"regression": reflect.TypeFor[regressionVars](),
-	"judge":      reflect.TypeFor[judgeVars](),
-	"suite":      reflect.TypeFor[scope](),
+	"findings":               reflect.TypeFor[findingCounts](),
+	"regression":             reflect.TypeFor[regressionVars](),
+	"judge":                  reflect.TypeFor[judgeVars](),
+	"suite":                  reflect.TypeFor[scope](),
+	"assessment":             reflect.TypeFor[assessmentVars](),
+	"assessment.performance": reflect.TypeFor[performanceVars](),
+	"assessment.capability":  reflect.TypeFor[capabilityVars](),
 }
 
 // suggest returns "did you mean X?" for the name closest to a misspelt one,
@@ -565,6 +575,11 @@ var typeNames = strings.NewReplacer(
 	"gates.findingCounts", "findings",
 	"gates.regressionVars", "regression",
 	"gates.judgeVars", "judge",
+	"gates.assessmentVars", "assessment",
+	"gates.performanceVars", "assessment.performance",
+	"gates.capabilityVars", "assessment.capability",
+	"gates.performanceTier", "tier",
+	"gates.capabilityTier", "tier",
 	"gates.env", "gate variables",
 )
 
