@@ -20,4 +20,5 @@ require (
 require (
 	github.com/google/go-querystring v1.1.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
+	golang.org/x/image v0.15.0 // indirect
 )
