@@ -141,4 +141,3 @@ func hexColour(s string) color.NRGBA {
 	}
 	return color.NRGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 255}
 }
-
