@@ -1,6 +1,10 @@
 package assess
 
-import "strings"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Tier is a band of composite scores on one axis, with AAAF's colour.
 type Tier struct {
@@ -59,4 +63,22 @@ func TierNames(axis string) string {
 		names[i] = `"` + t.Name + `"`
 	}
 	return strings.Join(names, " < ")
+}
+
+// DomainWarning is the warning for a task whose domain is not in taxonomy
+// (AAAF's 12 when empty): domain_breadth does not count it. "" when the
+// domain is in it, or empty.
+func DomainWarning(taskID, domain string, taxonomy []string) string {
+	if len(taxonomy) == 0 {
+		taxonomy = DefaultTaxonomy
+	}
+	if domain == "" || slices.Contains(taxonomy, domain) {
+		return ""
+	}
+	which := "the assessment taxonomy"
+	if slices.Equal(taxonomy, DefaultTaxonomy) {
+		which = "AAAF's taxonomy"
+	}
+	return fmt.Sprintf("task %q: domain %q is not in %s (%s), so domain_breadth does not count it; set assessment.taxonomy in evalgate.yaml to use domains of your own",
+		taskID, domain, which, strings.Join(taxonomy, ", "))
 }

@@ -70,9 +70,13 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	if cmp != nil {
 		regression.Compare(cmp.base, run, cmp.opts)
 	}
+	j := &job{c: c, cfg: cfg, flags: &f, out: out, cmp: cmp}
+	if err := j.prepareAssessment(nil); err != nil {
+		return err
+	}
+	j.assessRun(run)
 	evaluate(gs, run)
 
-	j := &job{c: c, cfg: cfg, flags: &f, out: out, cmp: cmp}
 	if err := j.writeMerged(ctx, run); err != nil {
 		return runError(err)
 	}

@@ -128,6 +128,20 @@ var commandDocs = map[string]commandDoc{
 			{"Gate on the whole of two shards, run as `evalgate run --shard 1/2 --out shard-1` and `evalgate run --shard 2/2 --out shard-2`", "evalgate merge shard-1/ shard-2/ --out evalgate-out"},
 		},
 	},
+	"assess": {
+		about: "Assesses the agent on AAAF's two axes from a finished run's results.json (several " +
+			"are the shards of one run): each Performance and Capability dimension with its " +
+			"value or null and the reason, the composites and their tiers. It writes " +
+			"assessment.json, assessment.svg, assessment.png and assessment.md (or the one " +
+			"--format names; openbadge writes assessment.openbadge.json) into --out. The " +
+			"weights, taxonomy, agent and history come from assessment: in evalgate.yaml " +
+			"(docs/assessment.md). The same results, --id and --now give the same bytes.",
+		exits: []string{exitOK, exitBadInput, "3  could not write the files"},
+		examples: []commandExample{
+			{"Assess the last run, writing the badge and its evidence beside its results.json", "evalgate assess evalgate-out/"},
+			{"An Open Badges 3.0 credential with a fixed id and date", "evalgate assess evalgate-out/results.json --format openbadge --id q4-review --now 2026-11-26T12:00:00Z"},
+		},
+	},
 	"report": {
 		about: "Renders one output of a finished run again from its results.json (or the " +
 			"folder holding it), to stdout or --out.",

@@ -72,6 +72,7 @@ func TestHelpExamplesAreTrue(t *testing.T) {
 		"diff":     {ran, {"baseline", "promote", "evalgate-out/"}},
 		"merge":    {{"run", "--shard", "1/2", "--out", "shard-1"}, {"run", "--shard", "2/2", "--out", "shard-2"}},
 		"report":   {ran},
+		"assess":   {ran},
 		"baseline": {ran},
 		"publish":  {{"run", "--no-publish"}},
 	}
@@ -85,6 +86,7 @@ func TestHelpExamplesAreTrue(t *testing.T) {
 		"export":    {"support.openwop.json"},
 		"merge":     {"evalgate-out/results.json"},
 		"report":    {"junit.xml"},
+		"assess":    {"evalgate-out/assessment.json", "evalgate-out/assessment.svg", "evalgate-out/assessment.png", "evalgate-out/assessment.md", "evalgate-out/assessment.openbadge.json"},
 		"baseline":  {".evalgate/baseline.json", "baselines/nightly.json"},
 		"calibrate": {".evalgate/calibration.json"},
 		"init":      {"evalgate.yaml", "services/support-agent/evalgate.yaml"},

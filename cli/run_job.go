@@ -39,6 +39,7 @@ type job struct {
 	all      []*suites.Suite // every loaded suite, before the selection
 	cmp      *comparison     // the baseline; nil without one
 	spill    *trialSpill     // the trials of passed tasks during a run; nil in merge
+	assess   *runAssessment  // the assessment; nil without assessment: (run_assess.go)
 }
 
 // prepare validates flags, config, suites and gates: every problem here is
@@ -88,6 +89,9 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 	}
 	j.out = firstNonEmpty(f.out, cfg.Out, "evalgate-out")
 	j.baseline = firstNonEmpty(f.baseline, cfg.Baseline)
+	if err := j.prepareAssessment(all); err != nil {
+		return nil, err
+	}
 	return j, nil
 }
 
@@ -188,6 +192,7 @@ func (j *job) execute(ctx context.Context) error {
 	if err := j.compare(ctx, run); err != nil {
 		return err
 	}
+	j.assessRun(run)
 	evaluate(j.gates, run)
 	if err := j.writeOutputs(ctx, run); err != nil {
 		return runError(err)
@@ -224,9 +229,13 @@ func (j *job) openOutputs() (obs *observer, closeAll func(), err error) {
 	if j.flags.transcripts {
 		termOpts.Transcripts = filepath.Join(j.out, "transcripts")
 	}
-	if j.spill, err = newTrialSpill(j.out); err != nil {
-		events.Close()
-		return nil, nil, runError(err)
+	// The assessment reads every trial of every task (consistency, tool
+	// use): with assessment: the trials stay in memory.
+	if j.cfg.Assessment == nil {
+		if j.spill, err = newTrialSpill(j.out); err != nil {
+			events.Close()
+			return nil, nil, runError(err)
+		}
 	}
 	obs = &observer{
 		term:        report.NewTerminal(termOpts),
@@ -238,7 +247,9 @@ func (j *job) openOutputs() (obs *observer, closeAll func(), err error) {
 		secrets:     c.secrets,
 	}
 	return obs, func() {
-		j.spill.Close()
+		if j.spill != nil {
+			j.spill.Close()
+		}
 		events.Close()
 	}, nil
 }

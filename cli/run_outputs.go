@@ -31,7 +31,7 @@ func (j *job) writeExtraOutputs(ctx context.Context, run *results.Run) error {
 			return fmt.Errorf("could not write %s: %w", name, err)
 		}
 	}
-	return nil
+	return j.writeAssessmentOutputs()
 }
 
 // reportSuiteErrors puts the problems of invalid suites where a pull

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"github.com/evalgate/evalgate/assess"
+	"github.com/evalgate/evalgate/report"
+	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/suites"
+)
+
+// runAssessment is the assessment of a run or a merge whose config has
+// `assessment:` (DESIGN §11): its history, read before anything runs, and
+// the assessment once the run is over.
+type runAssessment struct {
+	opts       assess.Options
+	assessment *assess.Assessment
+}
+
+// prepareAssessment reads the assessment's history and warns of task
+// domains outside the taxonomy; nil without `assessment:`. A history file
+// that cannot be read is exit 2, before anything runs.
+func (j *job) prepareAssessment(loaded []*suites.Suite) error {
+	if j.cfg.Assessment == nil {
+		return nil
+	}
+	ra := &runAssessment{opts: j.cfg.Assessment.Options()}
+	var err error
+	if ra.opts.History, err = readHistory(historyPaths(j.cfg, nil), ra.opts); err != nil {
+		return invalid(err)
+	}
+	for _, s := range loaded {
+		for i := range s.Tasks {
+			t := s.Tasks[i]
+			if t.Metadata == nil {
+				continue
+			}
+			if w := assess.DomainWarning(t.ID, t.Metadata.Domain, ra.opts.Taxonomy); w != "" {
+				pos := t.Pos
+				pos.File = j.c.outputPath(pos.File)
+				j.c.say(j.c.Stderr, "%s: warning: %s\n", pos, w)
+			}
+		}
+	}
+	j.assess = ra
+	return nil
+}
+
+// assessRun assesses the finished run, identified by its run id and dated
+// by its end, against the baseline's assessment when the baseline carries
+// one, and records the summary in results.json.
+func (j *job) assessRun(run *results.Run) {
+	if j.assess == nil {
+		return
+	}
+	opts := j.assess.opts
+	opts.ID, opts.Now = run.RunID, run.FinishedAt
+	a := assess.Assess([]*results.Run{run}, opts)
+	if j.cmp != nil {
+		a.Compare(j.cmp.base.RunID, j.cmp.base.Assessment)
+	}
+	j.assess.assessment = a
+	run.Assessment = a.Summary()
+}
+
+// writeAssessmentOutputs writes assessment.json, .svg, .png and .md into
+// the output folder, which the run holds locked.
+func (j *job) writeAssessmentOutputs() error {
+	if j.assess == nil || j.assess.assessment == nil {
+		return nil
+	}
+	files, err := report.AssessmentFiles(j.assess.assessment, "all", version())
+	if err != nil {
+		return err
+	}
+	return writeOutputFiles(j.out, files)
+}
