@@ -13,11 +13,11 @@ func (o Options) capability(tasks []*results.Task, perf []Dimension) []Dimension
 	now := o.axis(Performance, slices.Clone(perf), false).Score
 	return []Dimension{
 		o.domainBreadth(tasks),
-		o.ceiling(tasks, ComplexityCeiling, "complexity", 5, func(t *results.Task) (int, bool) {
+		o.ceiling(tasks, ComplexityCeiling, "complexity", "complexity", 5, func(t *results.Task) (int, bool) {
 			return complexity(t), complexity(t) > 0
 		}),
 		o.toolProficiency(tasks),
-		o.ceiling(tasks, AutonomyLevel, "autonomyLevel", 3, func(t *results.Task) (int, bool) {
+		o.ceiling(tasks, AutonomyLevel, "autonomyLevel", "autonomy", 3, func(t *results.Task) (int, bool) {
 			if t.Metadata == nil || t.Metadata.AutonomyLevel == nil {
 				return 0, false
 			}
@@ -70,9 +70,10 @@ func (o Options) domainBreadth(tasks []*results.Task) Dimension {
 }
 
 // ceiling: the highest level L with at least 3 tasks and P(L) ≥ 0.60, over
-// top (0 when no level reaches it). level returns a task's level and
+// top (0 when no level reaches it). field names the metadata in a
+// reason, label the level. level returns a task's level and
 // whether it has one.
-func (o Options) ceiling(tasks []*results.Task, name, field string, top int, level func(*results.Task) (int, bool)) Dimension {
+func (o Options) ceiling(tasks []*results.Task, name, field, label string, top int, level func(*results.Task) (int, bool)) Dimension {
 	byLevel := map[int][]*results.Task{}
 	labelled := 0
 	for _, t := range tasks {
@@ -96,7 +97,7 @@ func (o Options) ceiling(tasks []*results.Task, name, field string, top int, lev
 	case labelled == 0:
 		return unmeasured(name, "no task carries "+field, ev)
 	case ev["levelsMeasured"] == 0:
-		return unmeasured(name, fmt.Sprintf("no %s level has %d tasks", field, minSubsetTasks), ev)
+		return unmeasured(name, fmt.Sprintf("no %s level has %d tasks", label, minSubsetTasks), ev)
 	case best < 0:
 		return measured(name, 0, ev)
 	}

@@ -140,7 +140,7 @@ func assessmentLine(a *assess.Assessment) string {
 		if ax.Score == nil {
 			return ax.Name + " not assessed"
 		}
-		s := fmt.Sprintf("%s %s %.2f", ax.Name, ax.Tier.Name, *ax.Score)
+		s := fmt.Sprintf("%s %s %s", ax.Name, ax.Tier.Name, report.AssessmentScore(*ax.Score))
 		if ax.Provisional {
 			s += " (provisional)"
 		}

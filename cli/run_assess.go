@@ -27,19 +27,7 @@ func (j *job) prepareAssessment(loaded []*suites.Suite) error {
 	if ra.opts.History, err = readHistory(historyPaths(j.cfg, nil), ra.opts); err != nil {
 		return invalid(err)
 	}
-	for _, s := range loaded {
-		for i := range s.Tasks {
-			t := s.Tasks[i]
-			if t.Metadata == nil {
-				continue
-			}
-			if w := assess.DomainWarning(t.ID, t.Metadata.Domain, ra.opts.Taxonomy); w != "" {
-				pos := t.Pos
-				pos.File = j.c.outputPath(pos.File)
-				j.c.say(j.c.Stderr, "%s: warning: %s\n", pos, w)
-			}
-		}
-	}
+	j.c.warnSuiteDomains(loaded, ra.opts.Taxonomy)
 	j.assess = ra
 	return nil
 }
@@ -72,4 +60,21 @@ func (j *job) writeAssessmentOutputs() error {
 		return err
 	}
 	return writeOutputFiles(j.out, files)
+}
+
+// warnSuiteDomains warns, at the task's line, of every task of the loaded
+// suites whose domain the assessment's taxonomy does not have.
+func (c *Command) warnSuiteDomains(loaded []*suites.Suite, taxonomy []string) {
+	for _, s := range loaded {
+		for _, t := range s.Tasks {
+			if t.Metadata == nil {
+				continue
+			}
+			if w := assess.DomainWarning(t.ID, t.Metadata.Domain, taxonomy); w != "" {
+				pos := t.Pos
+				pos.File = c.outputPath(pos.File)
+				c.say(c.Stderr, "%s: warning: %s\n", pos, w)
+			}
+		}
+	}
 }

@@ -45,6 +45,9 @@ func (a *Assessment) Options() assess.Options {
 func (p *parser) assessment(n *yaml.Node, c *Config) {
 	a := &Assessment{}
 	c.Assessment = a
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return // "assessment:" alone: AAAF's defaults
+	}
 	p.fields(n, "assessment", map[string]func(*yaml.Node){
 		"agent": func(v *yaml.Node) {
 			p.fields(v, "assessment.agent", map[string]func(*yaml.Node){

@@ -42,6 +42,10 @@ assessment:
 	c, err = Parse(path, []byte("suites: [a]\n"))
 	assert.NilError(t, err)
 	assert.Assert(t, c.Assessment == nil)
+	// the key alone turns the assessment on with AAAF's defaults
+	c, err = Parse(path, []byte("assessment:\n"))
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(&Assessment{}, c.Assessment))
 }
 
 func TestParseAssessmentErrors(t *testing.T) {

@@ -168,6 +168,10 @@ func signed(x float64) string { return fmt.Sprintf("%+.2f", x) }
 // Proficient bound and 0.5999 never shows as 0.60.
 func score2(x float64) string { return fmt.Sprintf("%.2f", math.Floor(x*100+1e-7)/100) }
 
+// AssessmentScore renders a composite as the badges show it: two
+// decimals, rounded down.
+func AssessmentScore(x float64) string { return score2(x) }
+
 // scoreOrDash renders an optional score with score2, "—" for none.
 func scoreOrDash(x *float64) string {
 	if x == nil {
