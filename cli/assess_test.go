@@ -277,3 +277,48 @@ func TestSuiteComplexityBounds(t *testing.T) {
 	assert.Check(t, is.Contains(stdout, "six.yaml:6:28: /tasks/0/metadata/complexity: expected a number <= 5, got 6 [schema]"))
 	assert.Check(t, is.Contains(stdout, "zero.yaml:6:28: /tasks/0/metadata/complexity: expected a number >= 1, got 0 [schema]"))
 }
+
+// TestAssessShardsAndHistory: shards run with assessment: merge into one
+// assessed run, assess takes the shards as one run, and an earlier
+// assessment.json as history makes learning_rate measurable.
+func TestAssessShardsAndHistory(t *testing.T) {
+	agent := buildExampleAgent(t)
+	dir := t.TempDir()
+	shards := []string{filepath.Join(dir, "s1"), filepath.Join(dir, "s2")}
+	for i, out := range shards {
+		code, stdout, stderr := runEvalgate(t, nil, "run", "--config", assessConfig, "--agent-cmd", agent, "--out", out, "--shard", fmt.Sprintf("%d/2", i+1),
+			"--gate", "taskCount > 0") // a shard's share of a suite may miss its bar
+		assert.Equal(t, code, ExitPass, "%s%s", stdout, stderr)
+	}
+	merged := filepath.Join(dir, "merged")
+	code, stdout, stderr := runEvalgate(t, nil, "merge", "--config", assessConfig, "--out", merged, shards[0], shards[1])
+	assert.Equal(t, code, ExitPass, "%s%s", stdout, stderr)
+	r := regrReadRun(t, merged)
+	assert.Assert(t, r.Assessment != nil)
+	assert.Equal(t, r.Assessment.TaskCount, 30)
+	_, err := os.Stat(filepath.Join(merged, "assessment.svg"))
+	assert.NilError(t, err)
+
+	// The shards given to assess are one run of 30 tasks.
+	out := filepath.Join(dir, "assessed")
+	history := filepath.Join(dir, "q3.json")
+	assert.NilError(t, os.WriteFile(history, []byte(`{"type":"AgentAssessmentBadge","assessment":{"timestamp":"2026-08-01T00:00:00Z"},"performance":{"composite_score":0.8}}`), 0o644))
+	code, stdout, stderr = runEvalgate(t, nil, "assess", shards[0], shards[1], "--config", assessConfig, "--out", out, "--format", "json", "--history", history)
+	assert.Equal(t, code, ExitPass, "%s%s", stdout, stderr)
+	assert.Check(t, is.Contains(stdout, "over 30 tasks"))
+	var doc struct {
+		Capability struct {
+			Dimensions map[string]*float64 `json:"dimensions"`
+		} `json:"capability"`
+		Performance struct {
+			CompositeScore float64 `json:"composite_score"`
+		} `json:"performance"`
+	}
+	data, err := os.ReadFile(filepath.Join(out, "assessment.json"))
+	assert.NilError(t, err)
+	assert.NilError(t, json.Unmarshal(data, &doc))
+	lr := doc.Capability.Dimensions["learning_rate"]
+	assert.Assert(t, lr != nil, "learning_rate measured from the history")
+	want := min(1, max(0, (doc.Performance.CompositeScore-0.8)/0.3))
+	assert.Check(t, *lr > want-1e-9 && *lr < want+1e-9, "learning_rate %v, want %v", *lr, want)
+}
