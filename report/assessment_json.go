@@ -1,13 +1,12 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"time"
 
 	"github.com/evalgate/evalgate/assess"
+	"github.com/evalgate/evalgate/jsonvalue"
 )
 
 // The files of an assessment, written beside results.json and by
@@ -110,14 +109,7 @@ func AssessmentJSON(a *assess.Assessment, version string) ([]byte, error) {
 			PerformanceFlag: assess.Flagged(m.Performance), CapabilityFlag: assess.Flagged(m.Capability),
 			TasksAdded: m.TasksAdded}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return jsonvalue.MarshalFile(doc)
 }
 
 func axisDoc(ax *assess.Axis) docAxis {

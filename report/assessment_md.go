@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -83,14 +84,9 @@ func movement(d *float64) string {
 
 // counts renders evidence counts as "key n, key n", by key.
 func counts(ev map[string]int) string {
-	keys := make([]string, 0, len(ev))
-	for k := range ev {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, ev[k])
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(ev)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, ev[k]))
 	}
 	return strings.Join(parts, ", ")
 }

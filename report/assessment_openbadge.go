@@ -1,11 +1,10 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/url"
 
 	"github.com/evalgate/evalgate/assess"
+	"github.com/evalgate/evalgate/jsonvalue"
 )
 
 // Open Badges 3.0 contexts: the Verifiable Credentials Data Model 2.0 and
@@ -125,12 +124,5 @@ func AssessmentOpenBadge(a *assess.Assessment) ([]byte, error) {
 			obResult{Type: []string{"Result"}, ResultDescription: tierID, Value: tier},
 			obResult{Type: []string{"Result"}, ResultDescription: scoreID, Value: score})
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(c); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return jsonvalue.MarshalFile(c)
 }

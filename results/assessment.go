@@ -2,7 +2,8 @@ package results
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // Assessment is the summary of the run's AAAF dual-axis assessment (DESIGN
@@ -39,14 +40,7 @@ type AssessmentAxis struct {
 }
 
 // Names lists the axis's dimension names, sorted.
-func (a *AssessmentAxis) Names() []string {
-	names := make([]string, 0, len(a.Dimensions))
-	for n := range a.Dimensions {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func (a *AssessmentAxis) Names() []string { return slices.Sorted(maps.Keys(a.Dimensions)) }
 
 // assessment reports a score of the assessment outside 0..1.
 func (c *checker) assessment(a *Assessment) {
