@@ -80,6 +80,7 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	if err := j.writeMerged(ctx, run); err != nil {
 		return runError(err)
 	}
+	j.sayAssessment()
 	term := report.NewTerminal(report.TerminalOptions{Out: c.Stdout, Color: c.colorEnabled(f.noColor), Quiet: f.quiet})
 	for i := range run.Suites {
 		term.SuiteDone(&run.Suites[i])

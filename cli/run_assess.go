@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"path/filepath"
+
 	"github.com/evalgate/evalgate/assess"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
@@ -76,5 +78,19 @@ func (c *Command) warnSuiteDomains(loaded []*suites.Suite, taxonomy []string) {
 				c.say(c.Stderr, "%s: warning: %s\n", pos, w)
 			}
 		}
+	}
+}
+
+// sayAssessment prints the assessment in one line with where its badge
+// is, and its notices (provisional axes, a flagged movement), before the
+// run's verdict; nothing with --quiet.
+func (j *job) sayAssessment() {
+	if j.assess == nil || j.assess.assessment == nil || j.flags.quiet {
+		return
+	}
+	a := j.assess.assessment
+	j.c.say(j.c.Stdout, "%s (badge %s)\n", assessmentLine(a), filepath.Join(j.out, report.AssessmentSVGFile))
+	for _, n := range report.AssessmentNotices(a) {
+		j.c.say(j.c.Stdout, "  %s\n", n)
 	}
 }

@@ -197,6 +197,7 @@ func (j *job) execute(ctx context.Context) error {
 	if err := j.writeOutputs(ctx, run); err != nil {
 		return runError(err)
 	}
+	j.sayAssessment()
 	if tampered != nil {
 		// Nothing is published from a run whose agents reached the runner:
 		// the outputs stay in the output folder for a look.

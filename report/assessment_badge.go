@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/evalgate/evalgate/assess"
+	"github.com/evalgate/evalgate/internal/escape"
 )
 
 // The assessment badge (AAAF §4.1) is one picture drawn twice, as
@@ -46,8 +47,10 @@ func badgeLayout(a *assess.Assessment) []shape {
 	s := []shape{
 		{x: 0.5, y: 0.5, w: badgeWidth - 1, h: badgeHeight - 1, r: 8, fill: badgeBackground, stroke: badgeBorder},
 	}
+	// Names come from evalgate.yaml: control characters are escaped, as
+	// everywhere evalgate prints one, and XML cannot hold them anyway.
 	text := func(x, y, size float64, bold bool, fill, anchor, t string) {
-		s = append(s, shape{x: x, y: y, size: size, bold: bold, fill: fill, anchor: anchor, text: t})
+		s = append(s, shape{x: x, y: y, size: size, bold: bold, fill: fill, anchor: anchor, text: escape.Text(t)})
 	}
 	org := a.Organization
 	if org == "" {
@@ -108,8 +111,8 @@ func cmpOr(vals ...string) string {
 // AssessmentSVG renders assessment.svg, the 300×150 badge.
 func AssessmentSVG(a *assess.Assessment) []byte {
 	var b bytes.Buffer
-	title := html.EscapeString(fmt.Sprintf("%s: performance %s, capability %s", cmpOr(a.Agent.Name, a.Agent.ID, "agent"),
-		cmpOr(a.Performance.Tier.Name, "not assessed"), cmpOr(a.Capability.Tier.Name, "not assessed")))
+	title := html.EscapeString(escape.Text(fmt.Sprintf("%s: performance %s, capability %s", cmpOr(a.Agent.Name, a.Agent.ID, "agent"),
+		cmpOr(a.Performance.Tier.Name, "not assessed"), cmpOr(a.Capability.Tier.Name, "not assessed"))))
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`+"\n",
 		badgeWidth, badgeHeight, badgeWidth, badgeHeight, title)
 	fmt.Fprintf(&b, "  <title>%s</title>\n", title)

@@ -60,6 +60,19 @@ func TestAssessmentSVG(t *testing.T) {
 	assert.Assert(t, bytes.Contains(svg, []byte(`fill="#2196F3"`)), "the Proficient panel")
 	assert.Assert(t, bytes.Contains(svg, []byte(`fill="#9E9E9E"`)), "the capability panel without a tier")
 	assert.Assert(t, bytes.Contains(svg, []byte("Acme &lt;Support&gt; | Agent")), "names are escaped")
+
+	// A name with control characters still makes well-formed XML.
+	a := sampleAssessment()
+	a.Agent.Name, a.Organization = "bad\x01name\nline", "org\x1b[31m"
+	svg = AssessmentSVG(a)
+	dec := xml.NewDecoder(bytes.NewReader(svg))
+	for {
+		_, err := dec.Token()
+		if err != nil {
+			assert.Equal(t, err.Error(), "EOF")
+			break
+		}
+	}
 }
 
 func TestAssessmentPNG(t *testing.T) {
