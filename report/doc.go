@@ -12,11 +12,11 @@
 //   - JUnit, WriteJUnit, WriteJUnitFile: junit.xml (junit.go)
 //   - SARIF: findings.sarif for code scanning (sarif.go)
 //   - Badge: badge.svg (badge.go)
+//   - HTML: the single-file HTML report (html.go)
+//   - Diff, DiffVerdict: `evalgate diff`, two results files side by side (diff.go)
 //   - AssessmentJSON, AssessmentSVG, AssessmentPNG, AssessmentMarkdown,
 //     AssessmentOpenBadge: the files of the AAAF dual-axis assessment, and
 //     the scorecard's section on it (assessment_*.go)
-//   - HTML: the single-file HTML report (html.go)
-//   - Diff, DiffVerdict: `evalgate diff`, two results files side by side (diff.go)
 //   - WriteTranscript: the transcripts, the one output that holds content
 //     and is written only on request (transcript.go)
 //
