@@ -31,6 +31,7 @@ type job struct {
 	flags    *runFlags
 	plan     []runner.Planned
 	gates    []*gates.Gate
+	assess   *runAssessment // the assessment; nil without assessment: (run_assess.go)
 	agent    runner.Agent
 	out      string
 	shard    *results.Shard
@@ -39,7 +40,6 @@ type job struct {
 	all      []*suites.Suite // every loaded suite, before the selection
 	cmp      *comparison     // the baseline; nil without one
 	spill    *trialSpill     // the trials of passed tasks during a run; nil in merge
-	assess   *runAssessment  // the assessment; nil without assessment: (run_assess.go)
 }
 
 // prepare validates flags, config, suites and gates: every problem here is
@@ -189,10 +189,10 @@ func (j *job) execute(ctx context.Context) error {
 	}
 	run.Interrupted = errors.Is(runErr, runner.ErrInterrupted)
 	j.complete(run, suiteResults, obs)
+	j.assessRun(run) // before the gates, which may read it
 	if err := j.compare(ctx, run); err != nil {
 		return err
 	}
-	j.assessRun(run)
 	evaluate(j.gates, run)
 	if err := j.writeOutputs(ctx, run); err != nil {
 		return runError(err)
@@ -248,9 +248,7 @@ func (j *job) openOutputs() (obs *observer, closeAll func(), err error) {
 		secrets:     c.secrets,
 	}
 	return obs, func() {
-		if j.spill != nil {
-			j.spill.Close()
-		}
+		j.spill.Close()
 		events.Close()
 	}, nil
 }
@@ -338,7 +336,10 @@ func (j *job) writeOutputs(ctx context.Context, run *results.Run) error {
 	if err := results.WriteRestoring(filepath.Join(j.out, "results.json"), run, restore); err != nil {
 		return err
 	}
-	return j.writeExtraOutputs(ctx, run)
+	if err := j.writeExtraOutputs(ctx, run); err != nil {
+		return err
+	}
+	return j.writeAssessmentOutputs()
 }
 
 // newID returns a random 128-bit id in hex.

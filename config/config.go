@@ -46,15 +46,13 @@ type Config struct {
 	Suites      []string
 	Agent       Agent
 	Judge       Judge
+	Assessment  *Assessment // the assessment: section; nil without one (assessment.go)
 	Concurrency int
 	Timeout     time.Duration
 	Trials      int
 	Baseline    string
 	Gates       []string
 	Out         string
-	// Assessment is the `assessment:` section; nil without one
-	// (assessment.go).
-	Assessment *Assessment
 }
 
 // Agent says how to drive the agent under test. Exactly one of Exec, Plain
@@ -170,6 +168,7 @@ func Parse(path string, data []byte) (*Config, error) {
 
 // resolve makes relative paths relative to the config's folder.
 func (c *Config) resolve() {
+	c.resolveAssessment()
 	for i, s := range c.Suites {
 		c.Suites[i] = c.Path(s)
 	}
@@ -192,7 +191,6 @@ func (c *Config) resolve() {
 	if c.Judge.Calibration != "" {
 		c.Judge.Calibration = c.Path(c.Judge.Calibration)
 	}
-	c.resolveAssessment()
 }
 
 // Root is the folder the files the config names must stay in: the top of
@@ -434,6 +432,8 @@ func (p *parser) float(n *yaml.Node, where string, dst *float64) {
 
 func (p *parser) config(n *yaml.Node, c *Config) {
 	p.fields(n, "config", map[string]func(*yaml.Node){
+		"assessment": func(v *yaml.Node) { p.assessment(v, c) }, // assessment.go
+
 		"suites":      func(v *yaml.Node) { p.strs(v, "suites", &c.Suites) },
 		"agent":       func(v *yaml.Node) { p.agent(v, &c.Agent) },
 		"judge":       func(v *yaml.Node) { p.judge(v, &c.Judge) },
@@ -447,10 +447,9 @@ func (p *parser) config(n *yaml.Node, c *Config) {
 			}
 			c.Timeout = d
 		},
-		"baseline":   func(v *yaml.Node) { p.str(v, "baseline", &c.Baseline) },
-		"gates":      func(v *yaml.Node) { p.gates(v, &c.Gates) },
-		"out":        func(v *yaml.Node) { p.str(v, "out", &c.Out) },
-		"assessment": func(v *yaml.Node) { p.assessment(v, c) },
+		"baseline": func(v *yaml.Node) { p.str(v, "baseline", &c.Baseline) },
+		"gates":    func(v *yaml.Node) { p.gates(v, &c.Gates) },
+		"out":      func(v *yaml.Node) { p.str(v, "out", &c.Out) },
 	})
 }
 

@@ -55,10 +55,11 @@ type regressionVars struct {
 // top level, and each suite's by id and as a list.
 type env struct {
 	scope
-	Judge      judgeVars         `expr:"judge"`
-	Assessment assessmentVars    `expr:"assessment"` // assessment.go
-	Suites     map[string]*scope `expr:"suites"`
-	SuiteList  []*scope          `expr:"suiteList"`
+	Judge     judgeVars         `expr:"judge"`
+	Suites    map[string]*scope `expr:"suites"`
+	SuiteList []*scope          `expr:"suiteList"`
+
+	Assessment assessmentVars `expr:"assessment"` // assessment.go
 }
 
 // judgeVars let a gate require a calibrated judge before rubric scores
