@@ -114,20 +114,6 @@ var commandDocs = map[string]commandDoc{
 			{"The same as Markdown, with the baseline as committed on main", "evalgate diff git:main:.evalgate/baseline.json evalgate-out/ --format md"},
 		},
 	},
-	"merge": {
-		about: "The last job of a sharded workflow: merges the shards' results.json as if the " +
-			"suites had run whole, compares with the baseline, evaluates the gates and writes " +
-			"every output, then exits like run.",
-		exits: []string{
-			exitGatesHold,
-			exitGateFailed,
-			"2  bad invocation: flags or config invalid, a shard missing or overlapping another",
-			"3  could not write the outputs, or a shard was interrupted",
-		},
-		examples: []commandExample{
-			{"Gate on the whole of two shards, run as `evalgate run --shard 1/2 --out shard-1` and `evalgate run --shard 2/2 --out shard-2`", "evalgate merge shard-1/ shard-2/ --out evalgate-out"},
-		},
-	},
 	"assess": {
 		about: "Assesses the agent on AAAF's two axes from a finished run's results.json (several " +
 			"are the shards of one run): each Performance and Capability dimension with its " +
@@ -140,6 +126,20 @@ var commandDocs = map[string]commandDoc{
 		examples: []commandExample{
 			{"Assess the last run, writing the badge and its evidence beside its results.json", "evalgate assess evalgate-out/"},
 			{"An Open Badges 3.0 credential with a fixed id and date", "evalgate assess evalgate-out/results.json --format openbadge --id q4-review --now 2026-11-26T12:00:00Z"},
+		},
+	},
+	"merge": {
+		about: "The last job of a sharded workflow: merges the shards' results.json as if the " +
+			"suites had run whole, compares with the baseline, evaluates the gates and writes " +
+			"every output, then exits like run.",
+		exits: []string{
+			exitGatesHold,
+			exitGateFailed,
+			"2  bad invocation: flags or config invalid, a shard missing or overlapping another",
+			"3  could not write the outputs, or a shard was interrupted",
+		},
+		examples: []commandExample{
+			{"Gate on the whole of two shards, run as `evalgate run --shard 1/2 --out shard-1` and `evalgate run --shard 2/2 --out shard-2`", "evalgate merge shard-1/ shard-2/ --out evalgate-out"},
 		},
 	},
 	"report": {

@@ -69,10 +69,10 @@ func TestHelp(t *testing.T) {
 func TestHelpExamplesAreTrue(t *testing.T) {
 	ran := []string{"run"}
 	setups := map[string][][]string{
+		"assess":   {ran},
 		"diff":     {ran, {"baseline", "promote", "evalgate-out/"}},
 		"merge":    {{"run", "--shard", "1/2", "--out", "shard-1"}, {"run", "--shard", "2/2", "--out", "shard-2"}},
 		"report":   {ran},
-		"assess":   {ran},
 		"baseline": {ran},
 		"publish":  {{"run", "--no-publish"}},
 	}
@@ -82,11 +82,11 @@ func TestHelpExamplesAreTrue(t *testing.T) {
 	}
 	// What the examples of a command leave behind.
 	wantFiles := map[string][]string{
+		"assess":    {"evalgate-out/assessment.json", "evalgate-out/assessment.svg", "evalgate-out/assessment.png", "evalgate-out/assessment.md", "evalgate-out/assessment.openbadge.json"},
 		"run":       {"evalgate-out/results.json"},
 		"export":    {"support.openwop.json"},
 		"merge":     {"evalgate-out/results.json"},
 		"report":    {"junit.xml"},
-		"assess":    {"evalgate-out/assessment.json", "evalgate-out/assessment.svg", "evalgate-out/assessment.png", "evalgate-out/assessment.md", "evalgate-out/assessment.openbadge.json"},
 		"baseline":  {".evalgate/baseline.json", "baselines/nightly.json"},
 		"calibrate": {".evalgate/calibration.json"},
 		"init":      {"evalgate.yaml", "services/support-agent/evalgate.yaml"},

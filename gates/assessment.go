@@ -38,6 +38,24 @@ type (
 	capabilityTier  string
 )
 
+// assessmentTypeNames name the assessment's types in messages, as
+// typeNames does the others'.
+var assessmentTypeNames = strings.NewReplacer(
+	"gates.assessmentVars", "assessment",
+	"gates.performanceVars", "assessment.performance",
+	"gates.capabilityVars", "assessment.capability",
+	"gates.performanceTier", "tier",
+	"gates.capabilityTier", "tier",
+)
+
+// The assessment's types whose fields a gate reads, added to fieldTypes
+// for the "has no field" suggestions.
+func init() {
+	fieldTypes["assessment"] = reflect.TypeFor[assessmentVars]()
+	fieldTypes["assessment.performance"] = reflect.TypeFor[performanceVars]()
+	fieldTypes["assessment.capability"] = reflect.TypeFor[capabilityVars]()
+}
+
 // varAssessment is the variable that holds the assessment.
 const varAssessment = "assessment"
 

@@ -488,7 +488,7 @@ func message(err error) string {
 			msg += " (" + pos
 		}
 	}
-	msg = typeNames.Replace(msg)
+	msg = typeNames.Replace(assessmentTypeNames.Replace(msg))
 	// Type words appear in type errors; elsewhere a user's name may be "int".
 	if !strings.HasPrefix(msg, "unknown name ") && !strings.Contains(msg, " has no field ") {
 		msg = goKinds.ReplaceAllStringFunc(msg, func(k string) string { return kindNames[k] })
@@ -508,13 +508,10 @@ func message(err error) string {
 // fieldTypes are the types whose fields a gate reads, by the name messages
 // give them.
 var fieldTypes = map[string]reflect.Type{
-	"findings":               reflect.TypeFor[findingCounts](),
-	"regression":             reflect.TypeFor[regressionVars](),
-	"judge":                  reflect.TypeFor[judgeVars](),
-	"suite":                  reflect.TypeFor[scope](),
-	"assessment":             reflect.TypeFor[assessmentVars](),
-	"assessment.performance": reflect.TypeFor[performanceVars](),
-	"assessment.capability":  reflect.TypeFor[capabilityVars](),
+	"findings":   reflect.TypeFor[findingCounts](),
+	"regression": reflect.TypeFor[regressionVars](),
+	"judge":      reflect.TypeFor[judgeVars](),
+	"suite":      reflect.TypeFor[scope](),
 }
 
 // suggest returns "did you mean X?" for the name closest to a misspelt one,
@@ -576,11 +573,6 @@ var typeNames = strings.NewReplacer(
 	"gates.findingCounts", "findings",
 	"gates.regressionVars", "regression",
 	"gates.judgeVars", "judge",
-	"gates.assessmentVars", "assessment",
-	"gates.performanceVars", "assessment.performance",
-	"gates.capabilityVars", "assessment.capability",
-	"gates.performanceTier", "tier",
-	"gates.capabilityTier", "tier",
 	"gates.env", "gate variables",
 )
 

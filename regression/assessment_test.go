@@ -21,7 +21,7 @@ func TestPromoteKeepsTheAssessment(t *testing.T) {
 	data, err := Promote(r)
 	assert.NilError(t, err)
 	lines := strings.Split(string(data), "\n")
-	assert.Check(t, strings.HasPrefix(lines[5], `  "assessment": {"id":"asm-7"`), lines[5])
+	assert.Check(t, strings.HasPrefix(lines[4], `  "assessment": {"id":"asm-7"`), lines[4])
 	path := filepath.Join(t.TempDir(), "baseline.json")
 	assert.NilError(t, WritePromoted(path, r))
 	base, err := Load(context.Background(), path, "")

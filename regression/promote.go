@@ -132,12 +132,12 @@ func Promote(r *results.Run) ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "{\n  \"$schema\": %s,\n  \"runId\": %s,\n  \"tool\": %s,\n",
 		mustJSON(results.Schema), mustJSON(r.RunID), mustJSON(r.Tool))
-	if r.GitSHA != "" {
-		fmt.Fprintf(&b, "  \"gitSha\": %s,\n", mustJSON(r.GitSHA))
-	}
 	if r.Assessment != nil {
 		// On one line: the next run's re-assessment compares with it (#12).
 		fmt.Fprintf(&b, "  \"assessment\": %s,\n", mustJSON(r.Assessment))
+	}
+	if r.GitSHA != "" {
+		fmt.Fprintf(&b, "  \"gitSha\": %s,\n", mustJSON(r.GitSHA))
 	}
 	b.WriteString("  \"suites\": [")
 	order := make([]int, len(r.Suites))

@@ -37,8 +37,8 @@ func (e *NumberError) Error() string {
 // baseline reader ask of a file before comparing with it.
 func (r *Run) Check() error {
 	c := &checker{}
-	c.stats("", &r.Stats)
 	c.assessment(r.Assessment)
+	c.stats("", &r.Stats)
 	for i := range r.Suites {
 		c.suite(fmt.Sprintf("/suites/%d", i), &r.Suites[i])
 	}

@@ -70,13 +70,13 @@ type Run struct {
 
 	Passed bool `json:"passed"` // every gate holds
 	Stats
+	// Assessment is the AAAF dual-axis assessment's summary; nil unless
+	// the config has `assessment:` (results/assessment.go).
+	Assessment *Assessment `json:"assessment,omitempty"`
 
 	Judge      *JudgeInfo  `json:"judge,omitempty"`
 	Gates      []Gate      `json:"gates"`
 	Regression *Regression `json:"regression,omitempty"`
-	// Assessment is the AAAF dual-axis assessment's summary; nil unless
-	// the config has `assessment:` (results/assessment.go).
-	Assessment *Assessment `json:"assessment,omitempty"`
 	Suites     []Suite     `json:"suites"`
 }
 
