@@ -122,8 +122,7 @@ func count(n int, one, many string) string {
 // task in suite-file order, so that a baseline update reads in review as
 // one changed line per changed task. A task row holds its id, status,
 // verdict (pass^k), mean score, cost, latency and the score and verdict of
-// each trial; the assessment's summary, when the run has one, is one line
-// too. The file loads as a baseline, and as results.json. Whether r
+// each trial. The file loads as a baseline, and as results.json. Whether r
 // should be promoted at all is PromoteProblems's question.
 func Promote(r *results.Run) ([]byte, error) {
 	if r == nil || r.RunID == "" {
@@ -133,7 +132,8 @@ func Promote(r *results.Run) ([]byte, error) {
 	fmt.Fprintf(&b, "{\n  \"$schema\": %s,\n  \"runId\": %s,\n  \"tool\": %s,\n",
 		mustJSON(results.Schema), mustJSON(r.RunID), mustJSON(r.Tool))
 	if r.Assessment != nil {
-		// On one line: the next run's re-assessment compares with it (#12).
+		// The assessment's summary, on one line: the next run's
+		// re-assessment compares with it (#12).
 		fmt.Fprintf(&b, "  \"assessment\": %s,\n", mustJSON(r.Assessment))
 	}
 	if r.GitSHA != "" {
