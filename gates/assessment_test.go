@@ -87,6 +87,7 @@ func TestNoAssessment(t *testing.T) {
 	got := Evaluate(gs, sampleRun())
 	assert.Equal(t, got[0].Error, "no assessment: add assessment: to evalgate.yaml")
 	assert.Assert(t, !got[0].Passed)
+	assert.Assert(t, got[0].Values == nil, "no zeros shown as if measured")
 	assert.Assert(t, got[1].Passed)
 
 	r := assessedRun()

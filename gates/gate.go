@@ -341,6 +341,8 @@ func Evaluate(gs []*Gate, run *results.Run) []results.Gate {
 		r.Values = g.values(run, vars)
 		if r.Error = g.assessmentMissing(run); r.Error == "" {
 			r.Passed, r.Error = g.run(&machine, e)
+		} else {
+			r.Values = nil // zeros that no assessment measured
 		}
 		out[i] = r
 	}
