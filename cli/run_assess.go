@@ -36,9 +36,11 @@ func (j *job) prepareAssessment(loaded []*suites.Suite) error {
 
 // assessRun assesses the finished run, identified by its run id and dated
 // by its end, against the baseline's assessment when the baseline carries
-// one, and records the summary in results.json.
+// one, and records the summary in results.json. An interrupted run is not
+// assessed: like its gates, its assessment would judge the tasks that
+// happened to finish.
 func (j *job) assessRun(run *results.Run) {
-	if j.assess == nil {
+	if j.assess == nil || run.Interrupted {
 		return
 	}
 	opts := j.assess.opts
