@@ -11,6 +11,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sethvargo/go-githubactions v1.3.0
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/image v0.15.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.42.0
 	golang.org/x/text v0.14.0

@@ -79,11 +79,16 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 		}
 		j.trust = scoreTrust(j.trustIn, run, cmp.baseRun())
 	}
+	if err := j.prepareAssessment(nil); err != nil {
+		return err
+	}
+	j.assessRun(run)
 	evaluate(gs, run)
 
 	if err := j.writeMerged(ctx, run); err != nil {
 		return runError(err)
 	}
+	j.sayAssessment()
 	term := report.NewTerminal(report.TerminalOptions{Out: c.Stdout, Color: c.colorEnabled(f.noColor), Quiet: f.quiet})
 	for i := range run.Suites {
 		term.SuiteDone(&run.Suites[i])

@@ -35,6 +35,9 @@ func validateCmd(_ context.Context, c *Command, args []string) error {
 	if err := c.checkJudged(cfg, all); err != nil {
 		return err
 	}
+	if cfg.Assessment != nil {
+		c.warnSuiteDomains(all, cfg.Assessment.Taxonomy)
+	}
 	tasks := 0
 	for _, s := range all {
 		tasks += len(s.Tasks)

@@ -114,6 +114,20 @@ var commandDocs = map[string]commandDoc{
 			{"The same as Markdown, with the baseline as committed on main", "evalgate diff git:main:.evalgate/baseline.json evalgate-out/ --format md"},
 		},
 	},
+	"assess": {
+		about: "Assesses the agent on AAAF's two axes from a finished run's results.json (several " +
+			"are the shards of one run): each Performance and Capability dimension with its " +
+			"value or null and the reason, the composites and their tiers. It writes " +
+			"assessment.json, assessment.svg, assessment.png and assessment.md (or the one " +
+			"--format names; openbadge writes assessment.openbadge.json) into --out. The " +
+			"weights, taxonomy, agent and history come from assessment: in evalgate.yaml " +
+			"(docs/assessment.md). The same results, --id and --now give the same bytes.",
+		exits: []string{exitOK, exitBadInput, "3  could not write the files"},
+		examples: []commandExample{
+			{"Assess the last run, writing the badge and its evidence beside its results.json", "evalgate assess evalgate-out/"},
+			{"An Open Badges 3.0 credential with a fixed id and date", "evalgate assess evalgate-out/results.json --format openbadge --id q4-review --now 2026-11-26T12:00:00Z"},
+		},
+	},
 	"merge": {
 		about: "The last job of a sharded workflow: merges the shards' results.json as if the " +
 			"suites had run whole, compares with the baseline, evaluates the gates and writes " +

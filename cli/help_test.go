@@ -69,6 +69,7 @@ func TestHelp(t *testing.T) {
 func TestHelpExamplesAreTrue(t *testing.T) {
 	ran := []string{"run"}
 	setups := map[string][][]string{
+		"assess":   {ran},
 		"diff":     {ran, {"baseline", "promote", "evalgate-out/"}},
 		"merge":    {{"run", "--shard", "1/2", "--out", "shard-1"}, {"run", "--shard", "2/2", "--out", "shard-2"}},
 		"report":   {ran},
@@ -82,6 +83,7 @@ func TestHelpExamplesAreTrue(t *testing.T) {
 	}
 	// What the examples of a command leave behind.
 	wantFiles := map[string][]string{
+		"assess":    {"evalgate-out/assessment.json", "evalgate-out/assessment.svg", "evalgate-out/assessment.png", "evalgate-out/assessment.md", "evalgate-out/assessment.openbadge.json"},
 		"run":       {"evalgate-out/results.json"},
 		"export":    {"support.openwop.json"},
 		"merge":     {"evalgate-out/results.json"},

@@ -32,6 +32,7 @@ type job struct {
 	flags    *runFlags
 	plan     []runner.Planned
 	gates    []*gates.Gate
+	assess   *runAssessment // the assessment; nil without assessment: (run_assess.go)
 	agent    runner.Agent
 	out      string
 	shard    *results.Shard
@@ -91,6 +92,9 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 	}
 	j.out = firstNonEmpty(f.out, cfg.Out, "evalgate-out")
 	j.baseline = firstNonEmpty(f.baseline, cfg.Baseline)
+	if err := j.prepareAssessment(all); err != nil {
+		return nil, err
+	}
 	return j, nil
 }
 
@@ -192,6 +196,7 @@ func (j *job) execute(ctx context.Context) error {
 	}
 	run.Interrupted = errors.Is(runErr, runner.ErrInterrupted)
 	j.complete(run, suiteResults, obs)
+	j.assessRun(run) // before the gates, which may read it
 	if err := j.compare(ctx, run); err != nil {
 		return err
 	}
@@ -200,6 +205,7 @@ func (j *job) execute(ctx context.Context) error {
 	if err := j.writeOutputs(ctx, run); err != nil {
 		return runError(err)
 	}
+	j.sayAssessment()
 	if tampered != nil {
 		// Nothing is published from a run whose agents reached the runner:
 		// the outputs stay in the output folder for a look.
@@ -233,9 +239,13 @@ func (j *job) openOutputs() (obs *observer, closeAll func(), err error) {
 	if j.flags.transcripts {
 		termOpts.Transcripts = filepath.Join(j.out, "transcripts")
 	}
-	if j.spill, err = newTrialSpill(j.out); err != nil {
-		events.Close()
-		return nil, nil, runError(err)
+	// The assessment reads every trial of every task (consistency, tool
+	// use): with assessment: the trials stay in memory.
+	if j.cfg.Assessment == nil {
+		if j.spill, err = newTrialSpill(j.out); err != nil {
+			events.Close()
+			return nil, nil, runError(err)
+		}
 	}
 	obs = &observer{
 		term:        report.NewTerminal(termOpts),
@@ -339,7 +349,10 @@ func (j *job) writeOutputs(ctx context.Context, run *results.Run) error {
 	if err := results.WriteRestoring(filepath.Join(j.out, "results.json"), run, restore); err != nil {
 		return err
 	}
-	return j.writeExtraOutputs(ctx, run)
+	if err := j.writeExtraOutputs(ctx, run); err != nil {
+		return err
+	}
+	return j.writeAssessmentOutputs()
 }
 
 // newID returns a random 128-bit id in hex.

@@ -78,8 +78,12 @@ func (s *trialSpill) Restore(t *results.Task) error {
 	return nil
 }
 
-// Close removes the file.
+// Close removes the file; a nil spill (a run that keeps its trials in
+// memory) has none.
 func (s *trialSpill) Close() error {
+	if s == nil {
+		return nil
+	}
 	name := s.f.Name()
 	err := s.f.Close()
 	if rerr := os.Remove(name); err == nil {

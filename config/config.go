@@ -46,6 +46,7 @@ type Config struct {
 	Suites      []string
 	Agent       Agent
 	Judge       Judge
+	Assessment  *Assessment // the assessment: section; nil without one (assessment.go)
 	Concurrency int
 	Timeout     time.Duration
 	Trials      int
@@ -180,6 +181,7 @@ func Parse(path string, data []byte) (*Config, error) {
 
 // resolve makes relative paths relative to the config's folder.
 func (c *Config) resolve() {
+	c.resolveAssessment()
 	for i, s := range c.Suites {
 		c.Suites[i] = c.Path(s)
 	}
@@ -450,6 +452,8 @@ func (p *parser) float(n *yaml.Node, where string, dst *float64) {
 
 func (p *parser) config(n *yaml.Node, c *Config) {
 	p.fields(n, "config", map[string]func(*yaml.Node){
+		"assessment": func(v *yaml.Node) { p.assessment(v, c) }, // assessment.go
+
 		"suites":      func(v *yaml.Node) { p.strs(v, "suites", &c.Suites) },
 		"agent":       func(v *yaml.Node) { p.agent(v, &c.Agent) },
 		"judge":       func(v *yaml.Node) { p.judge(v, &c.Judge) },

@@ -92,7 +92,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown keys list the allowed ones",
 			src:  "suites: [a]\nagnet: {}\n",
-			want: []string{`evalgate.yaml:2:1: config: unknown key "agnet"; expected one of "agent", "baseline", "concurrency", "gates", "judge", "out", "suites", "timeout", "trials", "trust"`},
+			want: []string{`evalgate.yaml:2:1: config: unknown key "agnet"; expected one of "agent", "assessment", "baseline", "concurrency", "gates", "judge", "out", "suites", "timeout", "trials", "trust"`},
 		},
 		{
 			name: "every error at once",

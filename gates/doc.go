@@ -52,6 +52,17 @@
 //	                 the same figures for one suite; passed is its openwop
 //	                 passed (thresholds met)
 //	suiteList        the suites as a list, for all(suiteList, .passed)
+//	assessment.performance.score, assessment.performance.tier,
+//	assessment.capability.score, assessment.capability.tier
+//	                 the AAAF dual-axis assessment (DESIGN §11), when the
+//	                 config has assessment:. Tiers compare by rank, with
+//	                 the comparison operators (==, !=, <, <=, >, >=):
+//	                 assessment.performance.tier >= "Proficient" holds for
+//	                 Proficient, Expert and Elite, never by string order,
+//	                 and a tier name the axis lacks does not compile. A gate
+//	                 reading the assessment of a run without one fails with
+//	                 "no assessment: add assessment: to evalgate.yaml".
+//	                 The assessment is the run's, not a suite's.
 //
 // A gate naming a suite the run does not have fails with an error. Every
 // gate result records the variables its expression read with their values

@@ -59,6 +59,8 @@ type env struct {
 	Trust     trustVars         `expr:"trust"`
 	Suites    map[string]*scope `expr:"suites"`
 	SuiteList []*scope          `expr:"suiteList"`
+
+	Assessment assessmentVars `expr:"assessment"` // assessment.go
 }
 
 // judgeVars let a gate require a calibrated judge before rubric scores
@@ -205,9 +207,12 @@ func compile(src string) (*Gate, *CompileError) {
 	if err := limits.Expr(src, "gates"); err != nil {
 		return nil, &CompileError{Expr: src, Message: err.Error()}
 	}
-	program, err := expr.Compile(src, expr.Env(env{}), expr.AsBool())
+	program, err := expr.Compile(src, append(tierOptions(), expr.Env(env{}), expr.AsBool())...)
 	if err != nil {
 		return nil, compileError(src, err)
+	}
+	if err := checkTierNames(src, program.Node()); err != nil {
+		return nil, err
 	}
 	tree, err := parser.Parse(src)
 	if err != nil {
@@ -349,7 +354,11 @@ func Evaluate(gs []*Gate, run *results.Run) []results.Gate {
 	for i, g := range gs {
 		r := results.Gate{Expr: g.Expr, Default: g.Default}
 		r.Values = g.values(run, vars)
-		r.Passed, r.Error = g.run(&machine, e)
+		if r.Error = g.assessmentMissing(run); r.Error == "" {
+			r.Passed, r.Error = g.run(&machine, e)
+		} else {
+			r.Values = nil // zeros that no assessment measured
+		}
 		if run.Trust == nil && g.readsTrust() {
 			r.Passed, r.Error, r.Values = false, errNoTrust, nil
 		}
@@ -421,6 +430,7 @@ func newEnv(run *results.Run) *env {
 			NewConsistentFailures: r.NewConsistentFailures, Fixed: r.Fixed, PValue: r.PValue}
 	}
 	e.scope = newScope(run.Stats, reg)
+	e.Assessment = newAssessmentVars(run.Assessment)
 	if j := run.Judge; j != nil {
 		e.Judge = judgeVars{Configured: true, Calibrated: j.Calibrated}
 		if j.Agreement != nil {
@@ -511,7 +521,7 @@ func message(err error) string {
 			msg += " (" + pos
 		}
 	}
-	msg = typeNames.Replace(msg)
+	msg = typeNames.Replace(assessmentTypeNames.Replace(msg))
 	// Type words appear in type errors; elsewhere a user's name may be "int".
 	if !strings.HasPrefix(msg, "unknown name ") && !strings.Contains(msg, " has no field ") {
 		msg = goKinds.ReplaceAllStringFunc(msg, func(k string) string { return kindNames[k] })

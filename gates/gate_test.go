@@ -138,7 +138,7 @@ func TestCompileErrors(t *testing.T) {
 			assert.Check(t, !strings.Contains(strings.ReplaceAll(err.Error(), "* 2", ""), goName), "error %q speaks Go (%q)", err, goName)
 		}
 	}
-	vars := "agentCostUsd, aggregateScore, erroredCount, findings, judge, judgeCostUsd, p95LatencyMs, passRate, passed, passedCount, regression, suiteList, suites, taskCount, totalCostUsd, trust"
+	vars := "agentCostUsd, aggregateScore, assessment, erroredCount, findings, judge, judgeCostUsd, p95LatencyMs, passRate, passed, passedCount, regression, suiteList, suites, taskCount, totalCostUsd, trust"
 	testCases := []testCase{
 		{name: "misspelt variable", exprs: []string{"aggregateScor >= 0.9"},
 			want: `gate "aggregateScor >= 0.9": column 1: unknown name "aggregateScor"; did you mean aggregateScore?`},

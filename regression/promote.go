@@ -132,6 +132,11 @@ func Promote(r *results.Run) ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "{\n  \"$schema\": %s,\n  \"runId\": %s,\n  \"tool\": %s,\n",
 		mustJSON(results.Schema), mustJSON(r.RunID), mustJSON(r.Tool))
+	if r.Assessment != nil {
+		// The assessment's summary, on one line: the next run's
+		// re-assessment compares with it (#12).
+		fmt.Fprintf(&b, "  \"assessment\": %s,\n", mustJSON(r.Assessment))
+	}
 	if r.GitSHA != "" {
 		fmt.Fprintf(&b, "  \"gitSha\": %s,\n", mustJSON(r.GitSHA))
 	}

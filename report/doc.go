@@ -14,6 +14,9 @@
 //   - Badge: badge.svg (badge.go)
 //   - HTML: the single-file HTML report, its charts inline SVG (html.go)
 //   - Diff, DiffVerdict: `evalgate diff`, two results files side by side (diff.go)
+//   - AssessmentJSON, AssessmentSVG, AssessmentPNG, AssessmentMarkdown,
+//     AssessmentOpenBadge: the files of the AAAF dual-axis assessment, and
+//     the scorecard's section on it (assessment_*.go)
 //   - WriteTranscript: the transcripts, the one output that holds content
 //     and is written only on request (transcript.go)
 //

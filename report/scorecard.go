@@ -87,6 +87,7 @@ func RenderScorecard(r *results.Run, opts ScorecardOptions) RenderedScorecard {
 	c.trust() // scorecard_trust.go
 	c.findings()
 	c.regression()
+	c.assessment() // assessment_md.go
 	c.details()
 	md, trimmed := capText(c.b.String(), limit)
 	return RenderedScorecard{Markdown: md, ListsAllFailing: c.listsAllFailing && !trimmed}

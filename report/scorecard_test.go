@@ -83,6 +83,15 @@ func hugeRun(suites, tasksPerSuite int) *results.Run {
 	return r
 }
 
+// assessedRun is resultstest.Failing with an assessment that moved against
+// the baseline's.
+func assessedRun() *results.Run {
+	r := resultstest.Failing()
+	r.Assessment = resultstest.Assessment()
+	r.Assessment.TasksAdded = 52
+	return r
+}
+
 // injectionRun carries ids, files, checks and gates that try to break out
 // of their Markdown cells: pipes, backticks, HTML, links, mentions.
 func injectionRun() *results.Run {
@@ -132,6 +141,7 @@ func TestScorecardGolden(t *testing.T) {
 		{name: "regression", run: resultstest.Failing(), opts: ScorecardOptions{LinkBase: "https://github.com/acme/agent/blob/0123456/"}},
 		{name: "huge", run: hugeRun(40, 2000)},
 		{name: "injection", run: injectionRun()},
+		{name: "assessment", run: assessedRun()},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

@@ -37,6 +37,7 @@ func (e *NumberError) Error() string {
 // baseline reader ask of a file before comparing with it.
 func (r *Run) Check() error {
 	c := &checker{}
+	c.assessment(r.Assessment)
 	c.stats("", &r.Stats)
 	r.Trust.check(c)
 	for i := range r.Suites {

@@ -34,6 +34,8 @@ func TestCheck(t *testing.T) {
 			"/suites/0/tasks/0/latencyMs: expected a latency in milliseconds from 0 to 1e12, got -1"},
 		{"negative tokens", func(r *results.Run) { r.Suites[0].Tasks[0].Trials[0].Tokens.Output = -3 },
 			"/suites/0/tasks/0/trials/0/tokens/output: expected a whole number from 0 to 1e12, got -3"},
+		{"assessment score", func(r *results.Run) { r.Assessment.Capability.Dimensions["learning_rate"] = resultstest.Ptr(1.5) },
+			"/assessment/capability/dimensions/learning_rate: expected a number from 0 to 1, got 1.5"},
 		{"threshold", func(r *results.Run) { c := -1.0; r.Suites[0].Thresholds.MaxCostUsd = &c },
 			"/suites/0/thresholds/maxCostUsd: expected a cost in US dollars from 0 to 1e9, got -1"},
 		{"trust level", func(r *results.Run) { r.Trust.Level = 5 },
@@ -57,7 +59,9 @@ func TestCheck(t *testing.T) {
 // with a number out of range or of the wrong type, naming file and field
 // in JSON's words.
 func TestReadChecks(t *testing.T) {
-	data, err := json.Marshal(resultstest.Full())
+	full := resultstest.Full()
+	full.Assessment = nil // its scores come first; the cases edit the first task's
+	data, err := json.Marshal(full)
 	assert.NilError(t, err)
 	for _, c := range []struct{ name, from, to, want string }{
 		{"out of range", `"costUsd":`, `"costUsd":-2,"x":`, `/suites/0/tasks/0/costUsd: expected a cost in US dollars from 0 to 1e9, got -2`},

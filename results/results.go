@@ -70,6 +70,9 @@ type Run struct {
 
 	Passed bool `json:"passed"` // every gate holds
 	Stats
+	// Assessment is the AAAF dual-axis assessment's summary; nil unless
+	// the config has `assessment:` (results/assessment.go).
+	Assessment *Assessment `json:"assessment,omitempty"`
 
 	Judge      *JudgeInfo  `json:"judge,omitempty"`
 	Gates      []Gate      `json:"gates"`

@@ -208,6 +208,7 @@ func Full() *results.Run {
 	r.Regression.Fixed = 1
 	r.Regression.CIHigh = 0.125
 	r.Findings = results.Findings{Critical: 1, High: 1, Medium: 1, Low: 1}
+	r.Assessment = Assessment()
 	s := &r.Suites[0]
 	s.Findings = r.Findings
 	s.Regression.Fixed = 1
@@ -242,6 +243,33 @@ func Full() *results.Run {
 		Findings: []results.Finding{{Kind: "canary-leak", Severity: results.SeverityCritical}},
 	}
 	return r
+}
+
+// Assessment is an assessment summary with every field set: a
+// provisional Proficient performance that rose by 0.2 (flagged) and a
+// Narrow capability with one dimension measured.
+func Assessment() *results.Assessment {
+	return &results.Assessment{
+		ID: "asm-7", TaskCount: 4, BaselineRunID: "run-41", TasksAdded: 1,
+		Performance: results.AssessmentAxis{
+			Score: Ptr(0.6225), Tier: "Proficient", Provisional: true,
+			Dimensions: map[string]*float64{"task_completion_rate": Ptr(0.625), "accuracy": Ptr(0.55),
+				"speed": Ptr(0.875), "consistency": nil, "review_compliance": Ptr(0.5)},
+			Reasons: map[string]string{"consistency": "no group of tasks (category, else domain, by complexity) holds 5 tasks; the largest holds 4"},
+			Delta:   Ptr(0.2), Flagged: true,
+		},
+		Capability: results.AssessmentAxis{
+			Score: Ptr(0.25), Tier: "Narrow", Provisional: true,
+			Dimensions: map[string]*float64{"domain_breadth": nil, "complexity_ceiling": Ptr(0.25),
+				"tool_proficiency": nil, "autonomy_level": nil, "learning_rate": nil,
+				"delegation_capability": nil, "orchestration_skills": nil},
+			Reasons: map[string]string{"domain_breadth": "no task carries a domain", "tool_proficiency": "no tool was called",
+				"autonomy_level": "no task carries autonomyLevel", "learning_rate": "no history",
+				"delegation_capability": "0 tasks of category delegation; 3 needed",
+				"orchestration_skills":  "0 tasks of category orchestration; 3 needed"},
+			Delta: Ptr(-0.05),
+		},
+	}
 }
 
 // Suite1k is Refunds with 1,000 copies of its second task.
