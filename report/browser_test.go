@@ -106,6 +106,9 @@ func checkCharts(t *testing.T, run *results.Run, m pageLayout) {
 	if run.Trust != nil {
 		want++
 	}
+	if run.Assessment != nil {
+		want++
+	}
 	assert.Equal(t, len(m.Charts), want, "charts: %+v", m.Charts)
 
 	runBar, ok := bars[""]
@@ -142,6 +145,13 @@ func checkCharts(t *testing.T, run *results.Run, m pageLayout) {
 		assert.Check(t, got.Count == count, "%s: %d findings drawn, want %d", sev, got.Count, count)
 		assert.Check(t, (got.Width > 0) == (count > 0), "%s: a bar %v px long for %d findings", sev, got.Width, count)
 	}
+	if a := run.Assessment; a != nil {
+		p := m.Position
+		assert.Assert(t, p != nil, "no dual-axis chart")
+		assert.Check(t, math.Abs(p.Capability-*a.Capability.Score) < 0.02 && math.Abs(p.Performance-*a.Performance.Score) < 0.02,
+			"the run is drawn at capability %.3f, performance %.3f; want %.3f, %.3f", p.Capability, p.Performance, *a.Capability.Score, *a.Performance.Score)
+		assert.Equal(t, p.Dimensions, len(a.Performance.Dimensions)+len(a.Capability.Dimensions))
+	}
 	if run.Trust == nil {
 		return
 	}
@@ -176,7 +186,13 @@ type pageLayout struct {
 	Charts                               []drawnChart
 	Findings                             map[string]drawnSeverity
 	Trust                                map[string]drawnSeverity // a trust dimension's points and bar
-	Details                              map[string]bool          // id: open as the page opens
+	// Position is where the dual-axis chart put the run, as shares of its
+	// plot, and how many dimension rows the section lists.
+	Position *struct {
+		Capability, Performance float64
+		Dimensions              int
+	}
+	Details map[string]bool // id: open as the page opens
 }
 
 // drawnSeverity is a row of a bar chart (findings, trust): the count and
@@ -208,7 +224,7 @@ addEventListener("load", () => {
       innerWidth: w.innerWidth, scrollHeight: root.scrollHeight,
       dark: w.matchMedia("(prefers-color-scheme: dark)").matches,
       background: w.getComputedStyle(root).backgroundColor,
-      wide: [], charts: [], findings: {}, trust: {}, details: {},
+      wide: [], charts: [], findings: {}, trust: {}, details: {}, position: null,
     };
     // How the page opens, then everything open, so that collapsed tables are measured too.
     for (const el of d.querySelectorAll("details[id]")) m.details[el.id] = el.open;
@@ -230,6 +246,15 @@ addEventListener("load", () => {
     }
     for (const g of d.querySelectorAll("#chart-findings g[data-severity]")) {
       m.findings[g.dataset.severity] = {count: Number(g.dataset.count), width: g.querySelector("rect").getBoundingClientRect().width};
+    }
+    const pos = d.querySelector("#chart-assessment");
+    if (pos) {
+      const plot = pos.querySelector("rect.plot").getBoundingClientRect(), dot = pos.querySelector("circle.point").getBoundingClientRect();
+      m.position = {
+        capability: (dot.left + dot.width / 2 - plot.left) / plot.width,
+        performance: (plot.bottom - dot.top - dot.height / 2) / plot.height,
+        dimensions: d.querySelectorAll("#assessment tr[data-dimension]").length,
+      };
     }
     for (const g of d.querySelectorAll("#chart-trust g[data-dimension]")) {
       m.trust[g.dataset.dimension] = {count: Number(g.dataset.points), width: g.querySelector("rect").getBoundingClientRect().width};
@@ -404,6 +429,7 @@ func browserRun() *results.Run {
 	r.Regression.Tasks = append(r.Regression.Tasks, results.TaskDiff{
 		SuiteID: long, TaskID: s.Tasks[0].ID, Change: results.ChangeFixed, ScoreDelta: 0.75,
 	})
+	r.Assessment = resultstest.Assessment()
 	r.Trust = &results.Trust{Score: 64.5, Level: 2, LevelName: "Supervised", Dimensions: results.TrustDimensions{
 		ContractClarity: 20, Idempotency: 0, Observability: 17, ErrorContainment: 12, Governance: 15,
 	}, BaselineLevel: resultstest.Ptr(3), BaselineScore: resultstest.Ptr(71.0)}

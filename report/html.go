@@ -61,9 +61,7 @@ var htmlSections = []htmlSection{
 	{"summary", func(*htmlView) bool { return true }},
 	{"suites", func(v *htmlView) bool { return len(v.Suites) > 0 }},
 	{"findings", func(*htmlView) bool { return true }},
-	// The dual-axis assessment (#12) takes this place once results.Run
-	// holds it.
-	{"assessment", func(*htmlView) bool { return false }},
+	{"assessment", func(v *htmlView) bool { return v.Assessment != nil }},
 	{"trust", func(v *htmlView) bool { return v.Run.Trust != nil }},
 	{"tasks", func(v *htmlView) bool { return len(v.Failing)+len(v.Passing) > 0 }},
 	{"gates", func(v *htmlView) bool { return len(v.Run.Gates) > 0 }},
@@ -75,9 +73,12 @@ type htmlView struct {
 	Score    htmlBar // the run's
 	Suites   []htmlSuite
 	Findings []htmlRow
-	Trust    []htmlRow  // the five trust dimensions, points of 20; nil without a scorecard
-	Failing  []htmlTask // errored first, then by score
-	Passing  []htmlTask // in suite order
+	Trust    []htmlRow // the five trust dimensions, points of 20; nil without a scorecard
+	// Assessment is the dual-axis assessment's chart and dimensions; nil
+	// without one (html_assessment.go).
+	Assessment *htmlAssessment
+	Failing    []htmlTask // errored first, then by score
+	Passing    []htmlTask // in suite order
 }
 
 // htmlSuite is a suite's card: its figures, score bar and task strip.
@@ -196,6 +197,7 @@ func newHTMLView(r *results.Run) *htmlView {
 	v.Findings = barRows(
 		[]string{results.SeverityCritical, results.SeverityHigh, results.SeverityMedium, results.SeverityLow},
 		[]int{f.Critical, f.High, f.Medium, f.Low}, 72, max(f.Critical, f.High, f.Medium, f.Low))
+	v.Assessment = newHTMLAssessment(r.Assessment)
 	if t := r.Trust; t != nil {
 		d := t.Dimensions
 		v.Trust = barRows(
@@ -267,6 +269,9 @@ var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"units":    units,
 	"barLabel": barLabel,
 	"deref":    func(p *int) int { return *p },
+	"deref64":  func(p *float64) float64 { return *p },
+	"score2":   score2, // an assessment's scores, cut as its badge cuts them
+	"pct":      func(p *float64) string { return units(clamp01(*p) * 100) },
 }).Parse(htmlTemplates))
 
 // htmlTemplates are the page's templates: "start" and "end" around the
@@ -315,6 +320,14 @@ svg text { fill: var(--fg); font: 13px system-ui, sans-serif; }
 line.threshold { stroke: var(--mark); stroke-width: 2px; }
 line.baseline { stroke: var(--baseline); stroke-width: 2px; stroke-dasharray: 4 2; }
 .trust-bar { fill: var(--baseline); }
+svg.position { max-width: 24rem; }
+.plot { fill: none; stroke: var(--border); }
+.tierline { stroke: var(--border); stroke-dasharray: 3 2; }
+svg text.tiername { font-size: 7px; fill: var(--muted); } svg text.axisname { font-size: 9px; fill: var(--muted); }
+.point { fill: var(--baseline); } .basepoint { fill: none; stroke: var(--mark); stroke-dasharray: 2 1; } .movement { stroke: var(--mark); stroke-dasharray: 2 2; }
+svg.dimbar { display: block; width: 100%; min-width: 4rem; max-width: 16rem; height: .6rem; }
+.dimfill { fill: var(--baseline); }
+svg.swatch { display: inline; width: .8em; height: .8em; vertical-align: -.05em; }
 .sev-critical { fill: var(--critical); } .sev-high { fill: var(--high); } .sev-medium { fill: var(--medium); } .sev-low { fill: var(--low); }
 .suite { border: 1px solid var(--border); border-radius: 6px; padding: .6rem .8rem; margin: .75rem 0; }
 .suite p { margin: .2rem 0; }
@@ -394,7 +407,34 @@ Tasks: <span class="key is-passed"></span> passed · <span class="key is-failed"
 </section>
 {{end}}
 
-{{- define "assessment"}}{{end}}
+{{- define "assessment"}}{{with .Assessment}}
+<section id="assessment">
+<h2>Assessment: performance × capability</h2>
+{{range .Axes}}<p class="axis" data-axis="{{.Name}}">{{.Name}}: {{if .Score}}<svg class="swatch" viewBox="0 0 10 10" aria-hidden="true"><rect width="10" height="10" rx="2" fill="{{.Colour}}"/></svg> <strong>{{.Tier}}</strong> {{score2 (deref64 .Score)}}{{else}}<strong>not measured</strong>{{end}}
+{{- if .Provisional}} · <span class="muted">provisional: too few tasks for a settled tier</span>{{end}}
+{{- with .Delta}} · {{delta (deref64 .)}} vs baseline{{end}}{{if .Flagged}} · <span class="fail">moved by more than 0.15</span>{{end}}</p>
+{{end}}
+{{- with .Point}}<svg id="chart-assessment" class="chart position" viewBox="0 0 240 232" role="img" aria-label="performance {{score2 .Perf}}, capability {{score2 .Cap}}" data-chart="assessment" data-performance="{{score2 .Perf}}" data-capability="{{score2 .Cap}}">
+<rect class="plot" x="30" y="0" width="200" height="200"/>
+{{range $.Assessment.PerfLines}}<line class="tierline" x1="30" x2="230" y1="{{units .At}}" y2="{{units .At}}"/><text class="tiername" x="33" y="{{units .At}}" dy="-2">{{.Name}}</text>
+{{end}}{{range $.Assessment.CapLines}}<line class="tierline" x1="{{units .At}}" x2="{{units .At}}" y1="0" y2="200"/><text class="tiername" x="{{units .At}}" y="198" dx="2" transform="rotate(-90 {{units .At}} 198)" dy="8">{{.Name}}</text>
+{{end}}<text class="axisname" x="130" y="226" text-anchor="middle">capability</text><text class="axisname" x="12" y="100" text-anchor="middle" transform="rotate(-90 12 100)">performance</text>
+{{with $.Assessment.Baseline}}<line class="movement" x1="{{units .X}}" y1="{{units .Y}}" x2="{{units $.Assessment.Point.X}}" y2="{{units $.Assessment.Point.Y}}"/><circle class="basepoint" cx="{{units .X}}" cy="{{units .Y}}" r="4"><title>baseline: performance {{score2 .Perf}}, capability {{score2 .Cap}}</title></circle>
+{{end}}<circle class="point" cx="{{units .X}}" cy="{{units .Y}}" r="5"><title>this run: performance {{score2 .Perf}}, capability {{score2 .Cap}}</title></circle>
+</svg>
+{{end}}
+{{- range .Axes}}<h3>{{.Name}}</h3>
+<table class="rows dims" data-axis="{{.Name}}">
+<thead><tr><th>{{.Name}} dimension</th><th>value</th><th>of 1</th></tr></thead>
+<tbody>
+{{range .Rows}}<tr data-dimension="{{.Name}}"><td data-label="dimension"><code>{{.Name}}</code></td>
+{{- if .Value}}<td data-label="value" class="num">{{score2 (deref64 .Value)}}</td><td><svg class="dimbar" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true"><rect class="track" width="100" height="8"/><rect class="dimfill" width="{{pct .Value}}" height="8"/></svg></td>
+{{- else}}<td data-label="value">null</td><td data-label="why" class="muted">{{t .Reason}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+{{end}}<p class="muted">The evidence behind every dimension is in <code>assessment.json</code>.</p>
+</section>
+{{end}}{{end}}
 
 {{- define "trust"}}
 <section id="trust">
