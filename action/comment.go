@@ -62,9 +62,13 @@ type Commenter struct {
 	Marker      string // from Marker
 	// Self is the login of the token's account; when "", it is asked of
 	// the API (GET /user) the first time a comment with the marker is
-	// found. A token GET /user refuses (401 or 403: the workflow's
-	// GITHUB_TOKEN, which belongs to no user) is taken to be ActionsBot.
+	// found. A token GET /user refuses (401 or 403) is an installation
+	// token: the workflow's GITHUB_TOKEN, whose comments are ActionsBot's,
+	// or a GitHub App's, whose bot login GraphQL's viewer gives; its
+	// comments are either's.
 	Self string
+	// bot is the GraphQL viewer's login for an installation token.
+	bot string
 }
 
 // Body wraps the scorecard Markdown into the comment body: the marker on the
@@ -138,7 +142,7 @@ func (c *Commenter) find(ctx context.Context) (*github.IssueComment, error) {
 				return nil, err
 			}
 			// GitHub logins are case-insensitive.
-			if strings.EqualFold(cm.GetUser().GetLogin(), self) {
+			if login := cm.GetUser().GetLogin(); strings.EqualFold(login, self) || c.bot != "" && strings.EqualFold(login, c.bot) {
 				return cm, nil
 			}
 		}
@@ -161,10 +165,41 @@ func (c *Commenter) self(ctx context.Context) (string, error) {
 		c.Self = u.GetLogin()
 	case s == http.StatusUnauthorized || s == http.StatusForbidden:
 		c.Self = ActionsBot
+		c.bot = c.viewer(ctx)
 	case err == nil:
 		return "", fmt.Errorf("could not tell which account the token belongs to: GET /user gave no login")
 	default:
 		return "", fmt.Errorf("could not tell which account the token belongs to, so no comment was edited: %w", err)
 	}
 	return c.Self, nil
+}
+
+// viewer asks GraphQL for the login of an installation token's account
+// ("my-app[bot]" for a GitHub App's); "" when it does not say. GitHub's
+// REST API names App bots with the "[bot]" suffix, so one is added where
+// GraphQL leaves it out.
+func (c *Commenter) viewer(ctx context.Context) string {
+	path := "graphql"
+	if strings.HasSuffix(c.Client.BaseURL.Path, "/api/v3/") {
+		path = "../graphql" // GitHub Enterprise Server: /api/graphql
+	}
+	req, err := c.Client.NewRequest(http.MethodPost, path, map[string]string{"query": "query { viewer { login } }"})
+	if err != nil {
+		return ""
+	}
+	var out struct {
+		Data struct {
+			Viewer struct {
+				Login string `json:"login"`
+			} `json:"viewer"`
+		} `json:"data"`
+	}
+	if _, err := c.Client.Do(ctx, req, &out); err != nil {
+		return ""
+	}
+	login := out.Data.Viewer.Login
+	if login != "" && !strings.HasSuffix(login, "[bot]") {
+		login += "[bot]"
+	}
+	return login
 }

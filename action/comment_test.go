@@ -97,10 +97,9 @@ func TestCommenterUpsert(t *testing.T) {
 		for ep, n := range tc.wantCalls {
 			assert.Equal(t, f.count(ep), n, "calls of %s", ep)
 		}
-		self := f.login
-		if self == "" {
-			self = ActionsBot
-		}
+		f.mu.Lock()
+		self := f.self()
+		f.mu.Unlock()
 		ours := 0
 		for _, cm := range f.snapshot() {
 			if want, ok := tc.wantOthers[cm.User.Login]; ok {
@@ -233,6 +232,20 @@ func TestCommenterUpsert(t *testing.T) {
 			wantAction: CommentUpdated, wantOurs: 1,
 			wantOthers: map[string]string{"github-actions[bot]": marker + "\nby a workflow token"},
 			wantCalls:  map[string]int{epUser: 1, epEditComment: 1, epCreateComment: 0},
+		},
+		{
+			// An App's installation token cannot GET /user: its bot login
+			// comes from GraphQL, so the next run updates its comment
+			// instead of adding one each time.
+			name: "a GitHub App's token edits its own comment", create: true,
+			setup: func(f *fakeGitHub) {
+				f.app = "evalgate-ci[bot]"
+				f.addComment("mallory", marker+"\nplanted")
+				f.addComment("evalgate-ci[bot]", marker+"\nold")
+			},
+			wantAction: CommentUpdated, wantOurs: 1,
+			wantOthers: map[string]string{"mallory": marker + "\nplanted"},
+			wantCalls:  map[string]int{epUser: 1, epGraphQL: 1, epEditComment: 1, epCreateComment: 0},
 		},
 		{
 			name: "no comment with the marker: the account is not asked", create: true, setup: othersWithSimilarText,

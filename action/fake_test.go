@@ -32,7 +32,11 @@ type fakeGitHub struct {
 	// login is the token's account: GET /user answers it, and the comments
 	// the token creates are by it. "" is the workflow's GITHUB_TOKEN: GET
 	// /user is 403 and comments are by github-actions[bot].
-	login    string
+	login string
+	// app is the bot login of a GitHub App's installation token, when
+	// login is "": GET /user is 403 as for any installation token, GraphQL's
+	// viewer answers it, and the token's comments are by it.
+	app      string
 	pageSize int
 	comments []fakeComment
 	nextID   int64
@@ -87,6 +91,7 @@ const (
 	epDownload      = "GET artifact zip"
 	epBlob          = "GET blob"
 	epUser          = "GET user"
+	epGraphQL       = "POST graphql"
 	epListPulls     = "GET pulls"
 	epGetPull       = "GET pull"
 )
@@ -106,6 +111,11 @@ func newFakeGitHub(t *testing.T, prefix string) *fakeGitHub {
 	mux.HandleFunc("GET "+p+"/repos/{owner}/{repo}/actions/runs/{id}/artifacts", f.handle(epListArtifacts, f.listArtifacts))
 	mux.HandleFunc("GET "+p+"/repos/{owner}/{repo}/actions/artifacts/{id}/zip", f.handle(epDownload, f.download))
 	mux.HandleFunc("GET "+p+"/user", f.handle(epUser, f.user))
+	graphql := "/graphql"
+	if p != "" {
+		graphql = "/api/graphql" // GitHub Enterprise Server
+	}
+	mux.HandleFunc("POST "+graphql, f.handle(epGraphQL, f.viewer))
 	mux.HandleFunc("GET "+p+"/repos/{owner}/{repo}/pulls", f.handle(epListPulls, f.listPulls))
 	mux.HandleFunc("GET "+p+"/repos/{owner}/{repo}/pulls/{pr}", f.handle(epGetPull, f.getPull))
 	mux.HandleFunc("GET /blobs/{id}", f.handleBlob)
@@ -221,11 +231,8 @@ func (f *fakeGitHub) createComment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.mu.Lock()
-	login := f.login
+	login := f.self()
 	f.mu.Unlock()
-	if login == "" {
-		login = "github-actions[bot]"
-	}
 	pr, _ := strconv.Atoi(r.PathValue("pr"))
 	id := f.addCommentOn(pr, login, in.Body)
 	w.WriteHeader(http.StatusCreated)
@@ -304,6 +311,31 @@ func (f *fakeGitHub) user(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	_ = json.NewEncoder(w).Encode(map[string]any{"login": login, "type": "User"})
+}
+
+// self is the login the token's comments are by. f.mu is held.
+func (f *fakeGitHub) self() string {
+	switch {
+	case f.login != "":
+		return f.login
+	case f.app != "":
+		return f.app
+	}
+	return "github-actions[bot]"
+}
+
+// viewer is GraphQL's query { viewer { login } }: GitHub names an App's
+// bot without the "[bot]" that its REST API adds.
+func (f *fakeGitHub) viewer(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Query string }
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || !strings.Contains(in.Query, "viewer") {
+		http.Error(w, `{"message":"bad query"}`, http.StatusBadRequest)
+		return
+	}
+	f.mu.Lock()
+	login := strings.TrimSuffix(f.self(), "[bot]")
+	f.mu.Unlock()
+	_ = json.NewEncoder(w).Encode(map[string]any{"data": map[string]any{"viewer": map[string]string{"login": login}}})
 }
 
 func (f *fakeGitHub) comment(id int64) fakeComment {
