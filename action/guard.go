@@ -82,7 +82,13 @@ func (g *Guard) Check() error {
 // restore writes the file back as it was; false when it cannot.
 func (f *guardedFile) restore() bool {
 	if !f.exists {
-		return os.Remove(f.path) == nil || os.WriteFile(f.path, nil, 0o644) == nil
+		if os.Remove(f.path) == nil {
+			return true
+		}
+		// Emptied is safer than what was appended, but it is not how the
+		// file was: say so.
+		_ = os.WriteFile(f.path, nil, 0o644)
+		return false
 	}
 	if int64(len(f.data)) != f.size {
 		return false // too large to have been kept
