@@ -54,7 +54,9 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	}
 	run, err := mergeRuns(shards, paths)
 	if err != nil {
-		return invalid(err)
+		// The files are sound, but they are not the shards of one run:
+		// gating on them would judge a run that never happened.
+		return runError(err)
 	}
 	spec := firstNonEmpty(f.baseline, cfg.Baseline)
 	out := firstNonEmpty(f.out, cfg.Out, "evalgate-out")
@@ -158,6 +160,11 @@ func mergeRuns(shards []*results.Run, names []string) (*results.Run, error) {
 			run.FinishedAt = sh.FinishedAt
 		}
 		run.Interrupted = run.Interrupted || sh.Interrupted
+		if sh.Shard != nil {
+			run.Shards = append(run.Shards, results.ShardRun{
+				Index: sh.Shard.Index, PlannedMs: sh.Shard.PlannedMs, WallMs: max(0, sh.FinishedAt.Sub(sh.StartedAt).Milliseconds()),
+			})
+		}
 		run.Health = mergeHealth(run.Health, sh.Health)
 		// The shards of one run share its filters; the merged run keeps them.
 		if n == 0 {
@@ -205,6 +212,7 @@ func mergeRuns(shards []*results.Run, names []string) (*results.Run, error) {
 	if err := checkShards(shards, names); err != nil {
 		return nil, err
 	}
+	slices.SortFunc(run.Shards, func(a, b results.ShardRun) int { return cmp.Compare(a.Index, b.Index) })
 	for i := range run.Suites {
 		s := &run.Suites[i]
 		slices.SortStableFunc(s.Tasks, func(a, b results.Task) int {

@@ -23,6 +23,7 @@ type runFlags struct {
 	baseline    string
 	gates       repeatFlag
 	shard       string
+	balance     string
 	transcripts bool
 	noColor     bool
 	quiet       bool
@@ -44,6 +45,7 @@ func (c *Command) runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.StringVar(&f.baseline, "baseline", "", "baseline results: a results.json, a folder holding one, an EvalSummary, git:<ref>:<path> or github-artifact:<name>")
 	fs.Var(&f.gates, "gate", "gate `expression` that must hold (repeatable; replaces the config's gates)")
 	fs.StringVar(&f.shard, "shard", "", "run shard `i/n`, e.g. 2/4 (the second of four)")
+	fs.StringVar(&f.balance, "balance", "", "with --shard, assign tasks to shards by their past latency in this `results` (a results.json, a folder holding one, a baseline or git:<ref>:<path>) instead of by hash")
 	fs.BoolVar(&f.transcripts, "transcripts", false, "write per-task transcripts (inputs, outputs, tool calls: not content-free)")
 	fs.BoolVar(&f.noColor, "no-color", false, "no colour in the terminal report (NO_COLOR is honoured too)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict")

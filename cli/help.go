@@ -81,6 +81,7 @@ var commandDocs = map[string]commandDoc{
 		examples: []commandExample{
 			{"Run the suites and the agent named in evalgate.yaml", "evalgate run"},
 			{"Run one folder with another agent and a stricter gate", "evalgate run evals/ --agent-cmd 'python3 agent.py' --gate 'passRate >= 0.9'"},
+			{"Run the second of two shards, the tasks shared out by their latencies in the last run", "evalgate run --shard 2/2 --balance evalgate-out/ --out shard-2"},
 		},
 	},
 	"validate": {
@@ -135,8 +136,8 @@ var commandDocs = map[string]commandDoc{
 		exits: []string{
 			exitGatesHold,
 			exitGateFailed,
-			"2  bad invocation: flags or config invalid, a shard missing or overlapping another",
-			"3  could not write the outputs, or a shard was interrupted",
+			"2  bad invocation: flags or config invalid, a results file unreadable",
+			"3  the files are not the shards of one run (one missing, two overlapping, another commit, suite version or selection), the outputs could not be written, or a shard was interrupted",
 		},
 		examples: []commandExample{
 			{"Gate on the whole of two shards, run as `evalgate run --shard 1/2 --out shard-1` and `evalgate run --shard 2/2 --out shard-2`", "evalgate merge shard-1/ shard-2/ --out evalgate-out"},

@@ -181,7 +181,7 @@ func TestPromoteRefusesPartialRuns(t *testing.T) {
 		other := filepath.Join(tmp, "other")
 		runOK(t, "--out", other, "--shard", "2/2")
 		r = runCLI(t, "", nil, "merge", "--out", filepath.Join(tmp, "m2"), shards[0], other)
-		assert.Equal(t, r.code, ExitInvalid)
+		assert.Equal(t, r.code, ExitRunError)
 		assert.Check(t, is.Contains(r.stderr, "it ran without --task, --tag or --mode, another shard with --mode golden; merge the shards of one run"))
 	})
 

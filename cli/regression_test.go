@@ -290,22 +290,57 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 	assert.Equal(t, scored, 10)
 	assert.Equal(t, started, 2)
 
+	// The merged run records each shard's wall time; hashed shards have no plan.
+	assert.Equal(t, len(m.Shards), 2)
+	for i, sh := range m.Shards {
+		assert.Check(t, sh.Index == i+1 && sh.PlannedMs == 0, "%+v", sh)
+	}
+	assert.Check(t, is.Contains(regrReadFile(t, filepath.Join(merged, "scorecard.md")), "Merged from 2 shards (tasks assigned by hash): wall time "))
+
+	// Balanced by the whole run's latencies: every shard computes the
+	// same assignment alone, so together they run every task once.
+	var balanced []string
+	counts = 0
+	for i := 1; i <= 2; i++ {
+		dir := filepath.Join(p.dir, fmt.Sprintf("balanced-%d", i))
+		code, stdout, stderr := runEvalgate(t, nil, "run", "--config", p.config, "--out", dir, "--shard", fmt.Sprintf("%d/2", i), "--balance", whole, "--gate", "taskCount >= 0")
+		assert.Equal(t, code, 0, stdout+stderr)
+		r := regrReadRun(t, dir)
+		assert.Check(t, r.Shard != nil && r.Shard.Balanced, "shard %d: %+v", i, r.Shard)
+		counts += r.TaskCount
+		balanced = append(balanced, dir)
+	}
+	assert.Equal(t, counts, 10, "the balanced shards split the tasks")
+	mergedBalanced := filepath.Join(p.dir, "merged-balanced")
+	code, stdout, stderr = runEvalgate(t, nil, append([]string{"merge", "--config", p.config, "--out", mergedBalanced, "--gate", gate}, balanced...)...)
+	assert.Equal(t, code, wholeCode, stdout+stderr)
+	assert.DeepEqual(t, shape(regrReadRun(t, mergedBalanced)), shape(w))
+	assert.Check(t, is.Contains(regrReadFile(t, filepath.Join(mergedBalanced, "scorecard.md")), "Merged from 2 shards (balanced by past latency)"))
+
+	// Without a past latency for any task the shards keep the hash, and say so.
+	empty := filepath.Join(p.dir, "empty.json")
+	assert.NilError(t, os.WriteFile(empty, []byte(`{"$schema":"`+results.Schema+`","runId":"r","tool":{"name":"evalgate","version":"0"},"startedAt":"2026-01-01T00:00:00Z","finishedAt":"2026-01-01T00:00:00Z","passed":true,"gates":[],"suites":[]}`), 0o644))
+	code, _, stderr = runEvalgate(t, nil, "run", "--config", p.config, "--out", filepath.Join(p.dir, "hashed"), "--shard", "1/2", "--balance", empty, "--gate", "taskCount >= 0")
+	assert.Equal(t, code, 0, stderr)
+	assert.Check(t, is.Contains(stderr, "no task of this run has a past latency there; its shards are assigned by hash"))
+
 	type testCase struct {
-		name    string
-		args    []string
-		wantErr string
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string
 	}
 	fail := func(t *testing.T, tc testCase) {
 		code, _, stderr := runEvalgate(t, nil, append([]string{"merge", "--out", filepath.Join(t.TempDir(), "m")}, tc.args...)...)
-		assert.Equal(t, code, 2)
+		assert.Equal(t, code, tc.wantCode, stderr)
 		assert.Check(t, is.Contains(stderr, tc.wantErr))
 	}
 	for _, tc := range []testCase{
-		{name: "overlapping shards", args: []string{shardDirs[0], shardDirs[0]}, wantErr: "the shards overlap"},
-		{name: "the whole run and a shard", args: []string{whole, shardDirs[1]}, wantErr: "the shards overlap"},
-		{name: "a missing shard", args: []string{shardDirs[1]}, wantErr: "shard 1 of 2 is missing"},
-		{name: "no results", args: nil, wantErr: "expected the results of every shard"},
-		{name: "unreadable results", args: []string{filepath.Join(p.dir, "nope")}, wantErr: "could not read results"},
+		{name: "overlapping shards", args: []string{shardDirs[0], shardDirs[0]}, wantCode: 3, wantErr: "the shards overlap"},
+		{name: "the whole run and a shard", args: []string{whole, shardDirs[1]}, wantCode: 3, wantErr: "the shards overlap"},
+		{name: "a missing shard", args: []string{shardDirs[1]}, wantCode: 3, wantErr: "shard 1 of 2 is missing"},
+		{name: "no results", args: nil, wantCode: 2, wantErr: "expected the results of every shard"},
+		{name: "unreadable results", args: []string{filepath.Join(p.dir, "nope")}, wantCode: 2, wantErr: "could not read results"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { fail(t, tc) })
 	}

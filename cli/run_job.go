@@ -78,6 +78,14 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 		}
 		sel.Shard = shardFilter(*j.shard)
 	}
+	if f.balance != "" {
+		if j.shard == nil {
+			return nil, invalid(errors.New("--balance goes with --shard i/n: it says how the shards share the tasks"))
+		}
+		if err := j.balanceShards(all, &sel, f.balance); err != nil {
+			return nil, err
+		}
+	}
 	switch f.mode {
 	case "", "golden", "rubric", "adversarial", "regression", "live-shadow":
 	default:

@@ -169,6 +169,7 @@ func (c *card) verdict() {
 	if r.Shard != nil {
 		fmt.Fprintf(&c.b, "\n> [!NOTE]\n> Shard %d of %d: only this shard's tasks are counted.\n", r.Shard.Index, r.Shard.Count)
 	}
+	c.shards() // scorecard_shards.go
 }
 
 // suites writes one row per suite.

@@ -40,6 +40,13 @@ func (r *Run) Check() error {
 	c.assessment(r.Assessment)
 	c.stats("", &r.Stats)
 	r.Trust.check(c)
+	if r.Shard != nil {
+		c.latency("/shard/plannedMs", r.Shard.PlannedMs)
+	}
+	for i, sh := range r.Shards {
+		c.latency(fmt.Sprintf("/shards/%d/plannedMs", i), sh.PlannedMs)
+		c.latency(fmt.Sprintf("/shards/%d/wallMs", i), sh.WallMs)
+	}
 	for i := range r.Suites {
 		c.suite(fmt.Sprintf("/suites/%d", i), &r.Suites[i])
 	}

@@ -64,6 +64,9 @@ type Run struct {
 	FinishedAt  time.Time `json:"finishedAt"`
 	Interrupted bool      `json:"interrupted,omitempty"` // stopped by a signal; only finished tasks are counted
 	Shard       *Shard    `json:"shard,omitempty"`
+	// Shards are the shards a merged run was made of, by index; absent
+	// for a run that was not merged from shards.
+	Shards []ShardRun `json:"shards,omitempty"`
 	// Selection holds the filters the run chose its tasks by; nil when it
 	// ran every task of its suite files.
 	Selection *Selection `json:"selection,omitempty"`
@@ -96,6 +99,20 @@ type Tool struct {
 type Shard struct {
 	Index int `json:"index"` // 1-based
 	Count int `json:"count"`
+	// Balanced is set when the tasks were assigned by their past latency
+	// (--balance) rather than by hash; PlannedMs is then the sum of the
+	// latencies this shard was given.
+	Balanced  bool  `json:"balanced,omitempty"`
+	PlannedMs int64 `json:"plannedMs,omitempty"`
+}
+
+// ShardRun is one shard of a merged run: how long it was planned to take
+// (0 when its tasks were assigned by hash) and how long it took, from its
+// start to its finish.
+type ShardRun struct {
+	Index     int   `json:"index"`
+	PlannedMs int64 `json:"plannedMs,omitempty"`
+	WallMs    int64 `json:"wallMs"`
 }
 
 // Selection is how a run chose its tasks among those of its suite files:

@@ -200,7 +200,8 @@ func CheckSchemaEdits(t *testing.T, sch *jsonschema.Schema, doc []byte, edits []
 func Full() *results.Run {
 	r := Failing()
 	r.Interrupted = true
-	r.Shard = &results.Shard{Index: 2, Count: 4}
+	r.Shard = &results.Shard{Index: 2, Count: 4, Balanced: true, PlannedMs: 61_000}
+	r.Shards = []results.ShardRun{{Index: 1, PlannedMs: 60_000, WallMs: 63_500}, {Index: 2, PlannedMs: 61_000, WallMs: 60_250}}
 	r.Selection = &results.Selection{Tasks: []string{"refund-window", "lost-parcel"}, Tags: []string{"smoke"}, Mode: "golden"}
 	r.Judge = &results.JudgeInfo{ID: "openai:judge-model", Calibrated: true, Agreement: Ptr(0.86), CacheRejected: 2}
 	r.Gates[2].Error = "unknown name findings.severe"
