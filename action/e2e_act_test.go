@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalgate/evalgate/results"
 	"gotest.tools/v3/assert"
 )
 
@@ -211,4 +212,72 @@ func readKeyValues(t *testing.T, path string) map[string]string {
 	}
 	assert.NilError(t, sc.Err())
 	return out
+}
+
+// TestActSharded runs a sharded workflow under act as TestActEndToEnd runs
+// the plain one: two matrix jobs with the shard input, then a job with the
+// merge input. The shards post no comment; the merge gates on every task,
+// comments once and records both shards.
+func TestActSharded(t *testing.T) {
+	if os.Getenv("EVALGATE_E2E_ACT") != "1" {
+		t.Skip("set EVALGATE_E2E_ACT=1 to run the act end-to-end test (scripts/e2e-act.sh)")
+	}
+	act, err := exec.LookPath("act")
+	if err != nil {
+		t.Skip("act is not on PATH (go install github.com/nektos/act@v0.2.89)")
+	}
+	root, err := filepath.Abs("..")
+	assert.NilError(t, err)
+	f := newFakeGitHub(t, "/api/v3")
+	f.token = "ghs_e2e_token"
+	out := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	args := []string{"pull_request",
+		"--workflows", filepath.Join("action", "testdata", "e2e", "sharded.yml"),
+		"--eventpath", filepath.Join("action", "testdata", "e2e", "event.json"),
+		"--platform", "ubuntu-latest=-self-hosted",
+		"--no-cache-server",
+		"--secret", "GITHUB_TOKEN=ghs_e2e_token",
+		"--env", "GITHUB_API_URL=" + f.apiURL(),
+		"--env", "GITHUB_REPOSITORY=acme/agent",
+		"--env", "E2E_OUT=" + out,
+		"--env", "E2E_AGENT_MODE=fixed",
+	}
+	for _, s := range standInActions(t, filepath.Join(root, "action.yml")) {
+		args = append(args, "--local-repository", s)
+	}
+	cmd := exec.CommandContext(ctx, act, args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	logBytes, err := cmd.CombinedOutput()
+	log := string(logBytes)
+	_ = os.WriteFile(filepath.Join(out, "act.log"), logBytes, 0o644)
+	assert.NilError(t, err, "act: %s", log)
+	assert.Assert(t, !strings.Contains(log, "ghs_e2e_token"), "the token leaked into the log")
+
+	// Each shard wrote its results; the merged run holds both, every task once.
+	tasks := 0
+	for _, n := range []string{"1", "2"} {
+		r, err := results.Read(filepath.Join(out, "shard-"+n, "results.json"))
+		assert.NilError(t, err, "shard %s", n)
+		assert.Check(t, r.Shard != nil && r.Shard.Count == 2, "shard %s: %+v", n, r.Shard)
+		tasks += r.TaskCount
+	}
+	merged, err := results.Read(filepath.Join(out, "merged", "results.json"))
+	assert.NilError(t, err)
+	assert.Equal(t, merged.TaskCount, tasks)
+	assert.Equal(t, merged.TaskCount, 2)
+	assert.Equal(t, len(merged.Shards), 2)
+	assert.Assert(t, merged.Passed)
+
+	outs := readKeyValues(t, filepath.Join(out, "outputs.txt"))
+	assert.Equal(t, outs["passed"], "true", "outputs: %v\nlog:\n%s", outs, log)
+	// One comment, by the merge job; the shards posted none.
+	assert.Equal(t, f.count(epCreateComment), 1, log)
+	comments := f.snapshot()
+	assert.Equal(t, len(comments), 1)
+	assert.Check(t, strings.Contains(comments[0].Body, "Merged from 2 shards"), comments[0].Body)
+	assert.Equal(t, outs["comment-url"], comments[0].HTMLURL)
+	assert.Check(t, strings.Contains(log, "evalgate shard 1 of 2:") || strings.Contains(log, "shard 2 of 2 has no task"), "no shard summary in the log:\n%s", log)
 }

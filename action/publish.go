@@ -81,6 +81,9 @@ func Publish(ctx context.Context, opts PublishOptions) (Published, error) {
 	if err := MaskSecrets(stdout, getenv, opts.SecretEnv, in.GitHubToken); err != nil {
 		return pub, err
 	}
+	if opts.Run.Shard != nil {
+		return publishShard(getenv, opts)
+	}
 	warn := func(msg string) error {
 		pub.Warnings = append(pub.Warnings, msg)
 		return writeCommand(stdout, "warning", nil, msg)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 
@@ -293,4 +294,42 @@ func TestPublishTrustLevel(t *testing.T) {
 	_, err := Publish(context.Background(), PublishOptions{Run: r, ResultsPath: "r.json", Getenv: envOf(env), Stdout: &bytes.Buffer{}})
 	assert.NilError(t, err)
 	assert.Equal(t, parseOutputFile(t, env["GITHUB_OUTPUT"])["trust-level"], "3")
+}
+
+// TestPublishShard: a shard of a sharded run publishes a line in the job
+// summary and its outputs, and no comment or annotation: the merge job
+// does that once for every shard's tasks.
+func TestPublishShard(t *testing.T) {
+	f := newFakeGitHub(t, "")
+	dir := t.TempDir()
+	event := filepath.Join(dir, "event.json")
+	assert.NilError(t, os.WriteFile(event, []byte(`{"number":7,"pull_request":{"number":7}}`), 0o644))
+	env := map[string]string{
+		"GITHUB_ACTIONS":      "true",
+		"GITHUB_API_URL":      f.apiURL(),
+		"GITHUB_REPOSITORY":   "acme/agent",
+		"GITHUB_WORKSPACE":    dir,
+		"GITHUB_OUTPUT":       filepath.Join(dir, "output"),
+		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary.md"),
+		"GITHUB_EVENT_NAME":   "pull_request",
+		"GITHUB_EVENT_PATH":   event,
+		"INPUT_GITHUB_TOKEN":  "ghs_token",
+	}
+	r := annotatedRun()
+	r.Passed = false
+	r.Shard = &results.Shard{Index: 2, Count: 3, Balanced: true, PlannedMs: 61_000}
+	r.TaskCount, r.PassedCount, r.ErroredCount = 5, 3, 1
+	r.StartedAt = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	r.FinishedAt = r.StartedAt.Add(63_250 * time.Millisecond)
+	var stdout bytes.Buffer
+	_, err := Publish(context.Background(), PublishOptions{Run: r, ResultsPath: "shard-2/results.json", Scorecard: "### whole scorecard", Getenv: envOf(env), Stdout: &stdout})
+	assert.NilError(t, err)
+	summary, err := os.ReadFile(env["GITHUB_STEP_SUMMARY"])
+	assert.NilError(t, err)
+	assert.Equal(t, string(summary), "evalgate shard 2 of 3: 3/5 tasks passed, 1 errored, ran in 1m3.3s, planned 1m1s. The merge job gates on every shard; this one's results are in `shard-2/results.json`.\n")
+	assert.Check(t, !strings.Contains(stdout.String(), "::error") && !strings.Contains(stdout.String(), "::warning"), "annotations from a shard: %s", stdout.String())
+	for _, ep := range []string{epListComments, epCreateComment, epEditComment} {
+		assert.Equal(t, f.count(ep), 0, "%s from a shard", ep)
+	}
+	assert.Equal(t, parseOutputFile(t, env["GITHUB_OUTPUT"])["results"], "shard-2/results.json")
 }

@@ -8,7 +8,11 @@
 #            the file, or "none" when there is no artifact yet
 #   run      `evalgate run --no-publish` (the default): runs the agents, in a
 #            step with no token; its step output `exit-code` is evalgate's
-#            exit code, which is also this script's (1 when a gate fails)
+#            exit code, which is also this script's (1 when a gate fails).
+#            With INPUT_SHARD it runs that shard only, gating nothing and
+#            balanced by the baseline when there is one; with INPUT_MERGE it
+#            runs `evalgate merge --no-publish` over the shards' results
+#            instead, and gates as a whole run does
 #   publish  `evalgate publish`: the job summary, annotations, step outputs
 #            and the pull request comment, with the token
 #
@@ -18,6 +22,9 @@
 #   INPUT_SUITES         suite files or folders, one a line (run)
 #   INPUT_AGENT_COMMAND  --agent-cmd (run)
 #   INPUT_GATES          --gate, one expression a line (run)
+#   INPUT_SHARD          --shard i/n (run)
+#   INPUT_MERGE          the shards' results for merge: folders, files or
+#                        globs, one a line (run)
 #   EVALGATE_BIN         the binary from the install step
 #
 # The binary itself reads INPUT_COMMENT and INPUT_GITHUB_TOKEN in the fetch
@@ -52,21 +59,65 @@ run) ;;
 	;;
 esac
 
-args=(run --no-publish "${common[@]}")
-[[ -n "${INPUT_AGENT_COMMAND:-}" ]] && args+=(--agent-cmd "$INPUT_AGENT_COMMAND")
-[[ -n "${INPUT_BASELINE:-}" ]] && args+=(--baseline "$INPUT_BASELINE")
-while IFS= read -r line || [[ -n "$line" ]]; do
-	line="$(trim "$line")"
-	[[ -n "$line" ]] && args+=(--gate "$line")
-done <<<"${INPUT_GATES:-}"
+shard="$(trim "${INPUT_SHARD:-}")"
+merge="$(trim "${INPUT_MERGE:-}")"
+if [[ -n "$shard" && -n "$merge" ]]; then
+	echo "::error title=evalgate::the inputs shard and merge exclude each other: the matrix jobs run one shard each, and one job after them merges" >&2
+	[[ -n "${GITHUB_OUTPUT:-}" ]] && echo "exit-code=2" >>"$GITHUB_OUTPUT"
+	exit 2
+fi
+baseline="${INPUT_BASELINE:-}"
 
-suites=()
-while IFS= read -r line || [[ -n "$line" ]]; do
-	line="$(trim "$line")"
-	[[ -n "$line" ]] && suites+=("$line")
-done <<<"${INPUT_SUITES:-}"
-if ((${#suites[@]} > 0)); then
-	args+=(-- "${suites[@]}")
+if [[ -n "$merge" ]]; then
+	args=(merge --no-publish "${common[@]}")
+	[[ -n "$baseline" ]] && args+=(--baseline "$baseline")
+else
+	args=(run --no-publish "${common[@]}")
+	[[ -n "${INPUT_AGENT_COMMAND:-}" ]] && args+=(--agent-cmd "$INPUT_AGENT_COMMAND")
+	if [[ -n "$shard" ]]; then
+		# A shard gates nothing (the merge job gates the whole run) and is
+		# not compared with the baseline: it shares the tasks out by it.
+		args+=(--shard "$shard" --gate true)
+		[[ -n "$baseline" && "$baseline" != none ]] && args+=(--balance "$baseline")
+	else
+		[[ -n "$baseline" ]] && args+=(--baseline "$baseline")
+	fi
+fi
+if [[ -z "$shard" ]]; then
+	while IFS= read -r line || [[ -n "$line" ]]; do
+		line="$(trim "$line")"
+		[[ -n "$line" ]] && args+=(--gate "$line")
+	done <<<"${INPUT_GATES:-}"
+fi
+
+# What the command works on: the shards' results to merge, each line a
+# folder, a file or a glob (a glob that matches nothing is passed on as it
+# is, for evalgate to name); else the suites, one a line.
+paths=()
+if [[ -n "$merge" ]]; then
+	shopt -s nullglob
+	while IFS= read -r line || [[ -n "$line" ]]; do
+		line="$(trim "$line")"
+		[[ -z "$line" ]] && continue
+		# Globbed, but split only at line ends, never at a space in a name.
+		ifs="$IFS"
+		IFS=$'\n'
+		matched=($line)
+		IFS="$ifs"
+		if ((${#matched[@]} == 0)); then
+			matched=("$line")
+		fi
+		paths+=("${matched[@]}")
+	done <<<"$merge"
+	shopt -u nullglob
+else
+	while IFS= read -r line || [[ -n "$line" ]]; do
+		line="$(trim "$line")"
+		[[ -n "$line" ]] && paths+=("$line")
+	done <<<"${INPUT_SUITES:-}"
+fi
+if ((${#paths[@]} > 0)); then
+	args+=(-- "${paths[@]}")
 fi
 
 code=0

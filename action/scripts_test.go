@@ -55,8 +55,40 @@ func TestRunScript(t *testing.T) {
 		_, err = os.Stat(filepath.Join(dir, "pwned"))
 		assert.Assert(t, os.IsNotExist(err), "an input ran a command")
 	}
+	shards := t.TempDir()
+	for _, d := range []string{"shard 1", "shard-2", "other"} {
+		assert.NilError(t, os.Mkdir(filepath.Join(shards, d), 0o755))
+	}
 	for _, tc := range []testCase{
 		{name: "no inputs", want: []string{"run", "--no-publish"}},
+		{
+			// A shard gates nothing and is balanced by the baseline.
+			name: "shard",
+			inputs: map[string]string{
+				"INPUT_SHARD": " 2/4 ", "INPUT_BASELINE": "evalgate-out/baseline/results.json",
+				"INPUT_GATES": "passRate > 0.9", "INPUT_SUITES": "evals/", "INPUT_AGENT_COMMAND": "./agent",
+			},
+			want: []string{"run", "--no-publish", "--agent-cmd", "./agent", "--shard", "2/4", "--gate", "true",
+				"--balance", "evalgate-out/baseline/results.json", "--", "evals/"},
+		},
+		{
+			name:   "shard without a baseline yet",
+			inputs: map[string]string{"INPUT_SHARD": "1/2", "INPUT_BASELINE": "none"},
+			want:   []string{"run", "--no-publish", "--shard", "1/2", "--gate", "true"},
+		},
+		{
+			// Globs are expanded (a space in a name stays), a line that
+			// matches nothing is passed on for evalgate to name.
+			name: "merge",
+			inputs: map[string]string{
+				"INPUT_MERGE":    filepath.Join(shards, "shard*") + "\n\n" + filepath.Join(shards, "missing-*") + "\n",
+				"INPUT_BASELINE": "git:origin/main:.evalgate/baseline.json", "INPUT_GATES": "passRate > 0.9",
+				"INPUT_SUITES": "evals/", "INPUT_AGENT_COMMAND": "./agent", "INPUT_OUT": "out",
+			},
+			want: []string{"merge", "--no-publish", "--out", "out", "--baseline", "git:origin/main:.evalgate/baseline.json",
+				"--gate", "passRate > 0.9", "--",
+				filepath.Join(shards, "shard 1"), filepath.Join(shards, "shard-2"), filepath.Join(shards, "missing-*")},
+		},
 		{name: "fetch", step: "fetch",
 			inputs: map[string]string{"INPUT_CONFIG": "a b.yaml", "INPUT_BASELINE": "github-artifact:x", "INPUT_OUT": "o", "INPUT_GATES": "passRate > 0"},
 			want:   []string{"baseline", "fetch", "--config", "a b.yaml", "--out", "o", "--baseline", "github-artifact:x"}},
@@ -433,4 +465,26 @@ func TestRunScriptExitCode(t *testing.T) {
 		assert.NilError(t, err)
 		assert.Equal(t, string(data), fmt.Sprintf("exit-code=%d\n", code))
 	}
+}
+
+// TestRunScriptShardAndMerge: one job cannot both run a shard and merge
+// them; the step says so before anything runs.
+func TestRunScriptShardAndMerge(t *testing.T) {
+	bash := needTools(t, "bash")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "evalgate")
+	assert.NilError(t, os.WriteFile(bin, []byte("#!/bin/sh\ntouch "+shellQuote(filepath.Join(dir, "ran"))+"\n"), 0o755))
+	outputs := filepath.Join(dir, "output")
+	cmd := exec.Command(bash, "run.sh", "run")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "EVALGATE_BIN=" + bin, "GITHUB_OUTPUT=" + outputs, "INPUT_SHARD=1/2", "INPUT_MERGE=shards/*"}
+	out, err := cmd.CombinedOutput()
+	ee, ok := errors.AsType[*exec.ExitError](err)
+	assert.Assert(t, ok, "run.sh: %v\n%s", err, out)
+	assert.Equal(t, ee.ExitCode(), 2)
+	assert.Check(t, strings.Contains(string(out), "the inputs shard and merge exclude each other"), "%s", out)
+	_, err = os.Stat(filepath.Join(dir, "ran"))
+	assert.Check(t, os.IsNotExist(err), "evalgate ran")
+	data, err := os.ReadFile(outputs)
+	assert.NilError(t, err)
+	assert.Equal(t, string(data), "exit-code=2\n")
 }

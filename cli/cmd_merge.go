@@ -31,6 +31,7 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	fs.Var(&f.gates, "gate", "gate `expression` that must hold (repeatable; replaces the config's gates)")
 	fs.BoolVar(&f.noColor, "no-color", false, "no colour in the terminal report (NO_COLOR is honoured too)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict")
+	fs.BoolVar(&f.noPublish, "no-publish", false, "in GitHub Actions, publish nothing (job summary, annotations, step outputs, comment): `evalgate publish` does it in a later step, the one that holds the token")
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

@@ -317,6 +317,24 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 	assert.DeepEqual(t, shape(regrReadRun(t, mergedBalanced)), shape(w))
 	assert.Check(t, is.Contains(regrReadFile(t, filepath.Join(mergedBalanced, "scorecard.md")), "Merged from 2 shards (balanced by past latency)"))
 
+	// A shard the hash gives no task runs none, and says so: more shards
+	// than tasks must not fail a matrix job.
+	used := map[int]bool{}
+	for _, s := range w.Suites {
+		for _, task := range s.Tasks {
+			used[ShardOf(s.ID, task.ID, 64)] = true
+		}
+	}
+	idle := 1
+	for used[idle] {
+		idle++
+	}
+	idleDir := filepath.Join(p.dir, "idle")
+	code, _, stderr = runEvalgate(t, nil, "run", "--config", p.config, "--out", idleDir, "--shard", fmt.Sprintf("%d/64", idle), "--gate", "true")
+	assert.Equal(t, code, 0, stderr)
+	assert.Check(t, is.Contains(stderr, fmt.Sprintf("shard %d of 64 has no task", idle)))
+	assert.Equal(t, regrReadRun(t, idleDir).TaskCount, 0)
+
 	// Without a past latency for any task the shards keep the hash, and say so.
 	empty := filepath.Join(p.dir, "empty.json")
 	assert.NilError(t, os.WriteFile(empty, []byte(`{"$schema":"`+results.Schema+`","runId":"r","tool":{"name":"evalgate","version":"0"},"startedAt":"2026-01-01T00:00:00Z","finishedAt":"2026-01-01T00:00:00Z","passed":true,"gates":[],"suites":[]}`), 0o644))

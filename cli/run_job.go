@@ -93,7 +93,14 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 	}
 	j.plan = runner.Plan(all, sel)
 	if len(j.plan) == 0 {
-		return nil, invalid(errors.New("no task matches the selection (--task, --tag, --mode, --shard)"))
+		whole := sel
+		whole.Shard = nil
+		if j.shard == nil || len(runner.Plan(all, whole)) == 0 {
+			return nil, invalid(errors.New("no task matches the selection (--task, --tag, --mode, --shard)"))
+		}
+		// More shards than the tasks fill: this one runs nothing, and
+		// says so, rather than failing its matrix job.
+		c.say(c.Stderr, "evalgate: shard %d of %d has no task (the other shards have them all): it runs none\n", j.shard.Index, j.shard.Count)
 	}
 	if j.agent, err = c.newAgent(cfg, f); err != nil {
 		return nil, invalid(err)

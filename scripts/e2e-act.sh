@@ -13,4 +13,4 @@ need_go_tool act github.com/nektos/act "$ACT_VERSION"
 act --version
 
 export EVALGATE_E2E_ACT=1
-go test -count=1 -run '^TestActEndToEnd$' -v -timeout 40m ./action/
+go test -count=1 -run '^(TestActEndToEnd|TestActSharded)$' -v -timeout 40m ./action/
