@@ -288,6 +288,9 @@ func writeFlags(w io.Writer, fs *flag.FlagSet) {
 		if t, ok := fl.Value.(flagTyper); ok && typ == "value" {
 			typ = t.flagType()
 		}
+		if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			typ = "" // a switch takes no value, whatever its usage quotes
+		}
 		left := strings.TrimSpace("--" + fl.Name + " " + typ)
 		switch fl.DefValue {
 		case "", "0", "false", "0s":
