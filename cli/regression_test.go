@@ -341,6 +341,18 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 	code, _, stderr = runEvalgate(t, nil, "run", "--config", p.config, "--out", filepath.Join(p.dir, "hashed"), "--shard", "1/2", "--balance", empty, "--gate", "taskCount >= 0")
 	assert.Equal(t, code, 0, stderr)
 	assert.Check(t, is.Contains(stderr, "no task of this run has a past latency there; its shards are assigned by hash"))
+	ids := func(r *results.Run) []string {
+		var out []string
+		for _, s := range r.Suites {
+			for _, task := range s.Tasks {
+				out = append(out, s.ID+"/"+task.ID)
+			}
+		}
+		return out
+	}
+	fallback := regrReadRun(t, filepath.Join(p.dir, "hashed"))
+	assert.DeepEqual(t, ids(fallback), ids(regrReadRun(t, shardDirs[0])))
+	assert.Check(t, !fallback.Shard.Balanced)
 
 	type testCase struct {
 		name     string

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -84,4 +87,47 @@ func TestBalance(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
+}
+
+// TestBalanceBeatsHashOnSkew: 400 tasks, most 20 ms and one in twenty 2 s
+// (a fixed seed), over 4 shards. Balanced, the slowest shard's planned time
+// is within 10% of the mean shard's; hashed, it is further off.
+func TestBalanceBeatsHashOnSkew(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	p := runner.Planned{Suite: &suites.Suite{ID: "acme.bench.evals.skew"}}
+	past := results.Suite{ID: p.Suite.ID}
+	latency := map[string]int64{}
+	for i := range 400 {
+		id := fmt.Sprintf("t%03d", i)
+		ms := int64(20)
+		if rng.IntN(20) == 0 {
+			ms = 2000
+		}
+		latency[id] = ms
+		p.Tasks = append(p.Tasks, &suites.Task{ID: id})
+		past.Tasks = append(past.Tasks, results.Task{ID: id, LatencyMs: ms})
+	}
+	const n = 4
+	ratio := func(load []int64) float64 {
+		var sum int64
+		for _, l := range load {
+			sum += l
+		}
+		return float64(slices.Max(load)) / (float64(sum) / n)
+	}
+	assign, planned, ok := balance([]runner.Planned{p}, &results.Run{Suites: []results.Suite{past}}, n)
+	assert.Assert(t, ok)
+	hashed := make([]int64, n)
+	seen := 0
+	for _, task := range p.Tasks {
+		hashed[ShardOf(p.Suite.ID, task.ID, n)-1] += latency[task.ID]
+		shard := assign[taskKey{p.Suite.ID, task.ID}]
+		assert.Assert(t, shard >= 1 && shard <= n, "task %s in shard %d", task.ID, shard)
+		seen++
+	}
+	assert.Equal(t, seen, len(assign), "every task in exactly one shard")
+	b, h := ratio(planned), ratio(hashed)
+	t.Logf("slowest over mean shard: balanced %.3f, hashed %.3f", b, h)
+	assert.Check(t, b <= 1.10, "balanced %.3f", b)
+	assert.Check(t, b < h, "balanced %.3f, hashed %.3f", b, h)
 }
