@@ -1,0 +1,271 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/jsonvalue"
+)
+
+// Tools answers a trial's tool calls; a *fixtures.Session is one.
+type Tools interface {
+	Call(ctx context.Context, id, name string, args json.RawMessage) fixtures.Result
+}
+
+// Tool is one tool a trial serves.
+type Tool struct {
+	Served      string // the name on the wire, legal in MCP
+	Name        string // the suite's name, which the fixtures and the trace use
+	Description string
+	InputSchema json.RawMessage // nil: any object
+}
+
+// Trial is what one trial's endpoint serves.
+type Trial struct {
+	Tools  []Tool
+	Memory []json.RawMessage // each entry is the resource evalgate://memory/<index>
+	Answer Tools
+	// MaxDepth bounds how deeply a call's arguments nest; a deeper call is
+	// refused with a protocol error and never reaches Answer. 0: no bound.
+	MaxDepth int
+	// MaxRequestBytes bounds one HTTP request body; 0: the SDK's default.
+	MaxRequestBytes int64
+}
+
+// MemoryURI is the resource URI of memory seed entry i.
+func MemoryURI(i int) string { return "evalgate://memory/" + strconv.Itoa(i) }
+
+// Server is the one listener of a run, on 127.0.0.1 at a port the system
+// picks. It serves each open trial at a path of its own, 32 random bytes
+// in hex; any other path, a closed trial's included, is 404 with an empty
+// body, so one trial's address says nothing about another's.
+type Server struct {
+	ln   net.Listener
+	http *http.Server
+	base string // http://127.0.0.1:port/
+
+	mu     sync.Mutex
+	trials map[string]*Endpoint
+}
+
+// Listen starts a Server on a free loopback port.
+func Listen() (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("could not listen for MCP clients: %w", err)
+	}
+	s := &Server{ln: ln, base: "http://" + ln.Addr().String() + "/", trials: map[string]*Endpoint{}}
+	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go s.http.Serve(ln) //nolint:errcheck // ends with ErrServerClosed on Close
+	return s, nil
+}
+
+// Close stops listening, closes the trials still open and waits for their
+// calls to end.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	open := make([]*Endpoint, 0, len(s.trials))
+	for _, e := range s.trials {
+		open = append(open, e)
+	}
+	s.mu.Unlock()
+	for _, e := range open {
+		e.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return s.http.Shutdown(ctx)
+}
+
+// ServeHTTP routes a request to the trial its path names.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	token := strings.TrimPrefix(r.URL.Path, "/")
+	s.mu.Lock()
+	e := s.trials[token]
+	if e != nil {
+		e.calls.Add(1)
+	}
+	s.mu.Unlock()
+	if e == nil {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	defer e.calls.Done()
+	ctx, cancel := e.bound(r.Context())
+	defer cancel()
+	e.handler.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// Endpoint is one trial's MCP server.
+type Endpoint struct {
+	// URL is where the trial's MCP client connects (streamable HTTP).
+	URL string
+
+	s       *Server
+	token   string
+	handler http.Handler
+	ctx     context.Context // ends when the endpoint closes
+	cancel  context.CancelFunc
+	calls   sync.WaitGroup // HTTP requests in progress
+	next    atomic.Int64   // the number of the next call, for its trace id
+	once    sync.Once
+}
+
+// Open serves t until the endpoint is closed or ctx ends, whichever comes
+// first. Calls in progress when ctx ends see their context end.
+func (s *Server) Open(ctx context.Context, t Trial) (*Endpoint, error) {
+	token, err := newToken()
+	if err != nil {
+		return nil, err
+	}
+	e := &Endpoint{s: s, token: token, URL: s.base + token}
+	e.ctx, e.cancel = context.WithCancel(ctx)
+	srv := e.server(t)
+	e.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+		// Every call is one POST answered with one JSON body: no session
+		// to keep, no stream left open when the trial ends.
+		Stateless:           true,
+		JSONResponse:        true,
+		MaxRequestBodyBytes: t.MaxRequestBytes,
+	})
+	s.mu.Lock()
+	s.trials[token] = e
+	s.mu.Unlock()
+	context.AfterFunc(e.ctx, func() { e.Close() })
+	return e, nil
+}
+
+// Close stops serving the trial: its path is 404 from now on, calls in
+// progress see their context end, and Close returns once they have.
+func (e *Endpoint) Close() {
+	e.once.Do(func() {
+		e.s.mu.Lock()
+		delete(e.s.trials, e.token)
+		e.s.mu.Unlock()
+		e.cancel()
+	})
+	e.calls.Wait()
+}
+
+// bound is ctx, ended as well when the endpoint closes.
+func (e *Endpoint) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(e.ctx, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+func newToken() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("could not make an MCP address: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// server builds the trial's MCP server: its tools, its memory resources,
+// and a hook that hands calls of undeclared tools to the fixtures too, as
+// the other drivers do, so they are traced and found unfixtured.
+func (e *Endpoint) server(t Trial) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "evalgate", Version: "1"}, &mcp.ServerOptions{})
+	served := make(map[string]bool, len(t.Tools))
+	for _, tool := range t.Tools {
+		served[tool.Served] = true
+		srv.AddTool(&mcp.Tool{Name: tool.Served, Description: tool.Description, InputSchema: objectSchema(tool.InputSchema)},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return e.call(ctx, t, tool.Name, req.Params.Arguments)
+			})
+	}
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil && !served[r.Params.Name] {
+				return e.call(ctx, t, r.Params.Name, r.Params.Arguments)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	for i, m := range t.Memory {
+		uri := MemoryURI(i)
+		text := compact(m)
+		srv.AddResource(&mcp.Resource{URI: uri, Name: "memory-" + strconv.Itoa(i), Description: "memory seed entry " + strconv.Itoa(i), MIMEType: "application/json"},
+			func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: text}}}, nil
+			})
+	}
+	return srv
+}
+
+// errTooDeep refuses arguments nested deeper than the trial allows.
+var errTooDeep = errors.New("arguments nested too deeply")
+
+// call answers one tools/call from the fixtures under the suite's name.
+func (e *Endpoint) call(ctx context.Context, t Trial, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	if t.MaxDepth > 0 && jsonvalue.Depth(args) > t.MaxDepth {
+		return nil, fmt.Errorf("%w: deeper than %d levels", errTooDeep, t.MaxDepth)
+	}
+	// The SDK gives the handler a context of its own, not the request's:
+	// bound it here, so a delayed answer ends with the trial.
+	ctx, cancel := e.bound(ctx)
+	defer cancel()
+	id := "mcp-" + strconv.FormatInt(e.next.Add(1), 10)
+	return toolResult(t.Answer.Call(ctx, id, name, args)), nil
+}
+
+// toolResult renders a fixture answer: an object as structuredContent and
+// one text block of its JSON, a string as one text block, any other value
+// as one text block of its JSON; an error as isError with its message.
+func toolResult(r fixtures.Result) *mcp.CallToolResult {
+	content := bytes.TrimSpace(r.Content)
+	out := &mcp.CallToolResult{IsError: r.IsError}
+	var text string
+	switch {
+	case len(content) > 0 && content[0] == '"':
+		if err := json.Unmarshal(content, &text); err != nil {
+			text = string(content)
+		}
+	case len(content) > 0 && content[0] == '{' && !r.IsError:
+		text = compact(content)
+		out.StructuredContent = json.RawMessage(text)
+	case len(content) == 0:
+		text = "null"
+	default:
+		text = compact(content)
+	}
+	out.Content = []mcp.Content{&mcp.TextContent{Text: text}}
+	return out
+}
+
+// objectSchema is a tool's input schema as MCP requires it, an object
+// schema: a missing schema, or one for another type, is served as any
+// object (the fixtures match what is sent either way).
+func objectSchema(s json.RawMessage) json.RawMessage {
+	var head struct {
+		Type any `json:"type"`
+	}
+	if len(s) == 0 || json.Unmarshal(s, &head) != nil || head.Type != "object" {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return s
+}
+
+func compact(v json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, v); err != nil {
+		return string(v)
+	}
+	return b.String()
+}

@@ -1,0 +1,286 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/suites"
+)
+
+func testFixtures(tag string) *suites.Fixtures {
+	return &suites.Fixtures{
+		ToolResponses: []suites.ToolResponse{
+			{Tool: "crm:lookup", Args: json.RawMessage(`{"orderId":"A-17"}`), Response: json.RawMessage(`{"order":"A-17","owner":"` + tag + `"}`)},
+			{Tool: "crm:lookup", Error: "order not found"},
+			{Tool: "notes.read", Response: json.RawMessage(`"a note of ` + tag + `"`)},
+			{Tool: "slow", Response: json.RawMessage(`1`), DelayMs: 60_000},
+		},
+		MemorySeed: []json.RawMessage{json.RawMessage(`{"customer": "` + tag + `"}`)},
+	}
+}
+
+func testTrial(sess *fixtures.Session, f *suites.Fixtures) Trial {
+	return Trial{
+		Tools: []Tool{
+			{Served: "crm_lookup", Name: "crm:lookup", Description: "look an order up", InputSchema: json.RawMessage(`{"type":"object","properties":{"orderId":{"type":"string"}}}`)},
+			{Served: "notes.read", Name: "notes.read"},
+			{Served: "slow", Name: "slow"},
+		},
+		Memory:   f.MemorySeed,
+		Answer:   sess,
+		MaxDepth: 8,
+	}
+}
+
+func connect(t *testing.T, url string) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	assert.NilError(t, err)
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func text(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestEndpointServesTheFixtures(t *testing.T) {
+	srv, err := Listen()
+	assert.NilError(t, err)
+	defer srv.Close()
+	f := testFixtures("ann")
+	sess := fixtures.NewSession(f, fixtures.Options{})
+	e, err := srv.Open(t.Context(), testTrial(sess, f))
+	assert.NilError(t, err)
+	defer e.Close()
+	cs := connect(t, e.URL)
+
+	tools, err := cs.ListTools(t.Context(), nil)
+	assert.NilError(t, err)
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	assert.DeepEqual(t, names, []string{"crm_lookup", "notes.read", "slow"})
+
+	type testCase struct {
+		name       string
+		tool       string
+		args       any
+		wantText   string
+		wantError  bool
+		wantStruct bool
+	}
+	for _, tc := range []testCase{
+		{name: "matching args", tool: "crm_lookup", args: map[string]any{"orderId": "A-17"}, wantText: `{"order":"A-17","owner":"ann"}`, wantStruct: true},
+		{name: "other args get the error entry", tool: "crm_lookup", args: map[string]any{"orderId": "B-2"}, wantText: "order not found", wantError: true},
+		{name: "a string response", tool: "notes.read", wantText: "a note of ann"},
+		{name: "an undeclared tool", tool: "rm", args: map[string]any{}, wantText: `no fixture for tool "rm"`, wantError: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+			assert.NilError(t, err)
+			assert.Check(t, is.Equal(text(res), tc.wantText))
+			assert.Check(t, is.Equal(res.IsError, tc.wantError))
+			assert.Check(t, is.Equal(res.StructuredContent != nil, tc.wantStruct))
+		})
+	}
+
+	trace := sess.Trace()
+	var got []string
+	for _, c := range trace {
+		got = append(got, c.ID+" "+c.Name+" "+string(c.Args))
+	}
+	assert.DeepEqual(t, got, []string{
+		`mcp-1 crm:lookup {"orderId":"A-17"}`,
+		`mcp-2 crm:lookup {"orderId":"B-2"}`,
+		`mcp-3 notes.read {}`,
+		`mcp-4 rm {}`,
+	})
+	assert.Check(t, is.Len(sess.Findings(), 1))
+
+	res, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: MemoryURI(0)})
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(res.Contents, 1))
+	assert.Check(t, is.Equal(res.Contents[0].Text, `{"customer":"ann"}`))
+	assert.Check(t, is.Equal(res.Contents[0].MIMEType, "application/json"))
+	list, err := cs.ListResources(t.Context(), nil)
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(list.Resources, 1))
+}
+
+// TestTrialsAreIsolated runs trials at once, each calling through its own
+// URL, and checks each trace holds its own calls only and no other path
+// answers.
+func TestTrialsAreIsolated(t *testing.T) {
+	srv, err := Listen()
+	assert.NilError(t, err)
+	defer srv.Close()
+	const n = 8
+	sessions := make([]*fixtures.Session, n)
+	urls := make([]string, n)
+	for i := range n {
+		f := testFixtures(fmt.Sprint("owner", i))
+		sessions[i] = fixtures.NewSession(f, fixtures.Options{})
+		e, err := srv.Open(t.Context(), testTrial(sessions[i], f))
+		assert.NilError(t, err)
+		defer e.Close()
+		urls[i] = e.URL
+	}
+	var wg sync.WaitGroup
+	answers := make([]string, n)
+	for i := range n {
+		wg.Go(func() {
+			c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+			cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: urls[i], MaxRetries: -1}, nil)
+			if err != nil {
+				answers[i] = err.Error()
+				return
+			}
+			defer cs.Close()
+			for range 5 {
+				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "crm_lookup", Arguments: map[string]any{"orderId": "A-17"}})
+				if err != nil {
+					answers[i] = err.Error()
+					return
+				}
+				answers[i] = text(res)
+			}
+		})
+	}
+	wg.Wait()
+	for i := range n {
+		assert.Check(t, is.Equal(answers[i], fmt.Sprintf(`{"order":"A-17","owner":"owner%d"}`, i)))
+		assert.Check(t, is.Len(sessions[i].Trace(), 5))
+	}
+
+	base := urls[0][:strings.LastIndex(urls[0], "/")+1]
+	for _, path := range []string{"", "mcp", urls[0][len(base):len(base)+10], urls[0][len(base):] + "/x", strings.ToUpper(urls[0][len(base):])} {
+		status, body := post(t, base+path)
+		assert.Check(t, is.Equal(status, http.StatusNotFound), "path %q", path)
+		assert.Check(t, is.Equal(body, ""), "path %q", path)
+	}
+}
+
+// post sends a tools/list request and returns the status and body.
+func post(t *testing.T, url string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	assert.NilError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	assert.NilError(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestEndpointEndsWithTheTrial closes endpoints by Close and by the end of
+// the trial's context, with a call in progress: the call returns at once,
+// its trace entry is complete, and the path is 404 from then on.
+func TestEndpointEndsWithTheTrial(t *testing.T) {
+	type testCase struct {
+		name string
+		end  func(e *Endpoint, cancel context.CancelFunc)
+	}
+	run := func(t *testing.T, tc testCase) {
+		srv, err := Listen()
+		assert.NilError(t, err)
+		defer srv.Close()
+		f := testFixtures("ann")
+		sess := fixtures.NewSession(f, fixtures.Options{})
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		e, err := srv.Open(ctx, testTrial(sess, f))
+		assert.NilError(t, err)
+		cs := connect(t, e.URL)
+
+		done := make(chan *mcp.CallToolResult, 1)
+		go func() {
+			res, _ := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
+			done <- res
+		}()
+		for len(sess.Trace()) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		start := time.Now()
+		tc.end(e, cancel)
+		e.Close() // returns once the call has
+		assert.Check(t, time.Since(start) < 5*time.Second)
+		trace := sess.Trace()
+		assert.Assert(t, is.Len(trace, 1))
+		assert.Check(t, trace[0].IsError, "the interrupted call is an error: %s", trace[0].Result)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the call in progress did not end")
+		}
+		status, body := post(t, e.URL)
+		assert.Check(t, is.Equal(status, http.StatusNotFound))
+		assert.Check(t, is.Equal(body, ""))
+	}
+	for _, tc := range []testCase{
+		{name: "close", end: func(e *Endpoint, _ context.CancelFunc) { e.Close() }},
+		{name: "the trial's context ends", end: func(_ *Endpoint, cancel context.CancelFunc) { cancel() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestDeepArgumentsAreRefused(t *testing.T) {
+	srv, err := Listen()
+	assert.NilError(t, err)
+	defer srv.Close()
+	f := testFixtures("ann")
+	sess := fixtures.NewSession(f, fixtures.Options{})
+	e, err := srv.Open(t.Context(), testTrial(sess, f))
+	assert.NilError(t, err)
+	defer e.Close()
+	cs := connect(t, e.URL)
+	var deep any = "x"
+	for range 10 {
+		deep = map[string]any{"a": deep}
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "crm_lookup", Arguments: deep})
+	assert.Check(t, err != nil || res.IsError, "a call nested 10 levels under a bound of 8 is refused")
+	assert.Check(t, is.Len(sess.Trace(), 0))
+}
+
+func TestToolResult(t *testing.T) {
+	for _, tc := range []struct {
+		in         fixtures.Result
+		wantText   string
+		wantStruct bool
+	}{
+		{in: fixtures.Result{Content: json.RawMessage(`{ "a": 1 }`)}, wantText: `{"a":1}`, wantStruct: true},
+		{in: fixtures.Result{Content: json.RawMessage(`"hi"`)}, wantText: "hi"},
+		{in: fixtures.Result{Content: json.RawMessage(`[1, 2]`)}, wantText: "[1,2]"},
+		{in: fixtures.Result{Content: json.RawMessage(`null`)}, wantText: "null"},
+		{in: fixtures.Result{Content: json.RawMessage(`"boom"`), IsError: true}, wantText: "boom"},
+	} {
+		got := toolResult(tc.in)
+		assert.Check(t, is.Equal(text(got), tc.wantText))
+		assert.Check(t, is.Equal(got.IsError, tc.in.IsError))
+		assert.Check(t, is.Equal(got.StructuredContent != nil, tc.wantStruct), "%s", tc.in.Content)
+	}
+}
