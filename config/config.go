@@ -73,6 +73,9 @@ type Agent struct {
 	// Health is a command run once before the tasks, with the agent's
 	// environment and folder; it must exit 0 (DESIGN §12).
 	Health []string
+	// MCP serves each trial's tools over the Model Context Protocol to an
+	// exec or plain agent (DESIGN §13).
+	MCP bool
 }
 
 // OpenAI configures an OpenAI-compatible chat completions endpoint, for an
@@ -397,6 +400,14 @@ func (p *parser) str(n *yaml.Node, where string, dst *string) {
 	*dst = n.Value
 }
 
+func (p *parser) boolean(n *yaml.Node, where string, dst *bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+		p.errorf(n, "%s: expected true or false", where)
+		return
+	}
+	*dst = n.Value == "true" || n.Value == "True" || n.Value == "TRUE"
+}
+
 func (p *parser) strs(n *yaml.Node, where string, dst *[]string) {
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -529,6 +540,7 @@ func (p *parser) agent(n *yaml.Node, a *Agent) {
 		"dir":        func(v *yaml.Node) { p.str(v, "agent.dir", &a.Dir) },
 		"version":    func(v *yaml.Node) { p.str(v, "agent.version", &a.Version) },
 		"health":     func(v *yaml.Node) { p.command(v, "agent.health", &a.Health) },
+		"mcp":        func(v *yaml.Node) { p.boolean(v, "agent.mcp", &a.MCP) },
 		"env": func(v *yaml.Node) {
 			if v.Kind != yaml.MappingNode {
 				p.errorf(v, "agent.env: expected a mapping of names to values")
@@ -553,6 +565,9 @@ func (p *parser) agent(n *yaml.Node, a *Agent) {
 	}
 	if set > 1 {
 		p.errorf(n, "agent: set only one of \"exec\", \"plain\", \"openai\"")
+	}
+	if a.MCP && a.OpenAI != nil {
+		p.errorf(n, "agent.mcp: applies to exec and plain agents; an openai agent's tools are answered by evalgate's own loop")
 	}
 	switch a.ModelClass {
 	case "", "reasoning", "writing", "coding", "research", "classification", "general":

@@ -19,6 +19,7 @@ suites: [evals/, more/suite.json]
 agent:
   exec: [python3, agent.py]
   modelClass: general
+  mcp: true
   env: {MODE: test, KEY: "${HOME}"}
   version: 1.4.0
   health: ./agent.py --health
@@ -51,6 +52,7 @@ trust:
 			Dir:        dir,
 			Version:    "1.4.0",
 			Health:     []string{"/bin/sh", "-c", "./agent.py --health"},
+			MCP:        true,
 		},
 		Judge:       Judge{Exec: []string{"/bin/sh", "-c", "./judge.sh --strict"}, Samples: 3, Concurrency: 2},
 		Concurrency: 4,
@@ -103,6 +105,16 @@ func TestParseErrors(t *testing.T) {
 				`evalgate.yaml:4:3: agent: set only one of "exec", "plain", "openai"`,
 				`evalgate.yaml:4:3: agent.modelClass: expected one of "reasoning", "writing", "coding", "research", "classification", "general", got "huge"`,
 			},
+		},
+		{
+			name: "mcp is a boolean for exec and plain agents",
+			src:  "agent:\n  openai: {baseURL: http://x, model: m}\n  mcp: true\n",
+			want: []string{`evalgate.yaml:2:3: agent.mcp: applies to exec and plain agents; an openai agent's tools are answered by evalgate's own loop`},
+		},
+		{
+			name: "mcp is true or false",
+			src:  "agent:\n  exec: [a]\n  mcp: yes\n",
+			want: []string{`evalgate.yaml:3:8: agent.mcp: expected true or false`},
 		},
 		{
 			name: "openai needs baseURL and model",

@@ -174,7 +174,7 @@ func TestTrialsAreIsolated(t *testing.T) {
 	}
 
 	base := urls[0][:strings.LastIndex(urls[0], "/")+1]
-	for _, path := range []string{"", "mcp", urls[0][len(base):len(base)+10], urls[0][len(base):] + "/x", strings.ToUpper(urls[0][len(base):])} {
+	for _, path := range []string{"", "mcp", urls[0][len(base) : len(base)+10], urls[0][len(base):] + "/x", strings.ToUpper(urls[0][len(base):])} {
 		status, body := post(t, base+path)
 		assert.Check(t, is.Equal(status, http.StatusNotFound), "path %q", path)
 		assert.Check(t, is.Equal(body, ""), "path %q", path)
