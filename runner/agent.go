@@ -39,6 +39,9 @@ type Request struct {
 	Tools   []suites.Tool     // the suite's declared tools
 	// Timeout is the trial's budget; ctx carries the same deadline.
 	Timeout time.Duration
+	// Env holds NAME=value pairs added to the agent's environment for
+	// this trial only (MCP's EVALGATE_MCP_URL).
+	Env []string
 }
 
 // Usage is the model usage an agent reports; lines add up.

@@ -65,6 +65,9 @@ func testAgent(behaviour string) int {
 	}
 	final := func(v any) { send(map[string]any{"type": "final", "output": v}) }
 
+	if strings.HasPrefix(behaviour, "mcp-") {
+		return mcpTestAgent(behaviour, in)
+	}
 	switch behaviour {
 	case "sleep": // a grandchild
 		time.Sleep(time.Hour)
@@ -94,6 +97,10 @@ func testAgent(behaviour string) int {
 			var r map[string]any
 			json.Unmarshal([]byte(line), &r)
 			results = append(results, r)
+		}
+		if input["quiet"] == true {
+			final("done")
+			break
 		}
 		final(results)
 	case "usage":

@@ -35,16 +35,18 @@ func notStarted(ctx context.Context, req *Request, err error) *Outcome {
 }
 
 // trialEnv is the child environment of one trial: env (or, when env is nil,
-// the scrubbed environment of this process) plus the EVALGATE_* variables.
+// the scrubbed environment of this process) plus the EVALGATE_* variables
+// and the request's own.
 func trialEnv(env []string, req *Request) []string {
 	if env == nil {
 		env = process.ScrubEnv(os.Environ(), nil, nil)
 	}
-	out := make([]string, 0, len(env)+3)
+	out := make([]string, 0, len(env)+3+len(req.Env))
 	out = append(out, env...)
-	return append(out,
+	out = append(out,
 		"EVALGATE_SUITE_ID="+req.SuiteID,
 		"EVALGATE_TASK_ID="+req.TaskID,
 		"EVALGATE_TRIAL="+strconv.Itoa(req.Trial),
 	)
+	return append(out, req.Env...)
 }

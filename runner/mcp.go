@@ -1,0 +1,145 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/evalgate/evalgate/internal/mcpserver"
+	"github.com/evalgate/evalgate/suites"
+)
+
+// Variables an MCP agent finds in its environment.
+const (
+	EnvMCPURL    = "EVALGATE_MCP_URL"    // the trial's streamable HTTP endpoint
+	EnvMCPConfig = "EVALGATE_MCP_CONFIG" // a file in the common mcpServers shape naming it
+)
+
+// mcpToolName is what MCP accepts as a tool name as it is.
+var mcpToolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// MCP serves each trial's tools and memory over the Model Context Protocol
+// to the exec or plain agent it wraps (DESIGN §13). Every trial gets an
+// endpoint of its own on one loopback listener, answered by the trial's
+// Tools exactly as tool_call lines are, and closed when the trial ends;
+// the agent finds it in EVALGATE_MCP_URL and EVALGATE_MCP_CONFIG. The
+// listener starts with the first trial; Close stops it.
+type MCP struct {
+	Agent Agent
+
+	once  sync.Once
+	srv   *mcpserver.Server
+	dir   string // holds the trials' EVALGATE_MCP_CONFIG files
+	err   error
+	tools sync.Map // &tools[0] -> []mcpserver.Tool
+	n     atomic.Int64
+}
+
+var _ Agent = (*MCP)(nil)
+
+// Run runs one trial of the wrapped agent with its MCP endpoint open.
+func (m *MCP) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
+	m.once.Do(m.start)
+	if m.err != nil {
+		return &Outcome{Fatal: m.err}
+	}
+	e, err := m.srv.Open(ctx, mcpserver.Trial{
+		Tools:           m.served(req.Tools),
+		Memory:          req.Memory,
+		Answer:          tools,
+		MaxDepth:        MaxDepth,
+		MaxRequestBytes: DefaultMaxLineBytes,
+	})
+	if err != nil {
+		return &Outcome{Fatal: err}
+	}
+	defer e.Close()
+	cfg := filepath.Join(m.dir, "trial-"+strconv.FormatInt(m.n.Add(1), 10)+".json")
+	if err := writeMCPConfig(cfg, e.URL); err != nil {
+		return &Outcome{Fatal: err}
+	}
+	defer os.Remove(cfg)
+	r := *req
+	r.Env = append(slices.Clip(req.Env), EnvMCPURL+"="+e.URL, EnvMCPConfig+"="+cfg)
+	return m.Agent.Run(ctx, &r, tools)
+}
+
+func (m *MCP) start() {
+	m.dir, m.err = os.MkdirTemp("", "evalgate-mcp-")
+	if m.err != nil {
+		m.err = fmt.Errorf("could not make a folder for MCP configs: %w", m.err)
+		return
+	}
+	m.srv, m.err = mcpserver.Listen()
+}
+
+// Close stops the listener and removes the config files.
+func (m *MCP) Close() error {
+	var err error
+	if m.srv != nil {
+		err = m.srv.Close()
+	}
+	if m.dir != "" {
+		err = errors.Join(err, os.RemoveAll(m.dir))
+	}
+	return err
+}
+
+// writeMCPConfig writes the file of EVALGATE_MCP_CONFIG, readable by its
+// owner only: the URL is the trial's only key.
+func writeMCPConfig(path, url string) error {
+	type server struct {
+		Type string `json:"type"`
+		URL  string `json:"url"`
+	}
+	b, _ := json.Marshal(map[string]map[string]server{"mcpServers": {"evalgate": {Type: "http", URL: url}}}) // always encodes
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return fmt.Errorf("could not write the trial's MCP config: %w", err)
+	}
+	return nil
+}
+
+// served is a suite's tools as MCP serves them, from the cache when the
+// same list was seen before: a name MCP accepts is kept, any other is
+// mapped as FunctionNames maps it, and the trace keeps the suite's name.
+func (m *MCP) served(tools []suites.Tool) []mcpserver.Tool {
+	if len(tools) == 0 {
+		return nil
+	}
+	key := &tools[0]
+	if ts, ok := m.tools.Load(key); ok {
+		return ts.([]mcpserver.Tool)
+	}
+	ts := MCPTools(tools)
+	m.tools.Store(key, ts)
+	return ts
+}
+
+// MCPTools maps a suite's tools to the tools an MCP server offers. A name
+// matching ^[A-Za-z0-9_.-]{1,128}$ is served as it is; any other is served
+// under its FunctionNames name, which matches a stricter pattern and so
+// never takes the name of another tool.
+func MCPTools(tools []suites.Tool) []mcpserver.Tool {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	fn := FunctionNames(names)
+	out := make([]mcpserver.Tool, len(tools))
+	for i, t := range tools {
+		served := t.Name
+		if !mcpToolName.MatchString(served) {
+			served = fn[t.Name]
+		}
+		out[i] = mcpserver.Tool{Served: served, Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+	}
+	return out
+}
