@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Bridge carries MCP messages between a client speaking over in and out
 // (newline-delimited JSON-RPC, the stdio transport) and the streamable
-// HTTP server at url, until in ends, the server goes away or ctx ends.
+// HTTP server at url, until in ends (and the answers to the requests read
+// so far are written), the server goes away or ctx ends.
 // It reads no message itself: each goes through as the client sent it.
 func Bridge(ctx context.Context, url string, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
@@ -33,24 +37,70 @@ func Bridge(ctx context.Context, url string, in io.Reader, out io.Writer) error 
 	}
 	defer remote.Close()
 
-	errs := make(chan error, 2)
-	pump := func(from, to mcp.Connection) {
+	// When in ends, the answers still owed to the client are carried
+	// before the bridge returns.
+	var (
+		mu      sync.Mutex
+		pending int
+		inDone  bool
+		done    = make(chan error, 1)
+	)
+	finish := func(err error) {
+		select {
+		case done <- err:
+		default: // the first reason is the one returned
+		}
+	}
+	settle := func() {
+		if inDone && pending == 0 {
+			finish(nil)
+		}
+	}
+	go func() {
 		for {
-			msg, err := from.Read(ctx)
+			msg, err := local.Read(ctx)
 			if err != nil {
-				errs <- err
+				mu.Lock()
+				inDone = true
+				settle()
+				mu.Unlock()
+				if !errors.Is(err, io.EOF) {
+					finish(err)
+				}
 				return
 			}
-			if err := to.Write(ctx, msg); err != nil {
-				errs <- err
+			if r, ok := msg.(*jsonrpc.Request); ok && r.ID.IsValid() {
+				mu.Lock()
+				pending++
+				mu.Unlock()
+			}
+			if err := remote.Write(ctx, msg); err != nil {
+				finish(err)
 				return
 			}
 		}
-	}
-	go pump(local, remote)
-	go pump(remote, local)
-	err = <-errs
-	if errors.Is(err, io.EOF) || ctx.Err() != nil {
+	}()
+	go func() {
+		for {
+			msg, err := remote.Read(ctx)
+			if err != nil {
+				finish(err)
+				return
+			}
+			if err := local.Write(ctx, msg); err != nil {
+				finish(err)
+				return
+			}
+			if _, ok := msg.(*jsonrpc.Response); ok {
+				mu.Lock()
+				pending--
+				settle()
+				mu.Unlock()
+			}
+		}
+	}()
+	err = <-done
+	if ctx.Err() != nil {
 		return nil
 	}
 	return err

@@ -284,3 +284,60 @@ func TestToolResult(t *testing.T) {
 		assert.Check(t, is.Equal(got.StructuredContent != nil, tc.wantStruct), "%s", tc.in.Content)
 	}
 }
+
+// TestBridge drives an endpoint through Bridge with the SDK's client over
+// stdio, and with raw lines whose stdin ends before the answers come.
+func TestBridge(t *testing.T) {
+	srv, err := Listen()
+	assert.NilError(t, err)
+	defer srv.Close()
+	f := testFixtures("ann")
+	sess := fixtures.NewSession(f, fixtures.Options{})
+	e, err := srv.Open(t.Context(), testTrial(sess, f))
+	assert.NilError(t, err)
+	defer e.Close()
+
+	t.Run("sdk client", func(t *testing.T) {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		bridged := make(chan error, 1)
+		go func() { bridged <- Bridge(t.Context(), e.URL, inR, outW); outW.Close() }()
+		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		cs, err := c.Connect(t.Context(), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+		assert.NilError(t, err)
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "crm_lookup", Arguments: map[string]any{"orderId": "A-17"}})
+		assert.NilError(t, err)
+		assert.Check(t, is.Equal(text(res), `{"order":"A-17","owner":"ann"}`))
+		mem, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: MemoryURI(0)})
+		assert.NilError(t, err)
+		assert.Check(t, is.Equal(mem.Contents[0].Text, `{"customer":"ann"}`))
+		cs.Close()
+		select {
+		case err := <-bridged:
+			assert.NilError(t, err)
+		case <-time.After(5 * time.Second):
+			t.Fatal("the bridge did not end with its stdin")
+		}
+	})
+
+	t.Run("stdin ends before the answers", func(t *testing.T) {
+		in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n" +
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"notes.read","arguments":{}}}` + "\n")
+		var out strings.Builder
+		assert.NilError(t, Bridge(t.Context(), e.URL, in, &out))
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		assert.Assert(t, is.Len(lines, 2), out.String())
+		assert.Check(t, is.Contains(out.String(), `"a note of ann"`))
+	})
+
+	t.Run("a closed trial", func(t *testing.T) {
+		e2, err := srv.Open(t.Context(), testTrial(sess, f))
+		assert.NilError(t, err)
+		e2.Close()
+		in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n")
+		var out strings.Builder
+		err = Bridge(t.Context(), e2.URL, in, &out)
+		assert.Check(t, err != nil, "a bridge to a closed trial fails")
+		assert.Check(t, is.Equal(out.String(), ""))
+	})
+}
