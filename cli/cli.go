@@ -80,6 +80,7 @@ func verbs() []verb {
 		{"diff", "compare two results: verdict, score movement, newly failing and fixed tasks", diffCmd},
 		{"export", "export a suite: --openwop strips evalgate's extensions and lists what was lost", exportCmd},
 		{"init", "scaffold evalgate.yaml, a starter suite and agent, and a GitHub workflow", initCmd},
+		{"mcp", "bridge a stdio MCP client to its trial's tools: \"mcp stdio\", launched by the agent's MCP config", mcpCmd},
 		{"merge", "merge shard results into one run, write its outputs and gate on it", mergeCmd},
 		{"publish", "in GitHub Actions, publish a finished run: job summary, annotations, outputs, the PR comment", publishCmd},
 		{"report", "render a results.json again: --format md|junit|sarif|badge|html", reportCmd},

@@ -105,6 +105,19 @@ var commandDocs = map[string]commandDoc{
 			{"Write a copy of a suite without evalgate's extensions, for other openwop hosts", "evalgate export evals/support.yaml --openwop > support.openwop.json"},
 		},
 	},
+	"mcp": {
+		about: "During a run with agent.mcp: true, each trial's agent finds its MCP server in " +
+			"EVALGATE_MCP_URL (streamable HTTP). \"mcp stdio\" serves the same tools to a client " +
+			"that only launches stdio servers: it carries messages between its stdin and stdout " +
+			"and the URL it inherits, until stdin ends. Configure it as " +
+			"{\"command\": \"evalgate\", \"args\": [\"mcp\", \"stdio\"]}.",
+		exits: []string{"0  stdin ended",
+			"2  bad invocation, or EVALGATE_MCP_URL is not set",
+			"3  the trial's MCP server could not be reached"},
+		examples: []commandExample{
+			{"What an agent's stdio MCP client launches (inside a run, it inherits EVALGATE_MCP_URL)", "evalgate mcp stdio"},
+		},
+	},
 	"diff": {
 		about: "BASE and HEAD are anything a baseline may be: a results.json, the folder " +
 			"holding one, a promoted baseline, openwop summaries or git:<ref>:<path>. It " +

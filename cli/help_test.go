@@ -80,6 +80,9 @@ func TestHelpExamplesAreTrue(t *testing.T) {
 	// Commands that only work in GitHub Actions run there (comment: never).
 	envs := map[string]func(dir string) map[string]string{
 		"publish": func(dir string) map[string]string { return actionsEnv(dir, "") },
+		// Outside a trial nothing listens there; with stdin at its end the
+		// bridge has nothing to carry.
+		"mcp": func(string) map[string]string { return map[string]string{"EVALGATE_MCP_URL": "http://127.0.0.1:9/"} },
 	}
 	// What the examples of a command leave behind.
 	wantFiles := map[string][]string{

@@ -117,13 +117,19 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 func (c *Command) newAgent(cfg *config.Config, f *runFlags) (runner.Agent, error) {
 	a := cfg.Agent
 	env := process.ScrubEnv(os.Environ(), judgeKeys(cfg), a.Env)
+	withMCP := func(agent runner.Agent) runner.Agent {
+		if a.MCP {
+			return &runner.MCP{Agent: agent}
+		}
+		return agent
+	}
 	switch {
 	case f.agentCmd != "":
-		return &runner.Exec{Command: []string{"/bin/sh", "-c", f.agentCmd}, Env: env}, nil
+		return withMCP(&runner.Exec{Command: []string{"/bin/sh", "-c", f.agentCmd}, Env: env}), nil
 	case len(a.Exec) > 0:
-		return &runner.Exec{Command: a.Exec, Dir: a.Dir, Env: env}, nil
+		return withMCP(&runner.Exec{Command: a.Exec, Dir: a.Dir, Env: env}), nil
 	case len(a.Plain) > 0:
-		return &runner.Plain{Command: a.Plain, Dir: a.Dir, Env: env}, nil
+		return withMCP(&runner.Plain{Command: a.Plain, Dir: a.Dir, Env: env}), nil
 	case a.OpenAI != nil:
 		return c.newOpenAIAgent(cfg, firstPositive(f.concurrency, cfg.Concurrency))
 	}
@@ -152,6 +158,9 @@ func (j *job) execute(ctx context.Context) error {
 	// trials are over.
 	release := process.Contain()
 	defer release()
+	if m, ok := j.agent.(*runner.MCP); ok {
+		defer m.Close()
+	}
 	var guard *action.Guard
 	if j.c.inActions() {
 		guard = action.GuardRunnerFiles(j.c.Getenv)
