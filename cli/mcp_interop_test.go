@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/results"
+)
+
+// mcpExample is the example MCP agent, written against the official MCP
+// TypeScript SDK that its install.sh installs.
+const mcpExample = "../examples/mcp-agent"
+
+// TestMCPInteropWithTheTypeScriptSDK runs the example MCP agent, an
+// independent MCP client, over streamable HTTP and over `evalgate mcp
+// stdio`: it lists the tools, calls a fixtured tool with matching and
+// non-matching arguments, gets the injected error and reads the memory
+// resource. Each run's trace, checks and findings equal those of the same
+// calls made over evalgate/1. Without the SDK installed the test skips,
+// unless EVALGATE_REQUIRE_MCP_SDK=1 (CI installs it) makes that a failure.
+func TestMCPInteropWithTheTypeScriptSDK(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(mcpExample, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		if os.Getenv("EVALGATE_REQUIRE_MCP_SDK") == "1" {
+			t.Fatalf("the MCP TypeScript SDK is not installed (run %s/install.sh): %v", mcpExample, err)
+		}
+		t.Skipf("the MCP TypeScript SDK is not installed; run %s/install.sh", mcpExample)
+	}
+	example, err := filepath.Abs(mcpExample)
+	assert.NilError(t, err)
+	twin, err := filepath.Abs(filepath.Join(testdata, "mcp", "evalgate1.mjs"))
+	assert.NilError(t, err)
+
+	type trial struct {
+		res   results.Trial
+		trace []fixtures.Call
+	}
+	run := func(t *testing.T, agent string) trial {
+		t.Helper()
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"evalgate.yaml": "suites: [" + filepath.Join(example, "evals") + "]\n" + agent})
+		r := runCLI(t, dir, nil, "run", "--transcripts")
+		assert.Assert(t, r.code == ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		run := regrReadRun(t, filepath.Join(dir, "evalgate-out"))
+		files, err := filepath.Glob(filepath.Join(dir, "evalgate-out", "transcripts", "*", "*.json"))
+		assert.NilError(t, err)
+		assert.Assert(t, is.Len(files, 1))
+		var tx struct {
+			ToolCalls []fixtures.Call `json:"toolCalls"`
+		}
+		assert.NilError(t, json.Unmarshal([]byte(regrReadFile(t, files[0])), &tx))
+		return trial{res: run.Suites[0].Tasks[0].Trials[0], trace: tx.ToolCalls}
+	}
+	want := run(t, "agent:\n  exec: [node, "+twin+"]\n")
+	assert.Assert(t, want.res.Passed)
+	assert.Assert(t, is.Len(want.trace, 2))
+
+	same := cmp.Options{
+		cmpopts.IgnoreFields(fixtures.Call{}, "ID", "StartMs", "DurationMs"),
+		cmpopts.IgnoreFields(results.Trial{}, "LatencyMs"),
+		cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) }),
+	}
+	stdioEnv := "  env:\n    EVALGATE_BIN: " + os.Args[0] + "\n    " + asEvalgate + ": '1'\n"
+	for _, tc := range []struct{ name, agent string }{
+		{name: "streamable HTTP", agent: "agent:\n  plain: [node, " + filepath.Join(example, "agent.mjs") + "]\n  mcp: true\n"},
+		{name: "evalgate mcp stdio", agent: "agent:\n  plain: [node, " + filepath.Join(example, "agent.mjs") + ", --stdio]\n  mcp: true\n" + stdioEnv},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := run(t, tc.agent)
+			assert.Check(t, is.DeepEqual(got.res, want.res, same...))
+			assert.Check(t, is.DeepEqual(got.trace, want.trace, same...))
+			assert.Check(t, strings.HasPrefix(got.trace[0].ID, "mcp-"), "the call came over MCP: %s", got.trace[0].ID)
+		})
+	}
+}
