@@ -79,3 +79,11 @@ func TestRun(t *testing.T) {
 	Run("off")
 	assert.Equal(t, debug.SetGCPercent(100), 100, "GOGC when the environment sets it")
 }
+
+func TestMCP(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(RunGCPercent))
+	MCP("")
+	assert.Equal(t, debug.SetGCPercent(RunGCPercent), MCPGCPercent, "GOGC with none set")
+	MCP("50")
+	assert.Equal(t, debug.SetGCPercent(RunGCPercent), RunGCPercent, "GOGC when the environment sets it")
+}
