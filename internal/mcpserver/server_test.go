@@ -63,15 +63,23 @@ func text(r *mcp.CallToolResult) string {
 	return b.String()
 }
 
-func TestEndpointServesTheFixtures(t *testing.T) {
+// openTrial starts a server and opens a trial on it with the fixtures of
+// testFixtures("ann"); both close when the test ends.
+func openTrial(t *testing.T) (*Server, *Endpoint, *fixtures.Session) {
+	t.Helper()
 	srv, err := Listen()
 	assert.NilError(t, err)
-	defer srv.Close()
+	t.Cleanup(func() { srv.Close() })
 	f := testFixtures("ann")
 	sess := fixtures.NewSession(f, fixtures.Options{})
 	e, err := srv.Open(t.Context(), testTrial(sess, f))
 	assert.NilError(t, err)
-	defer e.Close()
+	t.Cleanup(e.Close)
+	return srv, e, sess
+}
+
+func TestEndpointServesTheFixtures(t *testing.T) {
+	_, e, sess := openTrial(t)
 	cs := connect(t, e.URL)
 
 	tools, err := cs.ListTools(t.Context(), nil)
@@ -248,14 +256,7 @@ func TestEndpointEndsWithTheTrial(t *testing.T) {
 }
 
 func TestDeepArgumentsAreRefused(t *testing.T) {
-	srv, err := Listen()
-	assert.NilError(t, err)
-	defer srv.Close()
-	f := testFixtures("ann")
-	sess := fixtures.NewSession(f, fixtures.Options{})
-	e, err := srv.Open(t.Context(), testTrial(sess, f))
-	assert.NilError(t, err)
-	defer e.Close()
+	_, e, sess := openTrial(t)
 	cs := connect(t, e.URL)
 	var deep any = "x"
 	for range 10 {
@@ -288,14 +289,8 @@ func TestToolResult(t *testing.T) {
 // TestBridge drives an endpoint through Bridge with the SDK's client over
 // stdio, and with raw lines whose stdin ends before the answers come.
 func TestBridge(t *testing.T) {
-	srv, err := Listen()
-	assert.NilError(t, err)
-	defer srv.Close()
+	srv, e, sess := openTrial(t)
 	f := testFixtures("ann")
-	sess := fixtures.NewSession(f, fixtures.Options{})
-	e, err := srv.Open(t.Context(), testTrial(sess, f))
-	assert.NilError(t, err)
-	defer e.Close()
 
 	t.Run("sdk client", func(t *testing.T) {
 		inR, inW := io.Pipe()
