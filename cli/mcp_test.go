@@ -33,12 +33,15 @@ func TestRunMCPAgent(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"evals/mcp.yaml": mcpSuite,
-		// A stdio MCP client in two lines: one tools/call, its answer is
-		// the agent's output.
+		// A stdio MCP client in a few lines: initialize, one tools/call;
+		// the call's answer is the agent's output.
 		"agent.sh": `#!/bin/sh
 read order
-printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"crm_lookup","arguments":{"orderId":"%s"}}}\n' "$order" |
-  "$EVALGATE_BIN" mcp stdio
+{
+  echo '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}'
+  echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"crm_lookup","arguments":{"orderId":"%s"}}}\n' "$order"
+} | "$EVALGATE_BIN" mcp stdio | tail -n 1
 `,
 		"evalgate.yaml": "suites: [evals/]\nagent:\n  plain: [./agent.sh]\n  mcp: true\n  env:\n    EVALGATE_BIN: " + os.Args[0] + "\n    " + asEvalgate + ": '1'\n",
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -316,12 +317,14 @@ func TestBridge(t *testing.T) {
 	})
 
 	t.Run("stdin ends before the answers", func(t *testing.T) {
-		in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n" +
+		in := strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+			`{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n" +
 			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"notes.read","arguments":{}}}` + "\n")
 		var out strings.Builder
 		assert.NilError(t, Bridge(t.Context(), e.URL, in, &out))
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-		assert.Assert(t, is.Len(lines, 2), out.String())
+		assert.Assert(t, is.Len(lines, 3), out.String())
 		assert.Check(t, is.Contains(out.String(), `"a note of ann"`))
 	})
 
@@ -335,4 +338,38 @@ func TestBridge(t *testing.T) {
 		assert.Check(t, err != nil, "a bridge to a closed trial fails")
 		assert.Check(t, is.Equal(out.String(), ""))
 	})
+}
+
+// TestNoGoroutineLeak ends trials whose clients are still connected, with
+// their standalone streams open: once the server closes, nothing of the
+// trials runs on.
+func TestNoGoroutineLeak(t *testing.T) {
+	before := runtime.NumGoroutine()
+	srv, err := Listen()
+	assert.NilError(t, err)
+	var clients []*mcp.ClientSession
+	for range 3 {
+		f := testFixtures("ann")
+		e, err := srv.Open(t.Context(), testTrial(fixtures.NewSession(f, fixtures.Options{}), f))
+		assert.NilError(t, err)
+		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: e.URL, MaxRetries: -1}, nil)
+		assert.NilError(t, err)
+		_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "notes.read", Arguments: map[string]any{}})
+		assert.NilError(t, err)
+		clients = append(clients, cs)
+		e.Close()
+	}
+	assert.NilError(t, srv.Close())
+	for _, cs := range clients {
+		cs.Close()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines before, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	}
 }
