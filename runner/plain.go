@@ -31,7 +31,8 @@ type Plain struct {
 	// Env is the child's whole environment, scrubbed by the caller of
 	// evalgate's credentials; nil means the scrubbed environment of this
 	// process.
-	// EVALGATE_SUITE_ID, EVALGATE_TASK_ID and EVALGATE_TRIAL are added.
+	// EVALGATE_SUITE_ID, EVALGATE_TASK_ID, EVALGATE_TRIAL and the
+	// request's Env are added.
 	Env []string
 
 	MaxOutputBytes int64 // stdout; DefaultMaxOutputBytes when 0
