@@ -6,6 +6,7 @@
 #
 #   bench/mcp.sh                 N = 1000, 3 runs each
 #   bench/mcp.sh -n 200 -runs 1  a smoke test
+#   bench/mcp.sh -calls 10       each task makes its call 10 times
 #
 # Prints the wall time of each protocol, their ratio (MCP ÷ evalgate/1), and
 # the tool call's round trip as the agent measures it (p50, p95).
@@ -15,12 +16,14 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${WORK:-/tmp/evalgate-bench-mcp}
 N=1000
 RUNS=3
+CALLS=1
 while [[ $# -gt 0 ]]; do
   case $1 in
     -n) N=$2; shift ;;
     -runs) RUNS=$2; shift ;;
+    -calls) CALLS=$2; shift ;;
     --work) WORK=$2; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "mcp.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -42,8 +45,8 @@ awk -v n="$N" 'BEGIN {
     printf "    fixtures: {toolResponses: [{tool: calc.add, args: {a: %d, b: %d}, response: {sum: %d}}]}\n", a, b, a + b
   }
 }' >"$WORK/evals/add.yaml"
-printf 'suites: [evals/]\nagent:\n  exec: [%s]\n' "$WORK/bin/mcpagent" >"$WORK/evalgate1.yaml"
-printf 'suites: [evals/]\nagent:\n  exec: [%s, -mcp]\n  mcp: true\n' "$WORK/bin/mcpagent" >"$WORK/mcp.yaml"
+printf 'suites: [evals/]\nagent:\n  exec: [%s, -calls, "%d"]\n' "$WORK/bin/mcpagent" "$CALLS" >"$WORK/evalgate1.yaml"
+printf 'suites: [evals/]\nagent:\n  exec: [%s, -mcp, -calls, "%d"]\n  mcp: true\n' "$WORK/bin/mcpagent" "$CALLS" >"$WORK/mcp.yaml"
 
 declare -A walls
 run() { # protocol config
@@ -66,7 +69,7 @@ for ((r = 1; r <= RUNS; r++)); do
 done
 w1=$(echo "${walls[evalgate1]}" | median)
 wm=$(echo "${walls[mcp]}" | median)
-echo "N=$N, medians of $RUNS alternating runs, load average before: $LOAD_BEFORE"
+echo "N=$N, $CALLS call(s) a task, medians of $RUNS alternating runs, load average before: $LOAD_BEFORE"
 echo
 echo "| protocol | N | wall s | tool round trip p50 µs | p95 µs |"
 echo "|---|---|---|---|---|"

@@ -1,10 +1,11 @@
 // Command mcpagent is the agent of the MCP workload (bench/mcp.sh): an
 // evalgate/1 agent that answers each task {"a":A,"b":B} with the sum the
-// tool calc.add returns. It makes that one call as a tool_call line or,
-// with -mcp, over MCP at EVALGATE_MCP_URL through the official Go SDK's
-// client, so the two runs differ in the tool's transport only. With
-// BENCH_RTT_FILE set it appends the call's round trip, in microseconds,
-// measured from the request written to the answer read.
+// tool calc.add returns. It makes that call (-calls times, the same call)
+// as tool_call lines or, with -mcp, over MCP at EVALGATE_MCP_URL through
+// the official Go SDK's client, so the two runs differ in the tool's
+// transport only. With BENCH_RTT_FILE set it appends each call's round
+// trip, in microseconds, measured from the request written to the answer
+// read.
 package main
 
 import (
@@ -22,14 +23,15 @@ import (
 
 func main() {
 	useMCP := flag.Bool("mcp", false, "call the tool over MCP instead of a tool_call line")
+	calls := flag.Int("calls", 1, "how many times to make the call")
 	flag.Parse()
-	if err := run(*useMCP); err != nil {
+	if err := run(*useMCP, *calls); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpagent:", err)
 		os.Exit(1)
 	}
 }
 
-func run(useMCP bool) error {
+func run(useMCP bool, calls int) error {
 	in := bufio.NewReader(os.Stdin)
 	var task struct {
 		Input json.RawMessage `json:"input"`
@@ -40,7 +42,10 @@ func run(useMCP bool) error {
 	var sum struct {
 		Sum json.RawMessage `json:"sum"`
 	}
-	var rtt time.Duration
+	var (
+		rtts []time.Duration
+		call func() error
+	)
 	if useMCP {
 		ctx := context.Background()
 		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
@@ -49,37 +54,47 @@ func run(useMCP bool) error {
 			return err
 		}
 		defer cs.Close()
-		start := time.Now()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "calc.add", Arguments: task.Input})
-		rtt = time.Since(start)
-		if err != nil {
-			return err
-		}
-		b, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(b, &sum); err != nil {
-			return err
+		call = func() error {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "calc.add", Arguments: task.Input})
+			if err != nil {
+				return err
+			}
+			b, _ := json.Marshal(res.StructuredContent)
+			return json.Unmarshal(b, &sum)
 		}
 	} else {
+		n := 0
+		call = func() error {
+			n++
+			line, _ := json.Marshal(map[string]any{"type": "tool_call", "id": "c" + strconv.Itoa(n), "name": "calc.add", "arguments": task.Input})
+			os.Stdout.Write(append(line, '\n'))
+			var result struct {
+				Content json.RawMessage `json:"content"`
+			}
+			if err := readLine(in, &result); err != nil {
+				return err
+			}
+			return json.Unmarshal(result.Content, &sum)
+		}
+	}
+	for range calls {
 		start := time.Now()
-		line, _ := json.Marshal(map[string]any{"type": "tool_call", "id": "c1", "name": "calc.add", "arguments": task.Input})
-		os.Stdout.Write(append(line, '\n'))
-		var result struct {
-			Content json.RawMessage `json:"content"`
-		}
-		if err := readLine(in, &result); err != nil {
+		if err := call(); err != nil {
 			return err
 		}
-		rtt = time.Since(start)
-		if err := json.Unmarshal(result.Content, &sum); err != nil {
-			return err
-		}
+		rtts = append(rtts, time.Since(start))
 	}
 	if path := os.Getenv("BENCH_RTT_FILE"); path != "" {
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
 			return err
 		}
-		f.WriteString(strconv.FormatInt(rtt.Microseconds(), 10) + "\n") // one short write: appends do not interleave
+		var b []byte
+		for _, rtt := range rtts {
+			b = strconv.AppendInt(b, rtt.Microseconds(), 10)
+			b = append(b, '\n')
+		}
+		f.Write(b) // one short write: appends do not interleave
 		f.Close()
 	}
 	final, _ := json.Marshal(map[string]any{"type": "final", "output": sum.Sum})
