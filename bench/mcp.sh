@@ -7,6 +7,7 @@
 #   bench/mcp.sh                 N = 1000, 3 runs each
 #   bench/mcp.sh -n 200 -runs 1  a smoke test
 #   bench/mcp.sh -calls 10       each task makes its call 10 times
+#   bench/mcp.sh -concurrency 1  one agent at a time (evalgate's default: 8)
 #
 # Prints the wall time of each protocol, their ratio (MCP ÷ evalgate/1), and
 # the tool call's round trip as the agent measures it (p50, p95).
@@ -17,13 +18,15 @@ WORK=${WORK:-/tmp/evalgate-bench-mcp}
 N=1000
 RUNS=3
 CALLS=1
+CONCURRENCY=
 while [[ $# -gt 0 ]]; do
   case $1 in
     -n) N=$2; shift ;;
     -runs) RUNS=$2; shift ;;
     -calls) CALLS=$2; shift ;;
+    -concurrency) CONCURRENCY=$2; shift ;;
     --work) WORK=$2; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "mcp.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -52,7 +55,7 @@ declare -A walls
 run() { # protocol config
   local rtt=$WORK/rtt-$1 t0 t1
   t0=${EPOCHREALTIME/./}
-  if ! BENCH_RTT_FILE=$rtt "$WORK/bin/evalgate" run --config "$WORK/$2" --out "$WORK/out-$1" --quiet >/dev/null 2>"$WORK/stderr-$1"; then
+  if ! BENCH_RTT_FILE=$rtt "$WORK/bin/evalgate" run --config "$WORK/$2" ${CONCURRENCY:+--concurrency "$CONCURRENCY"} --out "$WORK/out-$1" --quiet >/dev/null 2>"$WORK/stderr-$1"; then
     log "the $1 run did not pass every task:"; cat "$WORK/stderr-$1" >&2; exit 1
   fi
   t1=${EPOCHREALTIME/./}
@@ -69,7 +72,7 @@ for ((r = 1; r <= RUNS; r++)); do
 done
 w1=$(echo "${walls[evalgate1]}" | median)
 wm=$(echo "${walls[mcp]}" | median)
-echo "N=$N, $CALLS call(s) a task, medians of $RUNS alternating runs, load average before: $LOAD_BEFORE"
+echo "N=$N, $CALLS call(s) a task, concurrency ${CONCURRENCY:-8}, medians of $RUNS alternating runs, load average before: $LOAD_BEFORE"
 echo
 echo "| protocol | N | wall s | tool round trip p50 µs | p95 µs |"
 echo "|---|---|---|---|---|"
