@@ -215,9 +215,10 @@ func readKeyValues(t *testing.T, path string) map[string]string {
 }
 
 // TestActSharded runs a sharded workflow under act as TestActEndToEnd runs
-// the plain one: two matrix jobs with the shard input, then a job with the
-// merge input. The shards post no comment; the merge gates on every task,
-// comments once and records both shards.
+// the plain one: three matrix jobs with the shard input, then a job with
+// the merge input. The shards post no comment; the merge gates on every
+// task and keeps one sticky comment, whose figures are a single job's; a
+// second run updates it; a lost shard stops the merge with exit 3.
 func TestActSharded(t *testing.T) {
 	if os.Getenv("EVALGATE_E2E_ACT") != "1" {
 		t.Skip("set EVALGATE_E2E_ACT=1 to run the act end-to-end test (scripts/e2e-act.sh)")
@@ -231,53 +232,84 @@ func TestActSharded(t *testing.T) {
 	f := newFakeGitHub(t, "/api/v3")
 	f.token = "ghs_e2e_token"
 	out := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
-	args := []string{"pull_request",
-		"--workflows", filepath.Join("action", "testdata", "e2e", "sharded.yml"),
-		"--eventpath", filepath.Join("action", "testdata", "e2e", "event.json"),
-		"--platform", "ubuntu-latest=-self-hosted",
-		"--no-cache-server",
-		"--secret", "GITHUB_TOKEN=ghs_e2e_token",
-		"--env", "GITHUB_API_URL=" + f.apiURL(),
-		"--env", "GITHUB_REPOSITORY=acme/agent",
-		"--env", "E2E_OUT=" + out,
-		"--env", "E2E_AGENT_MODE=fixed",
+	standIns := standInActions(t, filepath.Join(root, "action.yml"))
+	runAct := func(t *testing.T, drop string) (string, int) {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+		defer cancel()
+		args := []string{"pull_request",
+			"--workflows", filepath.Join("action", "testdata", "e2e", "sharded.yml"),
+			"--eventpath", filepath.Join("action", "testdata", "e2e", "event.json"),
+			"--platform", "ubuntu-latest=-self-hosted",
+			"--no-cache-server",
+			"--secret", "GITHUB_TOKEN=ghs_e2e_token",
+			"--env", "GITHUB_API_URL=" + f.apiURL(),
+			"--env", "GITHUB_REPOSITORY=acme/agent",
+			"--env", "E2E_OUT=" + out,
+			"--env", "E2E_AGENT_MODE=fixed",
+			"--env", "E2E_DROP_SHARD=" + drop,
+		}
+		for _, s := range standIns {
+			args = append(args, "--local-repository", s)
+		}
+		cmd := exec.CommandContext(ctx, act, args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		logBytes, err := cmd.CombinedOutput()
+		log := string(logBytes)
+		_ = os.WriteFile(filepath.Join(out, "act-"+drop+".log"), logBytes, 0o644)
+		exit := 0
+		if ee, ok := errors.AsType[*exec.ExitError](err); ok {
+			exit = ee.ExitCode()
+		} else {
+			assert.NilError(t, err, "act: %s", log)
+		}
+		assert.Assert(t, !strings.Contains(log, "ghs_e2e_token"), "the token leaked into the log")
+		return log, exit
 	}
-	for _, s := range standInActions(t, filepath.Join(root, "action.yml")) {
-		args = append(args, "--local-repository", s)
+	merged := func(t *testing.T, log string) {
+		t.Helper()
+		tasks := 0
+		for _, n := range []string{"1", "2", "3"} {
+			r, err := results.Read(filepath.Join(out, "shard-"+n, "results.json"))
+			assert.NilError(t, err, "shard %s", n)
+			assert.Check(t, r.Shard != nil && r.Shard.Count == 3, "shard %s: %+v", n, r.Shard)
+			tasks += r.TaskCount
+		}
+		m, err := results.Read(filepath.Join(out, "merged", "results.json"))
+		assert.NilError(t, err)
+		assert.Equal(t, m.TaskCount, tasks)
+		assert.Equal(t, len(m.Shards), 3)
+		// The figures a single job gives the same suites and agent
+		// (TestActEndToEnd's second run): both tasks pass, score 1.
+		assert.Check(t, m.Passed && m.TaskCount == 2 && m.PassedCount == 2 && m.AggregateScore == 1, "%+v", m.Stats)
+		outs := readKeyValues(t, filepath.Join(out, "outputs.txt"))
+		assert.Equal(t, outs["passed"], "true", "outputs: %v\nlog:\n%s", outs, log)
+		comments := f.snapshot()
+		assert.Equal(t, len(comments), 1, "the shards posted comments")
+		assert.Check(t, strings.Contains(comments[0].Body, "2/2 tasks passed") && strings.Contains(comments[0].Body, "Merged from 3 shards"), comments[0].Body)
+		assert.Equal(t, outs["comment-url"], comments[0].HTMLURL)
 	}
-	cmd := exec.CommandContext(ctx, act, args...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	logBytes, err := cmd.CombinedOutput()
-	log := string(logBytes)
-	_ = os.WriteFile(filepath.Join(out, "act.log"), logBytes, 0o644)
-	assert.NilError(t, err, "act: %s", log)
-	assert.Assert(t, !strings.Contains(log, "ghs_e2e_token"), "the token leaked into the log")
 
-	// Each shard wrote its results; the merged run holds both, every task once.
-	tasks := 0
-	for _, n := range []string{"1", "2"} {
-		r, err := results.Read(filepath.Join(out, "shard-"+n, "results.json"))
-		assert.NilError(t, err, "shard %s", n)
-		assert.Check(t, r.Shard != nil && r.Shard.Count == 2, "shard %s: %+v", n, r.Shard)
-		tasks += r.TaskCount
-	}
-	merged, err := results.Read(filepath.Join(out, "merged", "results.json"))
-	assert.NilError(t, err)
-	assert.Equal(t, merged.TaskCount, tasks)
-	assert.Equal(t, merged.TaskCount, 2)
-	assert.Equal(t, len(merged.Shards), 2)
-	assert.Assert(t, merged.Passed)
-
-	outs := readKeyValues(t, filepath.Join(out, "outputs.txt"))
-	assert.Equal(t, outs["passed"], "true", "outputs: %v\nlog:\n%s", outs, log)
-	// One comment, by the merge job; the shards posted none.
-	assert.Equal(t, f.count(epCreateComment), 1, log)
-	comments := f.snapshot()
-	assert.Equal(t, len(comments), 1)
-	assert.Check(t, strings.Contains(comments[0].Body, "Merged from 2 shards"), comments[0].Body)
-	assert.Equal(t, outs["comment-url"], comments[0].HTMLURL)
-	assert.Check(t, strings.Contains(log, "evalgate shard 1 of 2:") || strings.Contains(log, "shard 2 of 2 has no task"), "no shard summary in the log:\n%s", log)
+	t.Run("the merge job comments once", func(t *testing.T) {
+		log, exit := runAct(t, "")
+		assert.Equal(t, exit, 0, log)
+		merged(t, log)
+		assert.Equal(t, f.count(epCreateComment), 1)
+		assert.Equal(t, f.count(epEditComment), 0)
+		assert.Check(t, strings.Contains(log, "evalgate shard 1 of 3:"), "no shard summary line in the log")
+	})
+	t.Run("a second run updates the comment", func(t *testing.T) {
+		log, exit := runAct(t, "")
+		assert.Equal(t, exit, 0, log)
+		merged(t, log)
+		assert.Equal(t, f.count(epCreateComment), 1)
+		assert.Equal(t, f.count(epEditComment), 1)
+	})
+	t.Run("a lost shard stops the merge with exit 3", func(t *testing.T) {
+		log, exit := runAct(t, "2")
+		assert.Assert(t, exit != 0, "act passed with a shard lost:\n%s", log)
+		assert.Check(t, strings.Contains(log, "shard 2 of 3 is missing"), "the merge did not name the lost shard:\n%s", log)
+		assert.Check(t, strings.Contains(log, "exit code 3") || strings.Contains(log, "exitcode '3'") || strings.Contains(log, "exit status 3"), "not exit 3:\n%s", log)
+		assert.Equal(t, f.count(epEditComment), 1, "a failed merge published")
+	})
 }
