@@ -5,9 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
@@ -287,4 +289,81 @@ func regrReadFileBytes(t *testing.T, path string) []byte {
 	data, err := os.ReadFile(path)
 	assert.NilError(t, err)
 	return data
+}
+
+// TestGitLabShardRecipe runs examples/ci/gitlab-sharded.yml as GitLab would
+// run it: each of the four parallel jobs with its CI_NODE_INDEX, then the
+// merge job over the shards' folders, in a project whose baseline the
+// shards are balanced by. The merged run has every task once, and a lost
+// shard stops the merge with exit 3.
+func TestGitLabShardRecipe(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "examples", "ci", "gitlab-sharded.yml"))
+	assert.NilError(t, err)
+	var ci struct {
+		Shard struct {
+			Parallel int      `yaml:"parallel"`
+			Script   []string `yaml:"script"`
+		} `yaml:"evals"`
+		Merge struct {
+			Script []string `yaml:"script"`
+		} `yaml:"evals-merge"`
+	}
+	assert.NilError(t, yaml.Unmarshal(data, &ci))
+	shardJob, mergeJob := ci.Shard, ci.Merge
+	assert.Assert(t, shardJob.Parallel > 1 && len(shardJob.Script) == 1 && len(mergeJob.Script) == 1, "%+v", ci)
+
+	dir, _ := newRecipeProject(t)
+	t.Chdir(dir)
+	code, stdout, stderr := runEvalgate(t, nil, "run", "--trials", "2")
+	assert.Equal(t, code, 0, stdout+stderr)
+	code, stdout, stderr = runEvalgate(t, nil, "baseline", "promote", "evalgate-out", "--out", ".evalgate/baseline.json")
+	assert.Equal(t, code, 0, stdout+stderr)
+
+	// script runs one line of a job's script, with GitLab's variables and
+	// the shell's globbing.
+	script := func(t *testing.T, line string, vars map[string]string) int {
+		t.Helper()
+		for k, v := range vars {
+			line = strings.ReplaceAll(line, "$"+k, v)
+		}
+		cmds := shellCommands(t, line)
+		assert.Assert(t, len(cmds) == 1 && cmds[0][0] == "evalgate", "%q", line)
+		var args []string
+		for _, a := range cmds[0][1:] {
+			if strings.Contains(a, "*") {
+				// As the shell globs: "shard-*/" matches folders only.
+				pattern, folders := strings.CutSuffix(a, "/")
+				matches, err := filepath.Glob(pattern)
+				assert.NilError(t, err)
+				for _, m := range matches {
+					if fi, err := os.Stat(m); err == nil && (!folders || fi.IsDir()) {
+						args = append(args, m)
+					}
+				}
+				continue
+			}
+			args = append(args, a)
+		}
+		code, stdout, stderr := runEvalgate(t, nil, args...)
+		t.Log(stdout + stderr)
+		return code
+	}
+	total := strconv.Itoa(shardJob.Parallel)
+	balanced := 0
+	for i := 1; i <= shardJob.Parallel; i++ {
+		assert.Equal(t, script(t, shardJob.Script[0], map[string]string{"CI_NODE_INDEX": strconv.Itoa(i), "CI_NODE_TOTAL": total}), 0)
+		r := regrReadRun(t, fmt.Sprintf("shard-%d", i))
+		if r.Shard != nil && r.Shard.Balanced {
+			balanced++
+		}
+	}
+	assert.Equal(t, balanced, shardJob.Parallel, "the shards are balanced by the baseline")
+	assert.Equal(t, script(t, mergeJob.Script[0], nil), 0)
+	m := regrReadRun(t, "evalgate-out")
+	assert.Equal(t, m.TaskCount, len(recipeTasks))
+	assert.Equal(t, len(m.Shards), shardJob.Parallel)
+	assert.Check(t, m.Regression != nil, "the merge compared with the baseline")
+
+	assert.NilError(t, os.RemoveAll("shard-2"))
+	assert.Equal(t, script(t, mergeJob.Script[0], nil), ExitRunError)
 }
