@@ -93,3 +93,56 @@ func check(info fs.FileInfo, limit int64) error {
 	}
 	return nil
 }
+
+// Open opens the file at path for reading a part at a time, with the
+// checks of Read: a regular file once links are resolved, of at most limit
+// bytes. Reading past limit bytes (the file grew) fails with a
+// *TooLargeError. Datasets are read this way, a row at a time.
+func Open(path string, limit int64) (io.ReadCloser, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(info, limit); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if info, err = f.Stat(); err == nil {
+		err = check(info, limit)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &limitedFile{f: f, left: limit}, nil
+}
+
+// limitedFile reads a file up to a limit, and fails past it.
+type limitedFile struct {
+	f    *os.File
+	left int64
+	read int64
+}
+
+func (l *limitedFile) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		// One byte more says whether the file holds more than the limit.
+		var one [1]byte
+		if n, _ := l.f.Read(one[:]); n > 0 {
+			return 0, &TooLargeError{Size: l.read + 1, Limit: l.read}
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.f.Read(p)
+	l.left -= int64(n)
+	l.read += int64(n)
+	return n, err
+}
+
+func (l *limitedFile) Close() error { return l.f.Close() }

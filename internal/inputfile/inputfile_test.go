@@ -2,6 +2,7 @@ package inputfile
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -44,4 +45,37 @@ func TestRead(t *testing.T) {
 
 	_, err = Read(filepath.Join(dir, "missing.json"), 10)
 	assert.Assert(t, errors.Is(err, fs.ErrNotExist), "%v", err)
+}
+
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "rows.csv")
+	assert.NilError(t, os.WriteFile(file, []byte("0123456789"), 0o644))
+	zero := filepath.Join(dir, "zero.csv")
+	assert.NilError(t, os.Symlink("/dev/zero", zero))
+
+	f, err := Open(file, 10)
+	assert.NilError(t, err)
+	data, err := io.ReadAll(f)
+	assert.NilError(t, err)
+	assert.Equal(t, string(data), "0123456789")
+	assert.NilError(t, f.Close())
+
+	_, err = Open(file, 9)
+	_, ok := errors.AsType[*TooLargeError](err)
+	assert.Assert(t, ok, "%v", err)
+
+	// A file that grows after the check fails at the limit.
+	f, err = Open(file, 10)
+	assert.NilError(t, err)
+	defer f.Close()
+	assert.NilError(t, os.WriteFile(file, []byte("0123456789ab"), 0o644))
+	_, err = io.ReadAll(f)
+	_, ok = errors.AsType[*TooLargeError](err)
+	assert.Assert(t, ok, "%v", err)
+
+	_, err = Open(zero, 1<<20)
+	nr, ok := errors.AsType[*NotRegularError](err)
+	assert.Assert(t, ok, "%v", err)
+	assert.Equal(t, nr.What(), "a character device")
 }
