@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -909,7 +910,7 @@ func metadata(m *suites.Metadata) *results.Metadata {
 func aggregate(s *suites.Suite, t *suites.Task, trials []results.Trial) results.Task {
 	res := results.Task{
 		ID:        t.ID,
-		File:      s.Path,
+		File:      cmp.Or(t.Pos.File, s.Path), // a task made from a row of a dataset is at its row
 		Line:      t.Pos.Line,
 		Kind:      t.Expected.Kind,
 		Tags:      t.Tags,

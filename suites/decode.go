@@ -30,6 +30,10 @@ type decoder struct {
 	badExprs    map[string]string
 	// taskLines is the line of each task id seen so far.
 	taskLines map[string]int
+	// rowIDs is the row each id of a task made from a row was made from,
+	// and rowFiles the dataset files by index.
+	rowIDs   map[string]rowAt
+	rowFiles []string
 	// compact is set once the suite is large enough for compact tasks.
 	compact bool
 	// again is set when a compact task is decoded again: it was checked

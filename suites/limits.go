@@ -56,6 +56,20 @@ const (
 	// each distinct one counted once: compiling one takes 10 to 40
 	// microseconds a value.
 	MaxSuiteSchemaValues = 100_000
+	// MaxDatasetBytes bounds a dataset file (extension datasets), read a
+	// row at a time; a JSON-array file is read whole, so prefer JSON Lines
+	// for large ones.
+	MaxDatasetBytes = 64 << 20
+	// MaxRowBytes bounds a row of a JSON Lines or JSON-array dataset: a
+	// row is held whole, as a tree of about 150 bytes a value, while its
+	// task is made.
+	MaxRowBytes = 1 << 20
+	// MaxDatasetRows bounds the rows of a suite's datasets together: each
+	// row's task keeps a few hundred bytes for the run.
+	MaxDatasetRows = 1_000_000
+	// MaxTaskBytes bounds the strings of a task made from a row: a
+	// template may use a large cell many times.
+	MaxTaskBytes = 4 << 20
 )
 
 // limitError is a value over one of the limits. Its message says what the

@@ -68,6 +68,9 @@ func (b *builder) build(data []byte) (*Suite, Errors) {
 			}
 		}
 	}
+	if errs == nil {
+		b.expandDatasets(root)
+	}
 	return b.finish(root, errs)
 }
 
@@ -180,6 +183,12 @@ func (b *builder) compact(tv *value, start, end int) {
 		tv.write(&b.scratch, "", "")
 		form.body = b.keep(b.scratch.Bytes())
 	}
+	b.compactForm(form)
+}
+
+// compactForm keeps the task just decoded as form once the suite is large,
+// and the ones before it when it becomes large.
+func (b *builder) compactForm(form compactForm) {
 	t := b.s.Tasks[len(b.s.Tasks)-1]
 	if b.d.compact {
 		t.makeCompact(form)
@@ -230,9 +239,13 @@ func (b *builder) finish(root *value, errs Errors) (*Suite, Errors) {
 		tasks.val = &list
 	}
 	errs = append(suiteSchema.validateWhole(b.file, root), taskErrs...)
+	if root.kind == kindObject && root.get("tasks") == nil && root.get("datasets") == nil {
+		errs = append(errs, &Error{Pos: b.d.pos(root), Message: `missing required key "tasks"; expected tasks, datasets of rows that make tasks, or both`, Kind: ErrSchema})
+	}
 	errs = append(errs, b.inlineErrs...)
 	s := b.d.suite(root)
 	s.Tasks = b.s.Tasks
+	s.datasets = b.s.datasets
 	b.pending = nil
 	errs = append(errs, b.d.errs...)
 	if len(errs) > 0 {

@@ -39,6 +39,9 @@ type Suite struct {
 	// shared are the expressions several checks share, each compiled once
 	// for all of them; Full gives them to the checks of compact tasks.
 	shared map[string]*sharedExpr
+	// datasets are the suite's datasets, for Full to make a compact task
+	// from its row again.
+	datasets []*dataset
 }
 
 // Thresholds is the suite's openwop pass bar. Nil fields are unset.
@@ -106,10 +109,13 @@ type Task struct {
 }
 
 // compactForm is where a compact task's JSON is: where it is in the suite
-// file (span, byte offsets; JSON files), or the JSON itself (body).
+// file (span, byte offsets; JSON files), or the JSON itself (body); or,
+// for a task made from a row of a dataset (ds, the dataset's index + 1),
+// where the row is in the dataset's file (span).
 type compactForm struct {
 	span [2]int64
 	body []byte
+	ds   int32
 }
 
 // Kinds of expectation.
@@ -299,7 +305,9 @@ func (t *Task) makeCompact(form compactForm) {
 
 // Compact reports whether the task holds only its summary fields; Full
 // returns it whole.
-func (t *Task) Compact() bool { return t.compact.body != nil || t.compact.span[1] > 0 }
+func (t *Task) Compact() bool {
+	return t.compact.body != nil || t.compact.span[1] > 0 || t.compact.ds > 0
+}
 
 // Full returns the task with every field decoded, for one trial: t itself,
 // or for a compact task a fresh decode of its JSON, which the caller drops
@@ -309,6 +317,9 @@ func (t *Task) Compact() bool { return t.compact.body != nil || t.compact.span[1
 func (s *Suite) Full(t *Task) (*Task, error) {
 	if !t.Compact() {
 		return t, nil
+	}
+	if t.compact.ds > 0 {
+		return s.fullRow(t)
 	}
 	body, line, col := t.compact.body, 1, 1
 	if body == nil {
@@ -328,6 +339,31 @@ func (s *Suite) Full(t *Task) (*Task, error) {
 		return nil, fmt.Errorf("could not decode task %q again: %s changed during the run", t.ID, s.Path)
 	}
 	full.Pos = t.Pos
+	s.share(full)
+	return full, nil
+}
+
+// fullRow is Full for a task made from a row of a dataset: the row is read
+// again and written into the template again.
+func (s *Suite) fullRow(t *Task) (*Task, error) {
+	ds := s.datasets[t.compact.ds-1]
+	tv, err := ds.full(t.compact.span)
+	if err != nil {
+		return nil, fmt.Errorf("could not make task %q again from its row (did %s change during the run?): %w", t.ID, ds.shown, err)
+	}
+	d := &decoder{file: s.Path, again: true}
+	full := d.task(tv, pointerIndex("/tasks", t.Index), t.Index)
+	if len(d.errs) > 0 || full.ID != t.ID {
+		return nil, fmt.Errorf("could not make task %q again from its row: %s changed during the run", t.ID, ds.shown)
+	}
+	full.Pos = t.Pos
+	s.share(full)
+	return full, nil
+}
+
+// share gives the expression checks of a task decoded again the
+// compilations the suite shares.
+func (s *Suite) share(full *Task) {
 	share := func(c *Check) {
 		if c != nil && c.Kind == CheckExpr {
 			c.shared = s.shared[c.Expr]
@@ -339,7 +375,6 @@ func (s *Suite) Full(t *Task) (*Task, error) {
 	for i := range full.Expected.Rubric {
 		share(full.Expected.Rubric[i].Assert)
 	}
-	return full, nil
 }
 
 // readSpan reads the bytes [span[0], span[1]) of a file.

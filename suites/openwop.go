@@ -187,6 +187,10 @@ func (w *owWalker) object(v *value, sh *shape, ptr string) *value {
 	}
 	for _, f := range v.fields {
 		child, ok := sh.fields[f.key]
+		if !ok && sh == suiteShape && f.key == "datasets" {
+			w.datasets(f)
+			continue
+		}
 		if !ok {
 			msg := "an evalgate extension; the export drops it"
 			if f.key == "$schema" && ptr == "" {
@@ -204,6 +208,65 @@ func (w *owWalker) object(v *value, sh *shape, ptr string) *value {
 		}
 	}
 	return out
+}
+
+// datasets reports the suite's datasets, and the extensions their task
+// templates use, each once: the export writes the task each row makes
+// (exportRows) and drops the list.
+func (w *owWalker) datasets(f field) {
+	w.extension(f.keyLine, f.keyCol, "/datasets", ExtTranslated,
+		"an evalgate extension; the export writes the task each row of each dataset makes, in place of the list")
+	build := w.build
+	w.build = false
+	for k, dv := range objects(f.val) {
+		if tmpl := dv.get("task"); tmpl != nil && tmpl.kind == kindObject {
+			w.object(tmpl, taskShape, pointerIndex("/datasets", k)+"/task")
+		}
+	}
+	w.build = build
+}
+
+// exportRows appends to the portable copy of the suite the portable copy
+// of the task each row of its datasets makes, and reports the ones only
+// extensions score at their rows.
+func exportRows(s *Suite, portable *value, rep *OpenWOPReport, keep bool) error {
+	tasks := portable.get("tasks")
+	if tasks == nil {
+		tasks = &value{kind: kindArray}
+		portable.fields = append(portable.fields, field{key: "tasks", val: tasks})
+	}
+	for _, ds := range s.datasets {
+		ptr := pointerIndex("/datasets", ds.index) + "/task"
+		var failed error
+		rs := rowSink{
+			bad: func(e *Error) bool { failed = e; return false },
+			add: func(r *row) bool {
+				tv, _, e := ds.expandRow(r)
+				if e != nil {
+					failed = e
+					return false
+				}
+				w := &owWalker{file: s.Path, build: true, keep: keep}
+				c := w.task(tv, ptr)
+				rep.Tasks++
+				for _, u := range w.rep.Unscoreable {
+					u.Pos = Pos{File: ds.shown, Line: r.line, Col: r.col}
+					rep.Unscoreable = append(rep.Unscoreable, u)
+				}
+				if c != nil {
+					tasks.items = append(tasks.items, c)
+				}
+				return true
+			},
+		}
+		if err := ds.read(rs); err != nil {
+			return err
+		}
+		if failed != nil {
+			return failed
+		}
+	}
+	return nil
 }
 
 // task walks a task and reports it when only extensions score it: a golden
@@ -385,11 +448,17 @@ func Portable(path string, data []byte) Errors {
 // task is left. The file must be a valid suite; otherwise err is its
 // Errors.
 func ExportOpenWOP(path string, data []byte, keepUnscoreable bool) (out []byte, rep *OpenWOPReport, err error) {
-	if _, errs := parse(path, data); len(errs) > 0 {
+	s, errs := parse(path, data)
+	if len(errs) > 0 {
 		return nil, nil, errs.Sort()
 	}
 	root, _ := parseTree(path, data)
 	portable, rep := openwopWalk(path, root, true, keepUnscoreable)
+	if len(s.datasets) > 0 {
+		if err := exportRows(s, portable, rep, keepUnscoreable); err != nil {
+			return nil, nil, fmt.Errorf("could not export %s: %w", path, err)
+		}
+	}
 	if len(portable.get("tasks").items) == 0 {
 		return nil, rep, nil
 	}
