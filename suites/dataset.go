@@ -29,6 +29,9 @@ type dataset struct {
 	// bom is the bytes of a byte order mark at the start of a CSV file,
 	// which the offsets of its rows count.
 	bom int64
+	// repeats are the problems of the template reported so far, while the
+	// rows are read.
+	repeats map[repeatKey]*repeat
 }
 
 // Formats of a dataset file, by its extension.
@@ -130,9 +133,16 @@ func placeholder(s string, from int) (start, end int, name string) {
 	}
 }
 
-// names returns the NAMEs the template's strings use, each once, with the
-// first string that uses each.
-func templateNames(v *value, out map[string]*value, order *[]string) {
+// templateUse is the first string of a template that uses a NAME, and
+// its pointer.
+type templateUse struct {
+	v   *value
+	ptr string
+}
+
+// templateNames finds the NAMEs the template's strings use, in order, each
+// once, with the first string that uses each; ptr is v's pointer.
+func templateNames(v *value, ptr string, out map[string]templateUse, order *[]string) {
 	switch v.kind {
 	case kindString:
 		for at := 0; ; {
@@ -141,18 +151,18 @@ func templateNames(v *value, out map[string]*value, order *[]string) {
 				return
 			}
 			if _, ok := out[name]; !ok {
-				out[name] = v
+				out[name] = templateUse{v, ptr}
 				*order = append(*order, name)
 			}
 			at = end
 		}
 	case kindArray:
-		for _, it := range v.items {
-			templateNames(it, out, order)
+		for i, it := range v.items {
+			templateNames(it, pointerIndex(ptr, i), out, order)
 		}
 	case kindObject:
 		for _, f := range v.fields {
-			templateNames(f.val, out, order)
+			templateNames(f.val, pointer(ptr, f.key), out, order)
 		}
 	}
 }
@@ -182,6 +192,7 @@ func (b *builder) checkTemplate(ds *dataset, ptr string) bool {
 // false when the suite is over that limit.
 func (b *builder) readRows(ds *dataset, rows *int) bool {
 	ptr := pointerIndex("/datasets", ds.index)
+	defer func() { ds.repeats = nil }()
 	problems := 0
 	ok := true
 	// bad reports a row's problem; it returns false once the dataset has
@@ -342,13 +353,14 @@ func (ds *dataset) csvObject(rec []string, pos func(int) (int, int)) *value {
 // checkHeader checks that a CSV file has every column the template of ds
 // uses, and reports each it has not at the template's string.
 func (b *builder) checkHeader(ds *dataset) bool {
-	used := map[string]*value{}
+	used := map[string]templateUse{}
 	var order []string
-	templateNames(ds.template, used, &order)
+	templateNames(ds.template, pointerIndex("/datasets", ds.index)+"/task", used, &order)
 	ok := true
 	for _, name := range order {
 		if !slices.Contains(ds.header, name) {
-			b.d.errorf(used[name], pointerIndex("/datasets", ds.index)+"/task", "{row.%s}: %s has no column %q; its columns are %s", name, ds.shown, name, quoteList(ds.header))
+			u := used[name]
+			b.d.errorf(u.v, u.ptr, "{row.%s}: %s has no column %q; its columns are %s", name, ds.shown, name, quoteList(ds.header))
 			ok = false
 		}
 	}
@@ -388,7 +400,7 @@ func jsonlRows(ds *dataset, f io.Reader, rs rowSink) error {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		r, perr := jsonRow(ds, line, n, 1, span)
+		r, perr := jsonRow(ds, bytes.TrimRight(line, "\r\n"), n, 1, span)
 		if perr != nil {
 			if !rs.bad(perr) {
 				return nil
@@ -709,27 +721,65 @@ type rowAt struct{ ds, line int32 }
 
 // place rewrites the problems of the task made from row r, whose pointer
 // in the task list is ptr: their pointer becomes the template's, and their
-// message names the row, and the cell when the value came from one.
+// message names the row, and the cell when the value came from one. A
+// problem of the template itself, the same for every row, is reported once
+// for the dataset, with the rows that have it (see repeats).
 func (ds *dataset) place(errs Errors, x *expander, r *row, ptr string) Errors {
 	base := pointerIndex("/datasets", ds.index) + "/task"
 	what := "key"
 	if ds.format == formatCSV {
 		what = "column"
 	}
+	out := errs[:0]
 	for _, e := range errs {
 		if e.Pointer == ptr || strings.HasPrefix(e.Pointer, ptr+"/") {
 			e.Pointer = base + e.Pointer[len(ptr):]
 		}
-		from := fmt.Sprintf(" (row %s:%d)", ds.shown, r.line)
+		var from string
 		for _, rf := range x.refs {
 			if rf.tline == e.Pos.Line && rf.tcol == e.Pos.Col {
-				from = fmt.Sprintf(" (from %s:%d:%d, %s %q)", ds.shown, rf.line, rf.col, what, rf.name)
+				from = fmt.Sprintf(" (from %s:%d:%d, %s %q", ds.shown, rf.line, rf.col, what, rf.name)
+				if ds.format == formatCSV && strings.HasPrefix(e.Message, "expected a") && !strings.HasPrefix(e.Message, "expected a string") {
+					from += "; a CSV cell is always a string: write numbers, booleans and lists in a JSON Lines file"
+				}
+				from += ")"
 				break
 			}
 		}
-		e.Message += from
+		if from != "" {
+			e.Message += from
+			out = append(out, e)
+			continue
+		}
+		key := repeatKey{e.Pos, e.Pointer, e.Message}
+		if rep, ok := ds.repeats[key]; ok {
+			rep.rows++
+			rep.err.Message = fmt.Sprintf("%s (rows %s:%d and %d more)", rep.msg, ds.shown, rep.first, rep.rows-1)
+			continue
+		}
+		if ds.repeats == nil {
+			ds.repeats = map[repeatKey]*repeat{}
+		}
+		ds.repeats[key] = &repeat{err: e, msg: e.Message, first: r.line, rows: 1}
+		e.Message += fmt.Sprintf(" (row %s:%d)", ds.shown, r.line)
+		out = append(out, e)
 	}
-	return errs
+	return out
+}
+
+// repeatKey is a problem of a template, the same for each row.
+type repeatKey struct {
+	pos      Pos
+	ptr, msg string
+}
+
+// repeat is a problem of a template reported once: its error, message,
+// first row and how many rows have it.
+type repeat struct {
+	err   *Error
+	msg   string
+	first int
+	rows  int
 }
 
 // full decodes again the task made from the row at span, for Suite.Full.

@@ -226,12 +226,15 @@ func (w *owWalker) datasets(f field) {
 	w.build = build
 }
 
-// exportRows appends to the portable copy of the suite the portable copy
-// of the task each row of its datasets makes, and reports the ones only
-// extensions score at their rows.
+// exportRows appends to the portable copy of the suite (unless nil) the
+// portable copy of the task each row of its datasets makes, and reports
+// the ones only extensions score at their rows.
 func exportRows(s *Suite, portable *value, rep *OpenWOPReport, keep bool) error {
-	tasks := portable.get("tasks")
-	if tasks == nil {
+	var tasks *value
+	if portable != nil {
+		tasks = portable.get("tasks")
+	}
+	if tasks == nil && portable != nil {
 		tasks = &value{kind: kindArray}
 		portable.fields = append(portable.fields, field{key: "tasks", val: tasks})
 	}
@@ -246,14 +249,14 @@ func exportRows(s *Suite, portable *value, rep *OpenWOPReport, keep bool) error 
 					failed = e
 					return false
 				}
-				w := &owWalker{file: s.Path, build: true, keep: keep}
+				w := &owWalker{file: s.Path, build: portable != nil, keep: keep}
 				c := w.task(tv, ptr)
 				rep.Tasks++
 				for _, u := range w.rep.Unscoreable {
 					u.Pos = Pos{File: ds.shown, Line: r.line, Col: r.col}
 					rep.Unscoreable = append(rep.Unscoreable, u)
 				}
-				if c != nil {
+				if c != nil && tasks != nil {
 					tasks.items = append(tasks.items, c)
 				}
 				return true
@@ -424,6 +427,15 @@ func CheckOpenWOP(path string, data []byte) (*OpenWOPReport, error) {
 		return nil, errs.Sort()
 	}
 	_, rep := openwopWalk(path, root, false, false)
+	if root.get("datasets") != nil {
+		// The rows' tasks count as the export would write them, when the
+		// suite loads; when it does not, validate reports why.
+		if s, errs := parse(path, data); errs == nil {
+			if err := exportRows(s, nil, rep, false); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return rep, nil
 }
 

@@ -35,9 +35,7 @@ func suiteTasks(t *testing.T) []*value {
 		assert.Assert(t, errs == nil, "%s: %v", path, errs)
 		tasks = append(tasks, root.get("tasks").items...)
 	}
-	files, err := filepath.Glob("testdata/ok/*")
-	assert.NilError(t, err)
-	for _, f := range files {
+	for _, f := range testFiles(t, "ok") {
 		data, err := os.ReadFile(f)
 		assert.NilError(t, err)
 		add(f, data)
@@ -62,9 +60,7 @@ func TestQuickSchemaValidTasks(t *testing.T) {
 // quick forms, evalgate's and (for a portable one) openwop's, so loading
 // them never compiles the full validator.
 func TestQuickSchemaValidSuites(t *testing.T) {
-	files, err := filepath.Glob("testdata/ok/*")
-	assert.NilError(t, err)
-	for _, f := range files {
+	for _, f := range testFiles(t, "ok") {
 		data, err := os.ReadFile(f)
 		assert.NilError(t, err)
 		root, errs := parseTree(f, data)

@@ -1,0 +1,182 @@
+package suites
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	"gotest.tools/v3/golden"
+)
+
+// TestDatasetErrors parses every suite of testdata/datasets, each with
+// broken datasets, and compares the rendered errors with the .out file
+// next to it: problems in a row are at the row's file:line:column, problems
+// of a task a row makes at the template, naming the row.
+func TestDatasetErrors(t *testing.T) {
+	for _, path := range testFiles(t, "datasets") {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			s, err := Parse(path, readFile(t, path))
+			assert.Assert(t, s == nil)
+			var errs Errors
+			assert.Assert(t, errors.As(err, &errs), "got %v", err)
+			for _, e := range errs {
+				assert.Assert(t, e.Pos.Line > 0, "no position: %s", e)
+				assert.Assert(t, e.Pointer == "" || validPointer(e.Pointer), "bad pointer: %s", e)
+				assert.Assert(t, !strings.Contains(e.Message, "/tasks/"), "a row's task is named by its place in the task list: %s", e)
+			}
+			golden.Assert(t, err.Error()+"\n", strings.TrimPrefix(strings.TrimSuffix(path, filepath.Ext(path))+".out", "testdata/"))
+		})
+	}
+}
+
+// TestDatasetTasksDecodeTheSame: past the compact threshold a task made
+// from a row keeps only its place in the dataset file, and Full makes the
+// task a suite that is not compact decodes (the CSV file starts with a
+// byte order mark and has a cell over two lines).
+func TestDatasetTasksDecodeTheSame(t *testing.T) {
+	path := "testdata/ok/datasets.yaml"
+	whole, err := Parse(path, readFile(t, path))
+	assert.NilError(t, err)
+	defer func(n int) { compactAbove = n }(compactAbove)
+	compactAbove = 2
+	loaded, err := Load(path)
+	assert.NilError(t, err)
+	checkCompact(t, whole, loaded[0])
+}
+
+// TestDatasetChangedDuringRun: a dataset file changed under a run is an
+// error of the task, not another task.
+func TestDatasetChangedDuringRun(t *testing.T) {
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "s.yaml")
+	data := filepath.Join(dir, "rows.jsonl")
+	assert.NilError(t, os.WriteFile(suite, []byte(`suiteId: acme.evals.s
+version: 1.0.0
+modes: [golden]
+datasets:
+  - file: rows.jsonl
+    task: {taskId: "{row.id}", input: "{row.q}", expected: {kind: golden, match: {strategy: exact, value: "{row.q}"}}}
+`), 0o644))
+	assert.NilError(t, os.WriteFile(data, []byte("{\"id\": \"a\", \"q\": \"1\"}\n{\"id\": \"b\", \"q\": \"2\"}\n"), 0o644))
+	defer func(n int) { compactAbove = n }(compactAbove)
+	compactAbove = 1
+	s, err := Load(suite)
+	assert.NilError(t, err)
+	full, err := s[0].Full(s[0].Tasks[1])
+	assert.NilError(t, err)
+	assert.Equal(t, string(full.Input), `"2"`)
+	assert.NilError(t, os.WriteFile(data, []byte("{\"id\": \"a\", \"q\": \"1\"}\n{\"id\": \"x\", \"q\": \"2\"}\n"), 0o644))
+	_, err = s[0].Full(s[0].Tasks[1])
+	assert.ErrorContains(t, err, "changed during the run")
+}
+
+// TestDatasetValues: a string that is exactly {row.NAME} takes the value
+// with its JSON type; one that holds it among other text takes its text
+// (a string as it is, other values as JSON); text that only looks like a
+// placeholder stays.
+func TestDatasetValues(t *testing.T) {
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "s.yaml")
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "rows.jsonl"), []byte(
+		`{"id": 7, "obj": {"a": [1, 2.0]}, "s": "x\"y", "n": null, "b": true}`+"\n"), 0o644))
+	assert.NilError(t, os.WriteFile(suite, []byte(`suiteId: acme.evals.s
+version: 1.0.0
+modes: [golden]
+datasets:
+  - file: rows.jsonl
+    task:
+      taskId: "t-{row.id}"
+      input: {whole: "{row.obj}", text: "obj={row.obj} s={row.s} n={row.n} b={row.b}", kept: "{row.} {row.id {rowid} {row.x{row.id}}", list: ["{row.b}", "{row.n}"]}
+      expected: {kind: golden, match: {strategy: exact, value: x}}
+`), 0o644))
+	s, err := Load(suite)
+	assert.NilError(t, err)
+	task := s[0].Tasks[0]
+	assert.Equal(t, task.ID, "t-7")
+	assert.Equal(t, string(task.Input), `{"whole":{"a":[1,2.0]},"text":"obj={\"a\":[1,2.0]} s=x\"y n=null b=true","kept":"{row.} {row.id {rowid} {row.x7}","list":[true,null]}`)
+}
+
+// TestDatasetRowsLimit: the rows of a suite's datasets count against
+// MaxDatasetRows, and the loader stops at the limit.
+func TestDatasetMany(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("id,q\n")
+	for i := range 5000 {
+		fmt.Fprintf(&b, "%d,question %d\n", i, i)
+	}
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "rows.csv"), []byte(b.String()), 0o644))
+	suite := filepath.Join(dir, "s.yaml")
+	assert.NilError(t, os.WriteFile(suite, []byte(`suiteId: acme.evals.s
+version: 1.0.0
+modes: [golden]
+datasets:
+  - file: rows.csv
+    task: {taskId: "t-{row.id}", input: "{row.q}", expected: {kind: golden, match: {strategy: contains, value: "{row.id}"}}}
+`), 0o644))
+	s, err := Load(suite)
+	assert.NilError(t, err)
+	assert.Equal(t, len(s[0].Tasks), 5000)
+	last := s[0].Tasks[4999]
+	assert.Assert(t, last.Compact())
+	assert.Equal(t, last.Pos, Pos{File: filepath.Join(dir, "rows.csv"), Line: 5001, Col: 1})
+	full, err := s[0].Full(last)
+	assert.NilError(t, err)
+	assert.Equal(t, string(full.Input), `"question 4999"`)
+	assert.Equal(t, string(full.Expected.Match.Value), `"4999"`)
+}
+
+// FuzzDataset checks that no dataset file makes the loader panic, that
+// every problem is placed, and that a suite that loads makes each task
+// again from its row the same.
+func FuzzDataset(f *testing.F) {
+	for _, file := range []string{"ok/data/questions.csv", "ok/data/orders.jsonl", "ok/data/rubric.json", "datasets/data/rows.csv", "datasets/data/rows.jsonl", "datasets/data/rows.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, uint8(strings.Count(file, ".json")+strings.Count(file, ".jsonl")))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, format uint8) {
+		dir := t.TempDir()
+		name := [...]string{"rows.csv", "rows.json", "rows.jsonl"}[format%3]
+		assert.NilError(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+		src := []byte(`suiteId: acme.evals.fuzz
+version: 1.0.0
+modes: [golden]
+datasets:
+  - file: ` + name + `
+    task:
+      taskId: "t-{row.id}"
+      input: {q: "{row.question}", all: "{row.id}/{row.answer}"}
+      expected: {kind: golden, match: {strategy: contains, value: "{row.answer}"}}
+`)
+		path := filepath.Join(dir, "s.yaml")
+		assert.NilError(t, os.WriteFile(path, src, 0o644))
+		defer func(n int) { compactAbove = n }(compactAbove)
+		compactAbove = 1
+		s, err := Parse(path, src)
+		if err == nil {
+			for _, task := range s.Tasks {
+				full, err := s.Full(task)
+				assert.NilError(t, err)
+				assert.Equal(t, full.ID, task.ID)
+			}
+			return
+		}
+		var errs Errors
+		assert.Assert(t, errors.As(err, &errs) && len(errs) != 0, "error is not a list of errors: %v", err)
+		for _, e := range errs {
+			assert.Assert(t, e.Message != "" && e.Pos.Line > 0 && validPointer(e.Pointer), "malformed error: %#v", e)
+			for _, h := range goTypeHints {
+				if strings.Contains(e.Message, h) {
+					assert.Assert(t, strings.Contains(string(data), h), "message leaks %q: %v", h, e)
+				}
+			}
+		}
+	})
+}
