@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+)
+
+// datasetProject is a suite whose tasks are the rows of a CSV sheet, and
+// a plain agent that answers each question by echoing it.
+func datasetProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"evals/faq.yaml": `suiteId: acme.cli.evals.faq
+version: 1.0.0
+modes: [golden]
+datasets:
+  - file: data/faq.csv
+    task:
+      taskId: "faq-{row.id}"
+      input: "{row.question}"
+      expected: {kind: golden, match: {strategy: contains, value: "{row.answer}"}}
+`,
+		"evals/data/faq.csv": "id,question,answer\n1,say yes,yes\n2,say no,no\n3,say maybe,never\n",
+		"echo.sh":            "#!/bin/sh\ncat\n",
+		"evalgate.yaml":      "suites: [evals/]\nagent:\n  plain: [./echo.sh]\n",
+	})
+	return dir
+}
+
+// TestRunDataset: the tasks a dataset makes run, select, shard and export
+// like any other, and results place each at its row.
+func TestRunDataset(t *testing.T) {
+	dir := datasetProject(t)
+	r := runCLI(t, dir, nil, "run", "--gate", "passRate == 1")
+	assert.Equal(t, r.code, 1, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stdout+r.stderr)
+	data, err := os.ReadFile(filepath.Join(dir, "evalgate-out", "results.json"))
+	assert.NilError(t, err)
+	var res struct {
+		Suites []struct {
+			Tasks []struct {
+				ID     string `json:"taskId"`
+				File   string `json:"file"`
+				Line   int    `json:"line"`
+				Passed bool   `json:"passed"`
+			} `json:"tasks"`
+		} `json:"suites"`
+	}
+	assert.NilError(t, json.Unmarshal(data, &res))
+	tasks := res.Suites[0].Tasks
+	assert.Equal(t, len(tasks), 3)
+	assert.Equal(t, tasks[2].ID, "faq-3")
+	assert.Equal(t, tasks[2].File, "evals/data/faq.csv")
+	assert.Equal(t, tasks[2].Line, 4)
+	assert.Assert(t, tasks[0].Passed && tasks[1].Passed && !tasks[2].Passed)
+
+	r = runCLI(t, dir, nil, "run", "--task", "faq-2", "--out", "one")
+	assert.Equal(t, r.code, 0, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stdout+r.stderr)
+	assert.Assert(t, strings.Contains(r.stdout, "1/1 passed"), r.stdout)
+
+	total := 0
+	for _, shard := range []string{"1/2", "2/2"} {
+		r = runCLI(t, dir, nil, "run", "--shard", shard, "--out", "shard"+shard[:1], "--gate", "true")
+		assert.Equal(t, r.code, 0, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stdout+r.stderr)
+		data, err := os.ReadFile(filepath.Join(dir, "shard"+shard[:1], "results.json"))
+		assert.NilError(t, err)
+		assert.NilError(t, json.Unmarshal(data, &res))
+		total += len(res.Suites[0].Tasks)
+	}
+	assert.Equal(t, total, 3)
+
+	r = runCLI(t, dir, nil, "export", "--openwop", "evals/faq.yaml")
+	assert.Equal(t, r.code, 0, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stdout+r.stderr)
+	assert.Equal(t, strings.Count(r.stdout, `"taskId": "faq-`), 3, r.stdout)
+}
+
+// TestValidateDataset: a newcomer's broken sheet is reported at its rows,
+// and a column the template names that the sheet has not at the template.
+func TestValidateDataset(t *testing.T) {
+	dir := datasetProject(t)
+	writeFiles(t, dir, map[string]string{
+		"evals/data/faq.csv": "id,question,answer\n1,say yes,yes\n2,\"say no,no\n",
+	})
+	r := runCLI(t, dir, nil, "validate")
+	assert.Equal(t, r.code, 2, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stdout+r.stderr)
+	assert.Assert(t, strings.Contains(r.stdout+r.stderr, "evals/data/faq.csv:3:14: invalid CSV: extraneous or missing \" in quoted-field [syntax]"), r.stdout+r.stderr)
+
+	writeFiles(t, dir, map[string]string{
+		"evals/data/faq.csv": "id,question,reply\n1,say yes,yes\n",
+	})
+	r = runCLI(t, dir, nil, "validate")
+	assert.Equal(t, r.code, 2)
+	assert.Assert(t, strings.Contains(r.stdout+r.stderr, `evals/faq.yaml:9:67: /datasets/0/task/expected/match/value: {row.answer}: evals/data/faq.csv has no column "answer"; its columns are "id", "question", "reply" [semantic]`), r.stdout+r.stderr)
+}
