@@ -250,7 +250,7 @@ func (ds *dataset) read(rs rowSink) error {
 // datasetFileError reports a dataset file that cannot be read, at its
 // name in the suite.
 func (b *builder) datasetFileError(ds *dataset, ptr string, err error) *Error {
-	msg := err.Error()
+	var msg string
 	if nr, ok := errors.AsType[*inputfile.NotRegularError](err); ok {
 		msg = "expected a dataset file (a regular file), found " + nr.What()
 	} else if tl, ok := errors.AsType[*inputfile.TooLargeError](err); ok {
@@ -269,6 +269,15 @@ type rowSink struct {
 	// header, when set, checks the names the template uses against a CSV
 	// file's header; false stops the reading.
 	header func(ds *dataset) bool
+}
+
+// take gives rs a row, or the problem of a row that makes no task; false
+// stops the reading.
+func (rs rowSink) take(r *row, problem *Error) bool {
+	if problem != nil {
+		return rs.bad(problem)
+	}
+	return rs.add(r)
 }
 
 // csvRows reads the rows of a CSV file: the first record names the
@@ -400,14 +409,7 @@ func jsonlRows(ds *dataset, f io.Reader, rs rowSink) error {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		r, perr := jsonRow(ds, bytes.TrimRight(line, "\r\n"), n, 1, span)
-		if perr != nil {
-			if !rs.bad(perr) {
-				return nil
-			}
-			continue
-		}
-		if !rs.add(r) {
+		if !rs.take(jsonRow(ds, bytes.TrimRight(line, "\r\n"), n, 1, span)) {
 			return nil
 		}
 	}
@@ -470,14 +472,7 @@ func jsonRows(ds *dataset, f io.Reader, rs rowSink) error {
 			return &Error{Pos: Pos{File: ds.shown, Line: line, Col: col}, Message: fmt.Sprintf("the row is over %d bytes, the limit for a row", MaxRowBytes), Kind: ErrSyntax}
 		}
 		line, col := lc.pos(int(start))
-		r, perr := jsonRow(ds, raw, line, col, [2]int64{base + start, base + end})
-		if perr != nil {
-			if !rs.bad(perr) {
-				return nil
-			}
-			continue
-		}
-		if !rs.add(r) {
+		if !rs.take(jsonRow(ds, raw, line, col, [2]int64{base + start, base + end})) {
 			return nil
 		}
 	}
@@ -808,13 +803,4 @@ func (ds *dataset) full(span [2]int64) (*value, error) {
 		return nil, rerr
 	}
 	return tv, nil
-}
-
-// datasetFile is the name errors give the file of the dataset a compact
-// task came from.
-func (s *Suite) datasetFile(t *Task) string {
-	if t.compact.ds > 0 {
-		return s.datasets[t.compact.ds-1].shown
-	}
-	return s.Path
 }

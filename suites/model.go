@@ -333,10 +333,16 @@ func (s *Suite) Full(t *Task) (*Task, error) {
 	if errs != nil {
 		return nil, fmt.Errorf("could not decode task %q again (did %s change during the run?): %w", t.ID, s.Path, errs)
 	}
+	return s.decodeAgain(t, root, s.Path)
+}
+
+// decodeAgain decodes tv, the tree of compact task t made again from file,
+// with the expression programs the suite shares.
+func (s *Suite) decodeAgain(t *Task, tv *value, file string) (*Task, error) {
 	d := &decoder{file: s.Path, again: true}
-	full := d.task(root, pointerIndex("/tasks", t.Index), t.Index)
+	full := d.task(tv, pointerIndex("/tasks", t.Index), t.Index)
 	if len(d.errs) > 0 || full.ID != t.ID {
-		return nil, fmt.Errorf("could not decode task %q again: %s changed during the run", t.ID, s.Path)
+		return nil, fmt.Errorf("could not decode task %q again: %s changed during the run", t.ID, file)
 	}
 	full.Pos = t.Pos
 	s.share(full)
@@ -351,14 +357,7 @@ func (s *Suite) fullRow(t *Task) (*Task, error) {
 	if err != nil {
 		return nil, fmt.Errorf("could not make task %q again from its row (did %s change during the run?): %w", t.ID, ds.shown, err)
 	}
-	d := &decoder{file: s.Path, again: true}
-	full := d.task(tv, pointerIndex("/tasks", t.Index), t.Index)
-	if len(d.errs) > 0 || full.ID != t.ID {
-		return nil, fmt.Errorf("could not make task %q again from its row: %s changed during the run", t.ID, ds.shown)
-	}
-	full.Pos = t.Pos
-	s.share(full)
-	return full, nil
+	return s.decodeAgain(t, tv, ds.shown)
 }
 
 // share gives the expression checks of a task decoded again the

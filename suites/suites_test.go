@@ -106,18 +106,28 @@ func dumpSuite(t *testing.T, s *Suite) string {
 func TestParseErrors(t *testing.T) {
 	for _, path := range testFiles(t, "err") {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			s, err := Parse(path, readFile(t, path))
-			assert.Assert(t, s == nil)
-			var errs Errors
-			assert.Assert(t, errors.As(err, &errs), "got %v", err)
-			for _, e := range errs {
+			checkErrors(t, path, func(e *Error) {
 				assert.Equal(t, e.Pos.File, path)
 				assert.Assert(t, e.Pos.Line > 0 || e.Kind == ErrSyntax, "no position: %s", e)
-				assert.Assert(t, e.Pointer == "" || validPointer(e.Pointer), "bad pointer: %s", e)
-			}
-			golden.Assert(t, err.Error()+"\n", strings.TrimPrefix(strings.TrimSuffix(path, filepath.Ext(path))+".out", "testdata/"))
+			})
 		})
 	}
+}
+
+// checkErrors parses the broken suite at path, checks each error with
+// each and the pointers, and compares the errors, one per line, with the
+// .out file next to it.
+func checkErrors(t *testing.T, path string, each func(e *Error)) {
+	t.Helper()
+	s, err := Parse(path, readFile(t, path))
+	assert.Assert(t, s == nil)
+	var errs Errors
+	assert.Assert(t, errors.As(err, &errs), "got %v", err)
+	for _, e := range errs {
+		each(e)
+		assert.Assert(t, e.Pointer == "" || validPointer(e.Pointer), "bad pointer: %s", e)
+	}
+	golden.Assert(t, err.Error()+"\n", strings.TrimPrefix(strings.TrimSuffix(path, filepath.Ext(path))+".out", "testdata/"))
 }
 
 func TestLoad(t *testing.T) {

@@ -55,24 +55,11 @@ func (e *TooLargeError) Error() string {
 // through the limit (a file may grow while it is read). The errors are the
 // system's (an *fs.PathError), a *NotRegularError or a *TooLargeError.
 func Read(path string, limit int64) ([]byte, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := check(info, limit); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
+	f, info, err := open(path, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if info, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	if err := check(info, limit); err != nil {
-		return nil, err
-	}
 	buf := bytes.NewBuffer(make([]byte, 0, min(info.Size(), limit)+bytes.MinRead))
 	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
@@ -81,6 +68,31 @@ func Read(path string, limit int64) ([]byte, error) {
 		return nil, &TooLargeError{Size: n, Limit: limit}
 	}
 	return buf.Bytes(), nil
+}
+
+// open opens the file at path when it is a regular file of at most limit
+// bytes, checked before opening it (opening a named pipe would wait for a
+// writer) and again on what was opened.
+func open(path string, limit int64) (*os.File, fs.FileInfo, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := check(info, limit); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if info, err = f.Stat(); err == nil {
+		err = check(info, limit)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, info, nil
 }
 
 // check says what is wrong with a file of info, read through limit.
@@ -99,22 +111,8 @@ func check(info fs.FileInfo, limit int64) error {
 // bytes. Reading past limit bytes (the file grew) fails with a
 // *TooLargeError. Datasets are read this way, a row at a time.
 func Open(path string, limit int64) (io.ReadCloser, error) {
-	info, err := os.Stat(path)
+	f, _, err := open(path, limit)
 	if err != nil {
-		return nil, err
-	}
-	if err := check(info, limit); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	if info, err = f.Stat(); err == nil {
-		err = check(info, limit)
-	}
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	return &limitedFile{f: f, left: limit}, nil
