@@ -44,6 +44,7 @@ const (
 	ErrModel          = "model" // the model API failed for an OpenAI-compatible agent
 	ErrCancelled      = "cancelled"
 	ErrAgentReported  = "agent-error" // the agent's own {"type":"error"} line
+	ErrCheck          = "check"       // a program check crashed, hung or answered garbage
 )
 
 // Severities of a finding, most severe first.

@@ -677,6 +677,7 @@ func (b *builder) rowTask(ds *dataset, r *row) *Error {
 	n := len(b.d.errs)
 	t := b.d.task(tv, ptr, i)
 	t.Pos = Pos{File: ds.shown, Line: r.line, Col: r.col}
+	t.Vars = r.obj.compact()
 	b.s.Tasks = append(b.s.Tasks, t)
 	if idv := tv.get("taskId"); idv != nil && idv.kind == kindString {
 		b.d.rowID(idv, ptr, t.ID, ds, r)
@@ -778,29 +779,29 @@ type repeat struct {
 }
 
 // full decodes again the task made from the row at span, for Suite.Full.
-func (ds *dataset) full(span [2]int64) (*value, error) {
+func (ds *dataset) full(span [2]int64) (*value, json.RawMessage, error) {
 	body, err := readSpan(ds.real, span)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r := &row{span: span}
 	switch ds.format {
 	case formatCSV:
 		rec, err := csv.NewReader(bytes.NewReader(body)).Read()
 		if err != nil || len(rec) != len(ds.header) {
-			return nil, fmt.Errorf("the row is no longer a row of %d cells", len(ds.header))
+			return nil, nil, fmt.Errorf("the row is no longer a row of %d cells", len(ds.header))
 		}
 		r.obj = ds.csvObject(rec, nil)
 	default:
 		jr, perr := jsonRow(ds, body, 1, 1, span)
 		if perr != nil {
-			return nil, perr
+			return nil, nil, perr
 		}
 		r = jr
 	}
 	tv, _, rerr := ds.expandRow(r)
 	if rerr != nil {
-		return nil, rerr
+		return nil, nil, rerr
 	}
-	return tv, nil
+	return tv, r.obj.compact(), nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -589,7 +590,7 @@ func (d *decoder) match(v *value, ptr string) *Match {
 }
 
 // checkKeys are the keys that make a check, one per kind.
-var checkKeys = []string{CheckExpr, CheckToolCalled, CheckToolNotCalled, CheckToolOrder, CheckMaxToolCalls, CheckMaxLatencyMs, CheckMaxCostUsd}
+var checkKeys = []string{CheckExpr, CheckToolCalled, CheckToolNotCalled, CheckToolOrder, CheckMaxToolCalls, CheckMaxLatencyMs, CheckMaxCostUsd, CheckExec}
 
 // check decodes one assertion; ids holds the ids used so far in the task.
 func (d *decoder) check(v *value, ptr, defaultID string, ids map[string]*value) *Check {
@@ -609,6 +610,7 @@ func (d *decoder) check(v *value, ptr, defaultID string, ids map[string]*value) 
 	if w, ok := number(v.get("weight")); ok {
 		c.Weight = w
 	}
+	c.Negate = boolean(v.get("negate"))
 
 	var found []string
 	for _, k := range checkKeys {
@@ -647,6 +649,9 @@ func (d *decoder) check(v *value, ptr, defaultID string, ids map[string]*value) 
 		c.Args = raw(v.get("args"))
 	case CheckToolNotCalled:
 		c.Tool = str(kv)
+	case CheckExec:
+		c.Exec = stringList(kv)
+		c.Dir = filepath.Dir(d.file)
 	case CheckToolOrder:
 		c.Order = stringList(kv)
 	case CheckMaxToolCalls:

@@ -100,6 +100,9 @@ type Task struct {
 	Adversarial   *Adversarial
 	// Faults is Fixtures.Faults, kept when the task is compact.
 	Faults []string
+	// Vars is the row a task of a dataset was made from, a JSON object;
+	// nil for other tasks. Program checks get it as "vars".
+	Vars json.RawMessage
 
 	// compact is set when the task is compact: tasks of large suites keep
 	// only what selection, modes and reports need, and Full decodes the rest
@@ -176,6 +179,7 @@ const (
 	CheckMaxToolCalls  = "maxToolCalls"
 	CheckMaxLatencyMs  = "maxLatencyMs"
 	CheckMaxCostUsd    = "maxCostUsd"
+	CheckExec          = "exec"
 )
 
 // Check is one deterministic assertion (extension `assert`). Exactly one of
@@ -197,6 +201,13 @@ type Check struct {
 	MaxToolCalls int
 	MaxLatencyMs int64
 	MaxCostUsd   float64
+
+	// Exec is the command of a program check, and Dir the folder it runs
+	// in: the suite file's.
+	Exec []string
+	Dir  string
+	// Negate makes the check pass when what it checks does not hold.
+	Negate bool
 }
 
 // Fixtures are the deterministic substitutes for live tools and memory.
@@ -353,11 +364,15 @@ func (s *Suite) decodeAgain(t *Task, tv *value, file string) (*Task, error) {
 // again and written into the template again.
 func (s *Suite) fullRow(t *Task) (*Task, error) {
 	ds := s.datasets[t.compact.ds-1]
-	tv, err := ds.full(t.compact.span)
+	tv, vars, err := ds.full(t.compact.span)
 	if err != nil {
 		return nil, fmt.Errorf("could not make task %q again from its row (did %s change during the run?): %w", t.ID, ds.shown, err)
 	}
-	return s.decodeAgain(t, tv, ds.shown)
+	full, err := s.decodeAgain(t, tv, ds.shown)
+	if full != nil {
+		full.Vars = vars
+	}
+	return full, err
 }
 
 // share gives the expression checks of a task decoded again the
