@@ -97,3 +97,46 @@ func TestValidateDataset(t *testing.T) {
 	assert.Equal(t, r.code, 2)
 	assert.Assert(t, strings.Contains(r.stdout+r.stderr, `evals/faq.yaml:9:67: /datasets/0/task/expected/match/value: {row.answer}: evals/data/faq.csv has no column "answer"; its columns are "id", "question", "reply" [semantic]`), r.stdout+r.stderr)
 }
+
+// TestRunProgramChecks: a program check is one process per worker for
+// the whole run, and one that crashes makes its tasks errors of kind
+// check (exit 1), not a failed run.
+func TestRunProgramChecks(t *testing.T) {
+	dir := datasetProject(t)
+	var rows strings.Builder
+	rows.WriteString("id,question,answer\n")
+	for i := range 20 {
+		rows.WriteString(strings.Repeat("x", i%3) + "q" + string(rune('a'+i)) + ",say yes,yes\n")
+	}
+	writeFiles(t, dir, map[string]string{
+		"evals/data/faq.csv": rows.String(),
+		"evals/faq.yaml": `suiteId: acme.cli.evals.faq
+version: 1.0.0
+modes: [golden]
+datasets:
+  - file: data/faq.csv
+    task:
+      taskId: "faq-{row.id}"
+      input: "{row.question}"
+      expected:
+        kind: golden
+        assert:
+          - {id: grader, exec: [./grade.sh]}
+          - {expr: 'output contains "no"', negate: true}
+`,
+		"evals/grade.sh": "#!/bin/sh\necho start >> starts.log\nwhile read -r line; do\n  case \"$line\" in *'\"output\":\"say yes\"'*'\"answer\":\"yes\"'*) echo '{\"pass\": true}' ;; *) echo '{\"pass\": false}' ;; esac\ndone\n",
+	})
+	r := runCLI(t, dir, nil, "run", "--concurrency", "2")
+	assert.Equal(t, r.code, 0, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	log, err := os.ReadFile(filepath.Join(dir, "evals", "starts.log"))
+	assert.NilError(t, err)
+	starts := strings.Count(string(log), "start")
+	assert.Assert(t, starts >= 1 && starts <= 2, "%d check processes for 20 tasks at concurrency 2", starts)
+
+	writeFiles(t, dir, map[string]string{"evals/grade.sh": "#!/bin/sh\nexit 4\n"})
+	r = runCLI(t, dir, nil, "run", "--out", "crash")
+	assert.Equal(t, r.code, 1, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	data, err := os.ReadFile(filepath.Join(dir, "crash", "results.json"))
+	assert.NilError(t, err)
+	assert.Assert(t, strings.Contains(string(data), `"errorKind": "check"`), string(data))
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/internal/memtune"
 	"github.com/evalgate/evalgate/internal/process"
+	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/runner"
@@ -182,6 +183,10 @@ func (j *job) execute(ctx context.Context) error {
 	if err := j.configureJudging(&opts); err != nil {
 		return err
 	}
+	// Program checks run as the agents do: scrubbed environment, own
+	// process groups, ended with the run (#18).
+	opts.Programs = judges.NewPrograms(ctx, judges.ProgramOptions{Env: process.ScrubEnv(os.Environ(), judgeKeys(j.cfg), j.cfg.Agent.Env)})
+	defer opts.Programs.Close()
 
 	run := &results.Run{
 		Schema:    results.Schema,

@@ -21,7 +21,7 @@ const tolerance = 1e-9
 // judge uses it for a criterion decided by an assertion.
 func RunCheck(c *suites.Check, obs *Observation, out any) results.Check {
 	r := runner{obs: obs, out: out}
-	return r.run(c)
+	return negate(c, r.run(c))
 }
 
 // runner decides the assertions of one observation. It builds the

@@ -58,5 +58,8 @@
 //	schema-invalid  the output does not validate against the JSON Schema
 //	expr-error      the expression failed while running
 //	not-bool        the expression did not produce true or false
-//	unsupported     the check or strategy is not one evalgate knows
+//	unsupported     the check or strategy is not one evalgate knows, or a
+//	                program check run without Programs
+//	program-failed  a program check's program answered {"pass": false}
+//	negated         a check with negate: true, and what it checks held
 package judges

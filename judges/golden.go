@@ -2,6 +2,7 @@ package judges
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"regexp"
 	"strings"
@@ -42,6 +43,9 @@ type Observation struct {
 	Trace     []fixtures.Call
 	LatencyMs int64
 	CostUsd   float64
+	// Vars is the row the task was made from (suites.Task.Vars), which
+	// program checks get; nil for other tasks.
+	Vars json.RawMessage
 }
 
 // notJSON stands for an output that is not a JSON value, so that every check
@@ -55,6 +59,16 @@ type notJSON struct{}
 // those decided by an assertion (see RunCheck), are judged elsewhere.
 // schemaValid is nil when the task declares no output schema.
 func Golden(t *suites.Task, obs *Observation) (checks []results.Check, schemaValid *bool) {
+	checks, schemaValid, _ = GoldenContext(context.Background(), t, obs, nil)
+	return checks, schemaValid
+}
+
+// GoldenContext is Golden with the run's program checks: each exec
+// assertion asks its program through progs, under ctx. Without progs an
+// exec assertion fails with ReasonUnsupported. The error, a *CheckError
+// or ctx's, is a program check that could not decide: the trial is an
+// error of kind check.
+func GoldenContext(ctx context.Context, t *suites.Task, obs *Observation, progs *Programs) (checks []results.Check, schemaValid *bool, err error) {
 	var out any = notJSON{}
 	if v, err := jsonvalue.Decode(obs.Output); err == nil {
 		out = v
@@ -66,7 +80,13 @@ func Golden(t *suites.Task, obs *Observation) (checks []results.Check, schemaVal
 		}
 		r := runner{obs: obs, out: out}
 		for _, c := range e.Assert {
-			checks = append(checks, r.run(c))
+			ck := r.run(c)
+			if c.Kind == suites.CheckExec && progs != nil {
+				if ck, err = progs.run(ctx, c, obs); err != nil {
+					return nil, nil, err
+				}
+			}
+			checks = append(checks, negate(c, ck))
 		}
 	}
 	if e.OutputSchema != nil || len(e.OutputSchemaRaw) > 0 {
@@ -79,7 +99,23 @@ func Golden(t *suites.Task, obs *Observation) (checks []results.Check, schemaVal
 		checks = append(checks, c)
 		schemaValid = &c.Passed
 	}
-	return checks, schemaValid
+	return checks, schemaValid, nil
+}
+
+// ReasonNegated is the reason a negated check fails: what it checks held.
+const ReasonNegated = "negated"
+
+// negate turns the result of a check with negate: true around.
+func negate(c *suites.Check, ck results.Check) results.Check {
+	if !c.Negate {
+		return ck
+	}
+	ck.Passed = !ck.Passed
+	ck.Reason = ""
+	if !ck.Passed {
+		ck.Reason = ReasonNegated
+	}
+	return ck
 }
 
 // Score is the weighted mean of the checks: Σ weight·passed / Σ weight, and

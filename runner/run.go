@@ -50,6 +50,9 @@ type Options struct {
 	// MaxRepeats is how often one call (name and arguments) may be made in
 	// a trial of a replan-loop task; DefaultMaxRepeats when 0.
 	MaxRepeats int
+	// Programs runs the program checks (assert exec), one process per
+	// program per worker; nil fails them as unsupported.
+	Programs *judges.Programs
 }
 
 // DefaultMaxRepeats is Options.MaxRepeats when unset (config
@@ -602,6 +605,7 @@ func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, req *R
 		Trace:     rec.Trace,
 		LatencyMs: res.LatencyMs,
 		CostUsd:   rec.Usage.CostUsd,
+		Vars:      t.Vars,
 	}
 	r.score(ctx, s, t, req.Timeout, obs, rec, res)
 	if r.opts.Detect == nil || res.ErrorKind == results.ErrTimeout || res.ErrorKind == results.ErrCancelled {
@@ -617,7 +621,11 @@ func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, req *R
 // score runs the checks of a trial that produced an output: golden checks,
 // or the rubric's criteria (asserts here, the rest by the judge).
 func (r *run) score(ctx context.Context, s *suites.Suite, t *suites.Task, timeout time.Duration, obs *judges.Observation, rec *TrialRecord, res *results.Trial) {
-	checks, valid, err := goldenChecks(ctx, timeout, t, obs)
+	checks, valid, err := goldenChecks(ctx, timeout, t, obs, r.opts.Programs)
+	if ce, ok := errors.AsType[*judges.CheckError](err); ok {
+		res.Status, res.ErrorKind, res.ErrorMessage = results.StatusError, results.ErrCheck, ce.Error()
+		return
+	}
 	if err != nil {
 		res.Status, res.ErrorKind = results.StatusError, results.ErrCancelled
 		if ctx.Err() == nil {
@@ -653,21 +661,27 @@ func (r *run) score(ctx context.Context, s *suites.Suite, t *suites.Task, timeou
 // background, holding nothing but their own goroutine, so that neither the
 // task nor Ctrl-C waits for them. The suite's caps (docs/suites.md,
 // Limits) bound how long that can be.
-func goldenChecks(ctx context.Context, timeout time.Duration, t *suites.Task, obs *judges.Observation) ([]results.Check, *bool, error) {
+func goldenChecks(ctx context.Context, timeout time.Duration, t *suites.Task, obs *judges.Observation, progs *judges.Programs) ([]results.Check, *bool, error) {
 	type scored struct {
 		checks []results.Check
 		valid  *bool
+		err    error
 	}
 	done := make(chan scored, 1)
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	go func() {
-		checks, valid := judges.Golden(t, obs)
-		done <- scored{checks, valid}
+		checks, valid, err := judges.GoldenContext(cctx, t, obs, progs)
+		done <- scored{checks, valid, err}
 	}()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case sc := <-done:
-		return sc.checks, sc.valid, nil
+		if _, ok := errors.AsType[*judges.CheckError](sc.err); ok || sc.err == nil {
+			return sc.checks, sc.valid, sc.err
+		}
+		return nil, nil, context.DeadlineExceeded
 	case <-timer.C:
 		return nil, nil, context.DeadlineExceeded
 	case <-ctx.Done():

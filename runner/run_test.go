@@ -411,15 +411,15 @@ tasks:
 	assert.NilError(t, err)
 	obs := &judges.Observation{Input: task.Input, Output: big}
 
-	_, _, err = goldenChecks(context.Background(), time.Millisecond, task, obs)
+	_, _, err = goldenChecks(context.Background(), time.Millisecond, task, obs, nil)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, _, err = goldenChecks(ctx, time.Minute, task, obs)
+	_, _, err = goldenChecks(ctx, time.Minute, task, obs, nil)
 	assert.ErrorIs(t, err, context.Canceled)
 
-	checks, _, err := goldenChecks(context.Background(), time.Minute, task, &judges.Observation{Input: task.Input, Output: json.RawMessage(`"abc"`)})
+	checks, _, err := goldenChecks(context.Background(), time.Minute, task, &judges.Observation{Input: task.Input, Output: json.RawMessage(`"abc"`)}, nil)
 	assert.NilError(t, err)
 	assert.Check(t, is.Len(checks, 2))
 }
