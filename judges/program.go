@@ -2,11 +2,13 @@ package judges
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,7 +36,10 @@ const (
 // and each answer one JSON line on its stdout, {"pass": bool, "score"?:
 // 0..1, "reason"?: "…"}. There is at most one process per command for
 // each request running at once, so a run of 1,000 tasks at concurrency 8
-// starts at most 8 processes of each program, not 1,000. A process that
+// starts at most 8 processes of each program, not 1,000; of all programs
+// together at most MaxIdle wait between requests, the one idle longest
+// ended first, so a suite of many distinct programs does not keep one of
+// each alive. A process that
 // crashes, hangs past the timeout or answers something else is killed and
 // the task is an error of kind check; the next request starts a new one.
 //
@@ -46,10 +51,15 @@ type Programs struct {
 	env     []string
 	timeout time.Duration
 
-	mu     sync.Mutex
-	idle   map[string][]*process.Process // by command and folder
-	live   map[*process.Process]bool
-	closed bool
+	mu   sync.Mutex
+	idle map[string][]*process.Process // by command and folder
+	// order is the idle processes, the one idle longest first: past
+	// maxIdle the first is ended, so a suite of many distinct programs
+	// does not keep one of each alive.
+	order   []*process.Process
+	maxIdle int
+	live    map[*process.Process]bool
+	closed  bool
 }
 
 // ProgramOptions configure NewPrograms.
@@ -58,7 +68,14 @@ type ProgramOptions struct {
 	Env []string
 	// Timeout bounds one answer; DefaultProgramTimeout when 0.
 	Timeout time.Duration
+	// MaxIdle is how many processes may wait for their next request at
+	// once, of all programs together; DefaultMaxIdle when 0.
+	MaxIdle int
 }
+
+// DefaultMaxIdle is ProgramOptions.MaxIdle when unset: enough for every
+// worker of a run at the default concurrency to keep a few programs.
+const DefaultMaxIdle = 32
 
 // NewPrograms returns the runner of a run's program checks; its processes
 // end when ctx ends or at Close.
@@ -67,7 +84,8 @@ func NewPrograms(ctx context.Context, o ProgramOptions) *Programs {
 	if t <= 0 {
 		t = DefaultProgramTimeout
 	}
-	return &Programs{ctx: ctx, env: o.Env, timeout: t, idle: map[string][]*process.Process{}, live: map[*process.Process]bool{}}
+	return &Programs{ctx: ctx, env: o.Env, timeout: t, maxIdle: cmp.Or(o.MaxIdle, DefaultMaxIdle),
+		idle: map[string][]*process.Process{}, live: map[*process.Process]bool{}}
 }
 
 // CheckError is a program check that could not decide: the program could
@@ -192,6 +210,7 @@ func (ps *Programs) take(key string, c *suites.Check) (*process.Process, error) 
 	if list := ps.idle[key]; len(list) > 0 {
 		p := list[len(list)-1]
 		ps.idle[key] = list[:len(list)-1]
+		ps.order = slices.DeleteFunc(ps.order, func(q *process.Process) bool { return q == p })
 		ps.mu.Unlock()
 		return p, nil
 	}
@@ -220,15 +239,31 @@ func (ps *Programs) give(key string, p *process.Process, ok, ended bool) {
 	defer ps.mu.Unlock()
 	if ok && !ps.closed {
 		ps.idle[key] = append(ps.idle[key], p)
+		ps.order = append(ps.order, p)
+		if len(ps.order) > ps.maxIdle {
+			oldest := ps.order[0]
+			ps.order = ps.order[1:]
+			for k, list := range ps.idle {
+				ps.idle[k] = slices.DeleteFunc(list, func(q *process.Process) bool { return q == oldest })
+			}
+			ps.drop(oldest)
+		}
 		return
 	}
-	delete(ps.live, p)
 	if !ended {
-		go func() {
-			p.Kill()
-			p.Wait(0)
-		}()
+		ps.drop(p)
+	} else {
+		delete(ps.live, p)
 	}
+}
+
+// drop ends p, which is no longer needed; ps.mu is held.
+func (ps *Programs) drop(p *process.Process) {
+	delete(ps.live, p)
+	go func() {
+		p.Kill()
+		p.Wait(0)
+	}()
 }
 
 // Close ends every program: stdin closed, a moment to exit, then the
@@ -237,7 +272,7 @@ func (ps *Programs) Close() {
 	ps.mu.Lock()
 	ps.closed = true
 	live := ps.live
-	ps.live, ps.idle = map[*process.Process]bool{}, map[string][]*process.Process{}
+	ps.live, ps.idle, ps.order = map[*process.Process]bool{}, map[string][]*process.Process{}, nil
 	ps.mu.Unlock()
 	var wg sync.WaitGroup
 	for p := range live {

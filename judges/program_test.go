@@ -128,3 +128,22 @@ func TestProgramCheckWithoutPrograms(t *testing.T) {
 	checks, _ := judges.Golden(programTask(".", false, "true"), &judges.Observation{Output: json.RawMessage(`"x"`)})
 	assert.DeepEqual(t, checks, []results.Check{{ID: "prog", Kind: "exec", Weight: 1, Reason: judges.ReasonUnsupported}})
 }
+
+// TestProgramCheckIdleCap: past MaxIdle waiting processes, the one idle
+// longest is ended, and its program started again when asked again.
+func TestProgramCheckIdleCap(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.sh", "b.sh"} {
+		writeScript(t, dir, name, "echo "+name+" >> starts.log\nwhile read -r line; do echo '{\"pass\": true}'; done\n")
+	}
+	ps := judges.NewPrograms(context.Background(), judges.ProgramOptions{Env: process.ScrubEnv(os.Environ(), nil, nil), MaxIdle: 1})
+	obs := &judges.Observation{Output: json.RawMessage(`"x"`)}
+	for _, name := range []string{"./a.sh", "./a.sh", "./b.sh", "./a.sh"} {
+		_, _, err := judges.GoldenContext(context.Background(), programTask(dir, false, name), obs, ps)
+		assert.NilError(t, err)
+	}
+	ps.Close()
+	log, err := os.ReadFile(filepath.Join(dir, "starts.log"))
+	assert.NilError(t, err)
+	assert.Equal(t, string(log), "a.sh\nb.sh\na.sh\n")
+}
