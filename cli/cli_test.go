@@ -302,7 +302,8 @@ for line in sys.stdin:
         print(json.dumps({"type": "final", "output": str(msg["input"]).upper()}), flush=True)
         break
 `,
-		"judge.py": string(judge),
+		"judge.py":             string(judge),
+		"promptfooconfig.yaml": "prompts: ['Say {{ word }}']\nproviders: [echo]\ntests:\n  - vars: {word: hello}\n    assert: [{type: contains, value: hello}]\n",
 		"labels.jsonl": `{"output":"We will refund you.","criterion":"Says \"refund\".","human":true}
 {"output":"No.","criterion":"Says \"refund\".","human":false}
 {"output":"So sorry.","criterion":"Says \"sorry\".","human":true}

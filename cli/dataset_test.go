@@ -140,3 +140,26 @@ datasets:
 	assert.NilError(t, err)
 	assert.Assert(t, strings.Contains(string(data), `"errorKind": "check"`), string(data))
 }
+
+// TestImportPromptfoo: the example config imports and runs offline; a
+// file that is not a promptfoo config, and an import that would overwrite
+// a file, exit 2.
+func TestImportPromptfoo(t *testing.T) {
+	dir := t.TempDir()
+	example, err := filepath.Abs("../examples/promptfoo/promptfooconfig.yaml")
+	assert.NilError(t, err)
+	r := runCLI(t, dir, nil, "import", "promptfoo", example, "--out", "imported")
+	assert.Equal(t, r.code, 0, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Assert(t, strings.Contains(r.stdout, "tests.csv:4:14         equals"), r.stdout)
+	r = runCLI(t, filepath.Join(dir, "imported"), nil, "run", "--gate", "passRate >= 0.8")
+	assert.Equal(t, r.code, 0, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+
+	r = runCLI(t, dir, nil, "import", "promptfoo", example, "--out", "imported")
+	assert.Equal(t, r.code, 2)
+	assert.Assert(t, strings.Contains(r.stderr, "would overwrite"), r.stderr)
+
+	writeFiles(t, dir, map[string]string{"suite.yaml": "suiteId: acme.evals.x\nversion: 1.0.0\nmodes: [golden]\ntasks: []\n"})
+	r = runCLI(t, dir, nil, "import", "promptfoo", "suite.yaml")
+	assert.Equal(t, r.code, 2)
+	assert.Assert(t, strings.Contains(r.stderr, "not a promptfoo config: it is an evalgate suite"), r.stderr)
+}

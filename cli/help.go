@@ -118,6 +118,18 @@ var commandDocs = map[string]commandDoc{
 			{"What an agent's stdio MCP client launches (inside a run, it inherits EVALGATE_MCP_URL)", "evalgate mcp stdio"},
 		},
 	},
+	"import": {
+		about: "Imports a promptfoo config: writes evalgate.yaml (evalgate.<label>.yaml for each " +
+			"further provider), evals/promptfoo.suite.yaml with a task per test and prompt in " +
+			"evals/promptfoo.tests.jsonl, the program checks that run JavaScript and Python " +
+			"assertions, and import-report.json; prints what mapped to what and what did not, " +
+			"with locations. It never overwrites a file without --force " +
+			"(docs/migrating-from-promptfoo.md).",
+		exits: []string{"0  imported (what could not be is listed)", "2  the file is not a promptfoo config, or a file would be overwritten"},
+		examples: []commandExample{
+			{"Import a promptfoo config into a folder of its own", "evalgate import promptfoo promptfooconfig.yaml --out imported"},
+		},
+	},
 	"diff": {
 		about: "BASE and HEAD are anything a baseline may be: a results.json, the folder " +
 			"holding one, a promoted baseline, openwop summaries or git:<ref>:<path>. It " +

@@ -96,6 +96,7 @@ func TestHelpExamplesAreTrue(t *testing.T) {
 		"calibrate": {".evalgate/calibration.json"},
 		"init":      {"evalgate.yaml", "services/support-agent/evalgate.yaml"},
 		"schema":    {"suite.schema.json"},
+		"import":    {"imported/evalgate.yaml", "imported/import-report.json", "imported/evals/promptfoo.suite.yaml"},
 		"publish":   {"summary.md", "output"},
 	}
 	for _, name := range commandNames() {

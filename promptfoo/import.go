@@ -1,0 +1,606 @@
+// Package promptfoo imports a promptfoo config (promptfooconfig.yaml) as
+// evalgate files: a project file per provider, a suite whose tasks are a
+// JSON Lines dataset of one row per test and prompt, the program checks
+// that keep JavaScript and Python assertions' meaning, and a report of
+// what mapped to what and what did not (DESIGN §16).
+//
+// Example:
+//
+//	res, err := promptfoo.Import("promptfooconfig.yaml")
+//	if errors.Is(err, promptfoo.ErrNotPromptfoo) {
+//		// exit 2
+//	}
+//	for name, data := range res.Files {
+//		os.WriteFile(filepath.Join(out, name), data, 0o644)
+//	}
+package promptfoo
+
+import (
+	"bytes"
+	"embed"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/evalgate/evalgate/internal/inputfile"
+)
+
+// MaxConfigBytes bounds the config file and each file it names.
+const MaxConfigBytes = 64 << 20
+
+// ErrNotPromptfoo is the error of a file that is not a promptfoo config.
+var ErrNotPromptfoo = errors.New("not a promptfoo config")
+
+//go:embed runners/javascript.cjs runners/python.py
+var runners embed.FS
+
+// Result is what an import writes: Files by path relative to the output
+// folder, and the report, which Files also holds as import-report.json.
+type Result struct {
+	Files  map[string][]byte
+	Report Report
+}
+
+// Report says what the import did: the tasks it made, each assertion it
+// mapped and each part it could not.
+type Report struct {
+	Tasks       []TaskRef     `json:"tasks"`
+	Mapped      []Mapped      `json:"mapped"`
+	Unsupported []Unsupported `json:"unsupported"`
+}
+
+// TaskRef is one task made from a test and a prompt.
+type TaskRef struct {
+	SuiteID   string `json:"suiteId"`
+	TaskID    string `json:"taskId"`
+	TestIdx   int    `json:"testIdx"`
+	PromptIdx int    `json:"promptIdx"`
+	Provider  string `json:"provider"`
+}
+
+// Mapped is a part of the config and what it became.
+type Mapped struct {
+	Location string `json:"location"`
+	Type     string `json:"type"`
+	To       string `json:"to"`
+}
+
+// Unsupported is a part of the config the import could not carry over.
+type Unsupported struct {
+	Location string `json:"location"`
+	Type     string `json:"type"`
+	Reason   string `json:"reason"`
+}
+
+// importer holds one import's state.
+type importer struct {
+	dir     string // the config's folder
+	files   map[string][]byte
+	rep     Report
+	suiteID string
+	// codes are the program-check code files written, by content, so
+	// assertions with the same code share a program.
+	codes map[string]string
+	seen  map[string]bool // locations reported as mapped
+	// judged is set when an assertion became a criterion a judge decides.
+	judged bool
+}
+
+// test is one promptfoo test after defaultTest is merged in.
+type test struct {
+	loc         string // where its assertions are: "tests[3]", "data.csv:4"
+	index       int
+	description string
+	vars        map[string]any
+	asserts     []assertion
+	threshold   *float64
+	// variant numbers, from 1, the tests one test's array vars make; 0
+	// when it makes one.
+	variant int
+}
+
+// assertion is one promptfoo assertion with its location.
+type assertion struct {
+	loc string
+	raw map[string]any
+}
+
+// Import reads the promptfoo config at path and returns the files to
+// write. A file that is not a promptfoo config is ErrNotPromptfoo.
+func Import(path string) (*Result, error) {
+	data, err := inputfile.Read(path, MaxConfigBytes)
+	if err != nil {
+		return nil, fmt.Errorf("could not read %s: %w", path, err)
+	}
+	var cfg map[string]any
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w: %s", path, ErrNotPromptfoo, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if cfg == nil {
+		return nil, fmt.Errorf("%s: %w: expected a YAML mapping with prompts, providers and tests", path, ErrNotPromptfoo)
+	}
+	if _, ok := cfg["suiteId"]; ok {
+		return nil, fmt.Errorf("%s: %w: it is an evalgate suite (it has suiteId)", path, ErrNotPromptfoo)
+	}
+	if cfg["prompts"] == nil || (cfg["tests"] == nil && cfg["providers"] == nil) {
+		return nil, fmt.Errorf("%s: %w: expected a YAML mapping with prompts, providers and tests", path, ErrNotPromptfoo)
+	}
+	im := &importer{dir: filepath.Dir(path), files: map[string][]byte{}, codes: map[string]string{}, seen: map[string]bool{}}
+	name := slug(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	if d, ok := cfg["description"].(string); ok && d != "" {
+		name = slug(d)
+	}
+	im.suiteID = "promptfoo.evals." + name
+	for key := range cfg {
+		switch key {
+		case "description", "prompts", "providers", "tests", "defaultTest":
+		default:
+			im.unsupported(key, key, "evalgate has no counterpart for this setting")
+		}
+	}
+	prompts := im.prompts(cfg["prompts"])
+	providers := im.providers(cfg["providers"])
+	tests := im.tests(cfg["tests"], cfg["defaultTest"])
+	if err := im.suite(prompts, providers, tests); err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(im.rep.Unsupported, func(a, b Unsupported) int { return strings.Compare(a.Location, b.Location) })
+	rep, _ := json.MarshalIndent(im.rep, "", "  ")
+	im.files["import-report.json"] = append(rep, '\n')
+	return &Result{Files: im.files, Report: im.rep}, nil
+}
+
+func (im *importer) mapped(loc, typ, to string) {
+	if !im.seen[loc] {
+		im.seen[loc] = true
+		im.rep.Mapped = append(im.rep.Mapped, Mapped{Location: loc, Type: typ, To: to})
+	}
+}
+
+func (im *importer) unsupported(loc, typ, reason string) {
+	if !im.seen["!"+loc] {
+		im.seen["!"+loc] = true
+		im.rep.Unsupported = append(im.rep.Unsupported, Unsupported{Location: loc, Type: typ, Reason: reason})
+	}
+}
+
+// readFile reads a file the config names by file://, relative to the
+// config's folder.
+func (im *importer) readFile(ref string) ([]byte, string, error) {
+	name := strings.TrimPrefix(ref, "file://")
+	p := name
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(im.dir, name)
+	}
+	data, err := inputfile.Read(p, MaxConfigBytes)
+	return data, name, err
+}
+
+// prompt is one prompt: a text template, or chat messages whose contents
+// are templates.
+type prompt struct {
+	text string
+	chat []map[string]any
+}
+
+func (im *importer) prompts(v any) []prompt {
+	var list []any
+	switch x := v.(type) {
+	case []any:
+		list = x
+	default:
+		list = []any{x}
+	}
+	var out []prompt
+	for i, p := range list {
+		loc := fmt.Sprintf("prompts[%d]", i)
+		if m, ok := p.(map[string]any); ok {
+			if raw, ok := m["raw"].(string); ok {
+				p = raw
+			} else if id, ok := m["id"].(string); ok {
+				p = id
+			}
+		}
+		s, ok := p.(string)
+		if !ok {
+			im.unsupported(loc, "prompt", "expected a string or file:// reference")
+			continue
+		}
+		if !strings.HasPrefix(s, "file://") {
+			out = append(out, prompt{text: s})
+			im.mapped(loc, "prompt", "the input of each task")
+			continue
+		}
+		data, name, err := im.readFile(s)
+		if err != nil {
+			im.unsupported(loc, "prompt", "could not read "+name+": "+err.Error())
+			continue
+		}
+		if strings.EqualFold(filepath.Ext(name), ".json") {
+			var chat []map[string]any
+			if err := json.Unmarshal(data, &chat); err != nil {
+				im.unsupported(loc, "prompt", name+" is not a list of chat messages")
+				continue
+			}
+			out = append(out, prompt{chat: chat})
+			im.mapped(loc, "chat prompt", "the input of each task, a list of messages")
+			continue
+		}
+		if ext := strings.ToLower(filepath.Ext(name)); ext == ".py" || ext == ".js" {
+			im.unsupported(loc, "prompt", "prompt functions are not imported")
+			continue
+		}
+		out = append(out, prompt{text: string(data)})
+		im.mapped(loc, "prompt", "the input of each task")
+	}
+	return out
+}
+
+// provider is an agent for evalgate.yaml.
+type provider struct {
+	id, label string
+	agent     string // the agent block, YAML
+}
+
+// vendors are the OpenAI-compatible endpoints of providers promptfoo
+// names by vendor: the base URL and the variable holding the key.
+var vendors = map[string][2]string{
+	"openai":    {"https://api.openai.com/v1", "OPENAI_API_KEY"},
+	"anthropic": {"https://api.anthropic.com/v1", "ANTHROPIC_API_KEY"},
+	"google":    {"https://generativelanguage.googleapis.com/v1beta/openai", "GEMINI_API_KEY"},
+	"vertex":    {"https://generativelanguage.googleapis.com/v1beta/openai", "GEMINI_API_KEY"},
+	"azure":     {"https://YOUR-RESOURCE.openai.azure.com/openai/v1", "AZURE_OPENAI_API_KEY"},
+}
+
+func (im *importer) providers(v any) []provider {
+	var list []any
+	switch x := v.(type) {
+	case nil:
+	case []any:
+		list = x
+	default:
+		list = []any{x}
+	}
+	var out []provider
+	for i, p := range list {
+		loc := fmt.Sprintf("providers[%d]", i)
+		label := ""
+		if m, ok := p.(map[string]any); ok {
+			label, _ = m["label"].(string)
+			p = m["id"]
+		}
+		id, ok := p.(string)
+		if !ok {
+			im.unsupported(loc, "provider", "expected a provider id")
+			continue
+		}
+		pr := provider{id: id, label: cmpOr(label, id)}
+		vendor, model, _ := strings.Cut(id, ":")
+		switch {
+		case strings.HasPrefix(id, "file://"):
+			im.unsupported(loc, "provider "+id, "script providers (call_api) are not wrapped by this version; run the script as a plain agent (agent.plain) by hand")
+			continue
+		case id == "echo":
+			pr.agent = "  plain: [cat]\n"
+		case vendor == "exec":
+			pr.agent = fmt.Sprintf("  plain: [/bin/sh, -c, %s]\n", strconv.Quote(strings.TrimSpace(model)+` "$(cat)"`))
+		case vendors[vendor] != [2]string{} && model != "":
+			m := model
+			for _, pre := range []string{"chat:", "messages:", "completion:"} {
+				m = strings.TrimPrefix(m, pre)
+			}
+			ep := vendors[vendor]
+			pr.agent = fmt.Sprintf("  openai:\n    baseURL: %s\n    model: %s\n    apiKeyEnv: %s\n", ep[0], strconv.Quote(m), ep[1])
+		default:
+			im.unsupported(loc, "provider "+id, "evalgate has no agent for this provider; set agent in evalgate.yaml by hand")
+			continue
+		}
+		im.mapped(loc, "provider "+id, "agent of "+projectFile(len(out), pr.label))
+		out = append(out, pr)
+	}
+	return out
+}
+
+// projectFile names the project file of the i-th provider.
+func projectFile(i int, label string) string {
+	if i == 0 {
+		return "evalgate.yaml"
+	}
+	return "evalgate." + slug(label) + ".yaml"
+}
+
+func (im *importer) tests(v, def any) []test {
+	var base test
+	if d, ok := def.(map[string]any); ok {
+		base.vars, _ = d["vars"].(map[string]any)
+		base.asserts = im.assertList(d["assert"], "defaultTest")
+		if th, ok := number(d["threshold"]); ok {
+			base.threshold = &th
+		}
+		for k := range d {
+			if k != "vars" && k != "assert" && k != "threshold" {
+				im.unsupported("defaultTest."+k, k, "evalgate has no counterpart for this setting")
+			}
+		}
+	}
+	var raw []test
+	var list []any
+	switch x := v.(type) {
+	case []any:
+		list = x
+	case nil:
+	default:
+		list = []any{x}
+	}
+	for i, t := range list {
+		if s, ok := t.(string); ok {
+			raw = append(raw, im.testFile(s)...)
+			continue
+		}
+		m, ok := t.(map[string]any)
+		if !ok {
+			im.unsupported(fmt.Sprintf("tests[%d]", i), "test", "expected a test or a file:// reference")
+			continue
+		}
+		raw = append(raw, im.test(m, fmt.Sprintf("tests[%d]", i)))
+	}
+	if len(list) == 0 {
+		raw = append(raw, test{loc: "defaultTest"})
+	}
+	// Merge defaultTest and expand array vars, as promptfoo does.
+	var out []test
+	for i, t := range raw {
+		t.index = i
+		vars := map[string]any{}
+		for k, val := range base.vars {
+			vars[k] = val
+		}
+		for k, val := range t.vars {
+			vars[k] = val
+		}
+		t.asserts = append(slices.Clone(base.asserts), t.asserts...)
+		if t.threshold == nil {
+			t.threshold = base.threshold
+		}
+		all := expand(vars)
+		for k, vs := range all {
+			tt := t
+			tt.vars = vs
+			if len(all) > 1 {
+				tt.variant = k + 1
+			}
+			out = append(out, tt)
+		}
+	}
+	return out
+}
+
+// expand returns the combinations of the array values of vars.
+func expand(vars map[string]any) []map[string]any {
+	keys := make([]string, 0, len(vars))
+	for k := range vars {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := []map[string]any{{}}
+	for _, k := range keys {
+		vals, ok := vars[k].([]any)
+		if !ok || len(vals) == 0 {
+			vals = []any{vars[k]}
+		}
+		var next []map[string]any
+		for _, o := range out {
+			for _, val := range vals {
+				m := make(map[string]any, len(o)+1)
+				for kk, vv := range o {
+					m[kk] = vv
+				}
+				m[k] = val
+				next = append(next, m)
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+func (im *importer) test(m map[string]any, loc string) test {
+	t := test{loc: loc}
+	t.description, _ = m["description"].(string)
+	t.vars, _ = m["vars"].(map[string]any)
+	t.asserts = im.assertList(m["assert"], loc)
+	if th, ok := number(m["threshold"]); ok {
+		t.threshold = &th
+	}
+	for k := range m {
+		switch k {
+		case "description", "vars", "assert", "threshold":
+		default:
+			im.unsupported(loc+"."+k, k, "evalgate has no counterpart for this setting")
+		}
+	}
+	return t
+}
+
+func (im *importer) assertList(v any, loc string) []assertion {
+	list, _ := v.([]any)
+	var out []assertion
+	for j, a := range list {
+		m, ok := a.(map[string]any)
+		sep := "." // tests[3].assert[0]; a test in a file: tests.jsonl:4:assert[0]
+		if strings.Contains(loc, ":") && !strings.Contains(loc, "[") {
+			sep = ":"
+		}
+		aloc := fmt.Sprintf("%s%sassert[%d]", loc, sep, j)
+		if !ok {
+			im.unsupported(aloc, "assertion", "expected an assertion object")
+			continue
+		}
+		if m["type"] == "assert-set" {
+			inner := im.assertList(m["assert"], aloc)
+			im.mapped(aloc, "assert-set", "its assertions, each a check")
+			if m["threshold"] != nil {
+				im.unsupported(aloc+".threshold", "assert-set threshold", "an assert-set's own threshold is not kept; each of its checks counts on its own")
+			}
+			out = append(out, inner...)
+			continue
+		}
+		out = append(out, assertion{loc: aloc, raw: m})
+	}
+	return out
+}
+
+// testFile reads tests from a CSV, JSON Lines, JSON or YAML file.
+func (im *importer) testFile(ref string) []test {
+	data, name, err := im.readFile(ref)
+	if err != nil {
+		im.unsupported(ref, "tests", "could not read the file: "+err.Error())
+		return nil
+	}
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".csv":
+		return im.csvTests(name, data)
+	case ".jsonl":
+		var out []test
+		for i, line := range bytes.Split(data, []byte("\n")) {
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			var m map[string]any
+			if json.Unmarshal(line, &m) != nil {
+				im.unsupported(fmt.Sprintf("%s:%d", name, i+1), "test", "not a JSON object")
+				continue
+			}
+			out = append(out, im.test(m, fmt.Sprintf("%s:%d", name, i+1)))
+		}
+		return out
+	case ".json", ".yaml", ".yml":
+		var list []map[string]any
+		if err := yaml.Unmarshal(data, &list); err != nil {
+			im.unsupported(name, "tests", "expected a list of tests")
+			return nil
+		}
+		var out []test
+		for i, m := range list {
+			out = append(out, im.test(m, fmt.Sprintf("%s[%d]", name, i)))
+		}
+		return out
+	}
+	im.unsupported(name, "tests", "expected a .csv, .jsonl, .json or .yaml file of tests")
+	return nil
+}
+
+// csvTests reads a promptfoo CSV of tests: columns are vars, except
+// __expected* (an assertion each), __description, __metadata:* and other
+// columns promptfoo reserves.
+func (im *importer) csvTests(name string, data []byte) []test {
+	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\ufeff"))))
+	r.FieldsPerRecord = -1
+	header, err := r.Read()
+	if err != nil {
+		im.unsupported(name, "tests", "not a CSV file with a header row")
+		return nil
+	}
+	var out []test
+	for row := 2; ; row++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			im.unsupported(fmt.Sprintf("%s:%d", name, row), "test", "invalid CSV: "+err.Error())
+			break
+		}
+		line, _ := r.FieldPos(0)
+		t := test{loc: fmt.Sprintf("%s:%d", name, line), vars: map[string]any{}}
+		for i, h := range header {
+			if i >= len(rec) {
+				break
+			}
+			cell := rec[i]
+			_, col := r.FieldPos(i)
+			loc := fmt.Sprintf("%s:%d:%d", name, line, col)
+			switch {
+			case strings.HasPrefix(h, "__expected"):
+				if cell != "" {
+					t.asserts = append(t.asserts, assertion{loc: loc, raw: expectedAssertion(cell)})
+				}
+			case h == "__description":
+				t.description = cell
+			case strings.HasPrefix(h, "__metadata"):
+				// Metadata filters promptfoo's runs; it does not score.
+			case strings.HasPrefix(h, "__"):
+				if cell != "" {
+					im.unsupported(loc, h, "this promptfoo column has no evalgate counterpart")
+				}
+			default:
+				t.vars[h] = cell
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// expectedAssertion reads an __expected cell: "type: value" for the types
+// promptfoo reads there, else an equals.
+func expectedAssertion(cell string) map[string]any {
+	for _, prefix := range []string{"javascript", "fn", "eval", "python", "grade", "llm-rubric", "similar", "regex", "icontains-any", "icontains-all", "contains-any", "contains-all", "icontains", "contains", "starts-with", "equals", "is-json", "not-contains", "not-icontains", "not-regex", "not-equals", "not-starts-with", "not-is-json"} {
+		if rest, ok := strings.CutPrefix(cell, prefix+":"); ok {
+			typ := prefix
+			switch prefix {
+			case "fn", "eval":
+				typ = "javascript"
+			case "grade":
+				typ = "llm-rubric"
+			}
+			val := any(strings.TrimSpace(rest))
+			if strings.HasSuffix(typ, "-any") || strings.HasSuffix(typ, "-all") {
+				var list []any
+				for _, s := range strings.Split(rest, ",") {
+					list = append(list, strings.TrimSpace(s))
+				}
+				val = list
+			}
+			return map[string]any{"type": typ, "value": val}
+		}
+	}
+	return map[string]any{"type": "equals", "value": cell}
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// slug makes a name fit a suite id or a file name.
+func slug(s string) string {
+	s = strings.ToLower(s)
+	s = regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(s, "-")
+	s = strings.Trim(s, "-")
+	if s == "" {
+		return "imported"
+	}
+	return s
+}

@@ -1,0 +1,113 @@
+package promptfoo
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	"gotest.tools/v3/golden"
+
+	"github.com/evalgate/evalgate/suites"
+)
+
+// TestImportMappings imports a config that uses every mapping once and
+// compares what it writes, file by file, with testdata/mappings.golden; the
+// suite it writes must load.
+func TestImportMappings(t *testing.T) {
+	res, err := Import("testdata/mappings/promptfooconfig.yaml")
+	assert.NilError(t, err)
+	var names []string
+	for name := range res.Files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, name := range names {
+		if strings.HasSuffix(name, ".cjs") || strings.HasSuffix(name, "checks/python.py") {
+			continue // the runners, embedded as they are
+		}
+		b.WriteString("=== " + name + "\n")
+		b.Write(res.Files[name])
+	}
+	golden.Assert(t, b.String(), "mappings.golden")
+
+	out := t.TempDir()
+	for name, data := range res.Files {
+		assert.NilError(t, os.MkdirAll(filepath.Dir(filepath.Join(out, name)), 0o755))
+		assert.NilError(t, os.WriteFile(filepath.Join(out, name), data, 0o644))
+	}
+	loaded, err := suites.Load(filepath.Join(out, "evals"))
+	assert.NilError(t, err)
+	assert.Equal(t, len(loaded[0].Tasks), len(res.Report.Tasks))
+}
+
+// TestImportRefusesOtherFiles: a file that is not a promptfoo config is
+// ErrNotPromptfoo, whatever else it is.
+func TestImportRefusesOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"suite.yaml":  "suiteId: acme.evals.x\nversion: 1.0.0\nmodes: [golden]\ntasks: []\n",
+		"compose.yml": "services:\n  web:\n    image: nginx\n",
+		"list.yaml":   "- a\n- b\n",
+		"broken.yaml": "prompts: [\n",
+		"empty.yaml":  "",
+	} {
+		p := filepath.Join(dir, name)
+		assert.NilError(t, os.WriteFile(p, []byte(content), 0o644))
+		_, err := Import(p)
+		assert.Assert(t, errors.Is(err, ErrNotPromptfoo), "%s: %v", name, err)
+	}
+}
+
+// TestRunners runs the JavaScript and Python runners the way program
+// checks do, with promptfoo's calling convention and its edge cases: a
+// JavaScript assertion returning a string fails, a Python one returning
+// None fails, a number passes at its threshold.
+func TestRunners(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"javascript.cjs", "python.py"} {
+		data, err := runners.ReadFile("runners/" + name)
+		assert.NilError(t, err)
+		assert.NilError(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+	}
+	req := `{"input":"q","output":"hello world","trace":[],"vars":{"id":"t","vars":{"word":"world"}}}` + "\n"
+	for _, tc := range []struct {
+		interp, file, code string
+		args               []string
+		want               string
+	}{
+		{"node", "a.inline.js", "output.includes(context.vars.word)", nil, `{"pass":true}`},
+		{"node", "b.inline.js", "if (output.length > 3) {\n  return 0.7;\n}\nreturn 0;", []string{"0.5"}, `{"pass":true,"score":0.7}`},
+		{"node", "c.inline.js", "0.3", []string{"0.5"}, `{"pass":false,"score":0.3}`},
+		{"node", "d.inline.js", "'a string'", nil, `{"pass":false,"reason":"the assertion returned string, not a boolean, a number or a grading result"}`},
+		{"node", "e.inline.js", "({pass: true, score: 0.9, reason: 'ok'})", nil, `{"pass":true,"score":0.9,"reason":"ok"}`},
+		{"node", "f.js", "module.exports = async (output) => output.startsWith('hello');", nil, `{"pass":true}`},
+		{"node", "g.inline.js", "null.x", nil, `{"pass":false,"reason":"the assertion threw: Cannot read properties of null (reading 'x')"}`},
+		{"python3", "a.inline.py", "context['vars']['word'] in output", nil, `{"pass": true}`},
+		{"python3", "b.inline.py", "if len(output) > 3:\n    return 0.7\nreturn 0", []string{"0.5"}, `{"pass": true, "score": 0.7}`},
+		{"python3", "c.inline.py", "None", nil, `{"pass": false, "reason": "the assertion returned NoneType, not a bool, a number or a grading result"}`},
+		{"python3", "d.py", "def get_assert(output, context):\n    return {'pass': False, 'score': 0, 'reason': 'no'}\n", nil, `{"pass": false, "score": 0.0, "reason": "no"}`},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			if _, err := exec.LookPath(tc.interp); err != nil {
+				t.Skip(tc.interp + " is not installed")
+			}
+			assert.NilError(t, os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.code), 0o644))
+			runner := "javascript.cjs"
+			if tc.interp == "python3" {
+				runner = "python.py"
+			}
+			cmd := exec.Command(tc.interp, append([]string{runner, tc.file}, tc.args...)...)
+			cmd.Dir = dir
+			cmd.Stdin = strings.NewReader(req + req)
+			out, err := cmd.Output()
+			assert.NilError(t, err)
+			assert.Equal(t, string(out), tc.want+"\n"+tc.want+"\n")
+		})
+	}
+}

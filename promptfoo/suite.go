@@ -1,0 +1,415 @@
+package promptfoo
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The files an import writes beside the project files.
+const (
+	suiteFile = "evals/promptfoo.suite.yaml"
+	rowsFile  = "evals/promptfoo.tests.jsonl"
+	checksDir = "checks" // in evals/, the suite's folder, where program checks run
+)
+
+// suiteTemplate is the suite: every task is a row of the dataset, which
+// holds its id, input, bar, expectation and the test's vars.
+const suiteTemplate = `# Imported from a promptfoo config by evalgate import promptfoo: each row of
+# promptfoo.tests.jsonl is one test with one prompt (see import-report.json).
+suiteId: %s
+version: 1.0.0
+modes: [golden, rubric]
+datasets:
+  - file: promptfoo.tests.jsonl
+    task:
+      taskId: "{row.id}"
+      description: "{row.description}"
+      input: "{row.input}"
+      passScore: "{row.passScore}"
+      expected: "{row.expected}"
+`
+
+// suite writes the suite, its rows, its program checks and the project
+// files.
+func (im *importer) suite(prompts []prompt, providers []provider, tests []test) error {
+	if len(prompts) == 0 {
+		return fmt.Errorf("%w: no prompt could be imported (see the unsupported list)", ErrNotPromptfoo)
+	}
+	var rows bytes.Buffer
+	enc := json.NewEncoder(&rows)
+	enc.SetEscapeHTML(false)
+	label := ""
+	if len(providers) > 0 {
+		label = providers[0].id
+	}
+	for _, t := range tests {
+		expected := im.expected(t)
+		for p, pr := range prompts {
+			id := fmt.Sprintf("test-%d", t.index)
+			if len(prompts) > 1 {
+				id += fmt.Sprintf("-p%d", p)
+			}
+			if t.variant > 0 {
+				id += fmt.Sprintf("-v%d", t.variant)
+			}
+			input, ok := render(pr, t.vars)
+			if !ok {
+				im.unsupported(fmt.Sprintf("prompts[%d]", p), "prompt template", "uses Nunjucks tags or filters, which this version does not render: only {{ var }} and {{ var.key }} are written in")
+			}
+			bar := 1.0
+			if t.threshold != nil {
+				bar = *t.threshold
+			}
+			row := map[string]any{"id": id, "description": cmpOr(t.description, t.loc), "input": input, "passScore": bar, "expected": expected, "vars": t.vars}
+			if err := enc.Encode(row); err != nil {
+				return fmt.Errorf("could not write the test at %s: %w", t.loc, err)
+			}
+			im.rep.Tasks = append(im.rep.Tasks, TaskRef{SuiteID: im.suiteID, TaskID: id, TestIdx: t.index, PromptIdx: p, Provider: label})
+		}
+	}
+	im.files[rowsFile] = rows.Bytes()
+	im.files[suiteFile] = fmt.Appendf(nil, suiteTemplate, im.suiteID)
+	if len(providers) == 0 {
+		providers = []provider{{id: "none", label: "none", agent: "  plain: [cat]   # no provider was imported: set the agent\n"}}
+	}
+	judge := ""
+	if im.judged {
+		// promptfoo grades llm-rubric and the model-graded assertions with
+		// an OpenAI model unless told otherwise.
+		judge = "judge:\n  openai: {baseURL: https://api.openai.com/v1, model: gpt-4o-mini, apiKeyEnv: OPENAI_API_KEY}\n"
+	}
+	for i, p := range providers {
+		im.files[projectFile(i, p.label)] = fmt.Appendf(nil, "# Imported from promptfoo provider %s.\nsuites: [evals/]\nagent:\n%s%s", strconv.Quote(p.id), p.agent, judge)
+	}
+	return nil
+}
+
+// placeholder is a Nunjucks output tag.
+var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}`)
+
+// render writes vars into a prompt: {{ name }} and {{ name.key }}. ok is
+// false when the prompt uses other Nunjucks syntax, left as written.
+func render(p prompt, vars map[string]any) (any, bool) {
+	if p.chat == nil {
+		return renderText(p.text, vars)
+	}
+	ok := true
+	msgs := make([]any, len(p.chat))
+	for i, m := range p.chat {
+		out := map[string]any{}
+		for k, v := range m {
+			if s, isStr := v.(string); isStr && k == "content" {
+				r, good := renderText(s, vars)
+				ok = ok && good
+				v = r
+			}
+			out[k] = v
+		}
+		msgs[i] = out
+	}
+	return msgs, ok
+}
+
+func renderText(s string, vars map[string]any) (string, bool) {
+	out := placeholder.ReplaceAllStringFunc(s, func(tag string) string {
+		path := strings.Split(placeholder.FindStringSubmatch(tag)[1], ".")
+		var v any = vars
+		for _, k := range path {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return ""
+			}
+			v = m[k]
+		}
+		switch x := v.(type) {
+		case nil:
+			return ""
+		case string:
+			return x
+		default:
+			b, _ := json.Marshal(x)
+			return string(b)
+		}
+	})
+	return out, !strings.Contains(out, "{{") && !strings.Contains(out, "{%")
+}
+
+// expected maps a test's assertions to an evalgate expectation: golden
+// checks, or a rubric when an assertion needs a judge.
+func (im *importer) expected(t test) map[string]any {
+	var checks []map[string]any
+	var criteria []map[string]any
+	for _, a := range t.asserts {
+		typ, _ := a.raw["type"].(string)
+		c, crit, why := im.check(a, typ)
+		switch {
+		case why != "":
+			im.unsupported(a.loc, typ, why)
+			continue
+		case crit != nil:
+			criteria = append(criteria, crit)
+			im.judged = true
+			im.mapped(a.loc, typ, "a rubric criterion, decided by the judge (judge.openai in the project file, promptfoo's default grader)")
+			continue
+		}
+		if w, ok := number(a.raw["weight"]); ok {
+			c["weight"] = w
+		}
+		if metric, ok := a.raw["metric"].(string); ok && metric != "" {
+			c["id"] = metric
+		}
+		checks = append(checks, c)
+		im.mapped(a.loc, typ, describeCheck(c))
+	}
+	if len(criteria) > 0 {
+		for _, c := range checks {
+			w := c["weight"]
+			if w == nil {
+				w = 1.0
+			}
+			delete(c, "weight")
+			delete(c, "id")
+			if _, isProgram := c["exec"]; isProgram {
+				// A rubric criterion's assert cannot be a program check;
+				// it stays a criterion the judge decides.
+				criteria = append(criteria, map[string]any{"criterion": "the output passes the check " + describeCheck(c), "weight": 1.0})
+				continue
+			}
+			criteria = append(criteria, map[string]any{"criterion": describeCheck(c), "weight": w, "assert": c})
+		}
+		normalize(criteria)
+		return map[string]any{"kind": "rubric", "rubric": criteria}
+	}
+	if len(checks) == 0 {
+		// promptfoo passes a test without assertions.
+		checks = append(checks, map[string]any{"id": "no-assertions", "expr": "true"})
+	}
+	uniqueIDs(checks)
+	return map[string]any{"kind": "golden", "assert": checks}
+}
+
+// normalize makes rubric weights fit 0..1, keeping their proportions.
+func normalize(criteria []map[string]any) {
+	total := 0.0
+	for _, c := range criteria {
+		w, _ := c["weight"].(float64)
+		total += w
+	}
+	for _, c := range criteria {
+		w, _ := c["weight"].(float64)
+		if total > 0 {
+			c["weight"] = w / total
+		}
+	}
+}
+
+// uniqueIDs gives checks that share a metric name their own ids.
+func uniqueIDs(checks []map[string]any) {
+	seen := map[string]int{}
+	for _, c := range checks {
+		id, ok := c["id"].(string)
+		if !ok {
+			continue
+		}
+		if n := seen[id]; n > 0 {
+			c["id"] = fmt.Sprintf("%s-%d", id, n+1)
+		}
+		seen[id]++
+	}
+}
+
+// describeCheck is the check as the report shows it.
+func describeCheck(c map[string]any) string {
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+// quote is a string literal of expr-lang.
+func quote(s string) string { return strconv.Quote(s) }
+
+// check maps one assertion: a check, or a rubric criterion, or why it
+// cannot be mapped.
+func (im *importer) check(a assertion, typ string) (check, criterion map[string]any, why string) {
+	negate := false
+	base := typ
+	if rest, ok := strings.CutPrefix(typ, "not-"); ok {
+		negate, base = true, rest
+	}
+	val := a.raw["value"]
+	s, isStr := val.(string)
+	list := func() ([]string, bool) {
+		xs, ok := val.([]any)
+		if !ok {
+			return nil, false
+		}
+		var out []string
+		for _, x := range xs {
+			str, ok := x.(string)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, str)
+		}
+		return out, true
+	}
+	expr := ""
+	switch base {
+	case "equals":
+		if !isStr {
+			return nil, nil, "equals with a value that is not a string"
+		}
+		expr = "output == " + quote(s)
+	case "contains":
+		if !isStr {
+			return nil, nil, "contains with a value that is not a string"
+		}
+		expr = "output contains " + quote(s)
+	case "icontains":
+		if !isStr {
+			return nil, nil, "icontains with a value that is not a string"
+		}
+		expr = "lower(output) contains " + quote(strings.ToLower(s))
+	case "starts-with":
+		if !isStr {
+			return nil, nil, "starts-with with a value that is not a string"
+		}
+		expr = "hasPrefix(output, " + quote(s) + ")"
+	case "regex":
+		if !isStr {
+			return nil, nil, "regex with a value that is not a string"
+		}
+		expr = "output matches " + quote(s)
+	case "contains-any", "contains-all", "icontains-any", "icontains-all":
+		xs, ok := list()
+		if !ok {
+			if !isStr {
+				return nil, nil, base + " with a value that is not a list of strings"
+			}
+			for _, x := range strings.Split(s, ",") {
+				xs = append(xs, strings.TrimSpace(x))
+			}
+		}
+		out, fn := "output", "any"
+		if strings.HasPrefix(base, "i") {
+			out = "lower(output)"
+			for i := range xs {
+				xs[i] = strings.ToLower(xs[i])
+			}
+		}
+		if strings.HasSuffix(base, "-all") {
+			fn = "all"
+		}
+		quoted := make([]string, len(xs))
+		for i, x := range xs {
+			quoted[i] = quote(x)
+		}
+		expr = fmt.Sprintf("%s([%s], {%s contains #})", fn, strings.Join(quoted, ", "), out)
+	case "is-json":
+		if val != nil {
+			return nil, nil, "is-json with a schema: use outputSchema by hand"
+		}
+		expr = "let v = fromJSON(output); true"
+	case "latency":
+		th, ok := number(a.raw["threshold"])
+		if !ok || negate {
+			return nil, nil, "latency needs a threshold in milliseconds"
+		}
+		return map[string]any{"maxLatencyMs": int64(th)}, nil, ""
+	case "cost":
+		th, ok := number(a.raw["threshold"])
+		if !ok || negate {
+			return nil, nil, "cost needs a threshold in US dollars"
+		}
+		return map[string]any{"maxCostUsd": th}, nil, ""
+	case "javascript", "python":
+		if !isStr {
+			return nil, nil, base + " with a value that is not code or a file:// reference"
+		}
+		c, why := im.program(base, s, a)
+		if why != "" {
+			return nil, nil, why
+		}
+		if negate {
+			c["negate"] = true
+		}
+		return c, nil, ""
+	case "llm-rubric", "model-graded-closedqa", "factuality":
+		if negate || !isStr {
+			return nil, nil, base + " needs a string value"
+		}
+		crit := s
+		switch base {
+		case "model-graded-closedqa":
+			crit = "the output meets this requirement: " + s
+		case "factuality":
+			crit = "the output is factually consistent with: " + s
+		}
+		w, ok := number(a.raw["weight"])
+		if !ok {
+			w = 1
+		}
+		return nil, map[string]any{"criterion": crit, "weight": w}, ""
+	default:
+		return nil, nil, "evalgate has no check for this assertion type"
+	}
+	c := map[string]any{"expr": expr}
+	if negate {
+		c["negate"] = true
+	}
+	return c, nil, ""
+}
+
+// program writes a program check that runs a JavaScript or Python
+// assertion with promptfoo's calling convention.
+func (im *importer) program(lang, value string, a assertion) (map[string]any, string) {
+	runner, interp, ext := "javascript.cjs", "node", ".js"
+	if lang == "python" {
+		runner, interp, ext = "python.py", "python3", ".py"
+	}
+	var code []byte
+	name := ""
+	if ref, ok := strings.CutPrefix(value, "file://"); ok {
+		if strings.Contains(ref, ":") {
+			return nil, "a file:// assertion naming a function is not imported"
+		}
+		data, shown, err := im.readFile(value)
+		if err != nil {
+			return nil, "could not read " + shown + ": " + err.Error()
+		}
+		code, name = data, slug(strings.TrimSuffix(baseName(shown), ext))+ext
+	} else {
+		code = []byte(value)
+		name = "inline" + ext
+		if lang == "python" {
+			name = "inline.py"
+		}
+	}
+	key := lang + "\x00" + name + "\x00" + string(code)
+	file, ok := im.codes[key]
+	if !ok {
+		file = fmt.Sprintf("%s/%s-%d%s", checksDir, lang, len(im.codes)+1, map[bool]string{true: ".inline" + ext, false: ext}[strings.HasPrefix(name, "inline")])
+		im.codes[key] = file
+		im.files["evals/"+file] = code
+	}
+	if _, ok := im.files["evals/"+checksDir+"/"+runner]; !ok {
+		data, _ := runners.ReadFile("runners/" + runner)
+		im.files["evals/"+checksDir+"/"+runner] = data
+	}
+	cmd := []any{interp, checksDir + "/" + runner, file}
+	if th, ok := number(a.raw["threshold"]); ok {
+		cmd = append(cmd, strconv.FormatFloat(th, 'g', -1, 64))
+	}
+	return map[string]any{"exec": cmd}, ""
+}
+
+// baseName is the base name of a path written with slashes.
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

@@ -1,0 +1,2 @@
+def get_assert(output, context):
+    return context["vars"]["question"] in output
