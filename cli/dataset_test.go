@@ -10,13 +10,10 @@ import (
 	"gotest.tools/v3/assert"
 )
 
-// datasetProject is a suite whose tasks are the rows of a CSV sheet, and
-// a plain agent that answers each question by echoing it.
-func datasetProject(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"evals/faq.yaml": `suiteId: acme.cli.evals.faq
+// faqSuite is a suite of the rows of data/faq.csv whose tasks expect
+// expected.
+func faqSuite(expected string) string {
+	return `suiteId: acme.cli.evals.faq
 version: 1.0.0
 modes: [golden]
 datasets:
@@ -24,8 +21,16 @@ datasets:
     task:
       taskId: "faq-{row.id}"
       input: "{row.question}"
-      expected: {kind: golden, match: {strategy: contains, value: "{row.answer}"}}
-`,
+      expected: ` + expected + "\n"
+}
+
+// datasetProject is a suite whose tasks are the rows of a CSV sheet, and
+// a plain agent that answers each question by echoing it.
+func datasetProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"evals/faq.yaml":     faqSuite(`{kind: golden, match: {strategy: contains, value: "{row.answer}"}}`),
 		"evals/data/faq.csv": "id,question,answer\n1,say yes,yes\n2,say no,no\n3,say maybe,never\n",
 		"echo.sh":            "#!/bin/sh\ncat\n",
 		"evalgate.yaml":      "suites: [evals/]\nagent:\n  plain: [./echo.sh]\n",
@@ -110,20 +115,11 @@ func TestRunProgramChecks(t *testing.T) {
 	}
 	writeFiles(t, dir, map[string]string{
 		"evals/data/faq.csv": rows.String(),
-		"evals/faq.yaml": `suiteId: acme.cli.evals.faq
-version: 1.0.0
-modes: [golden]
-datasets:
-  - file: data/faq.csv
-    task:
-      taskId: "faq-{row.id}"
-      input: "{row.question}"
-      expected:
+		"evals/faq.yaml": faqSuite(`
         kind: golden
         assert:
           - {id: grader, exec: [./grade.sh]}
-          - {expr: 'output contains "no"', negate: true}
-`,
+          - {expr: 'output contains "no"', negate: true}`),
 		"evals/grade.sh": "#!/bin/sh\necho start >> starts.log\nwhile read -r line; do\n  case \"$line\" in *'\"output\":\"say yes\"'*'\"answer\":\"yes\"'*) echo '{\"pass\": true}' ;; *) echo '{\"pass\": false}' ;; esac\ndone\n",
 	})
 	r := runCLI(t, dir, nil, "run", "--concurrency", "2")

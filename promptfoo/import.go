@@ -192,16 +192,22 @@ type prompt struct {
 	chat []map[string]any
 }
 
-func (im *importer) prompts(v any) []prompt {
-	var list []any
+// asList is v as a list: v itself, a one-item list of anything else, no
+// items for nil. promptfoo takes one prompt, provider or test file where
+// it takes a list.
+func asList(v any) []any {
 	switch x := v.(type) {
+	case nil:
+		return nil
 	case []any:
-		list = x
-	default:
-		list = []any{x}
+		return x
 	}
+	return []any{v}
+}
+
+func (im *importer) prompts(v any) []prompt {
 	var out []prompt
-	for i, p := range list {
+	for i, p := range asList(v) {
 		loc := fmt.Sprintf("prompts[%d]", i)
 		if m, ok := p.(map[string]any); ok {
 			if raw, ok := m["raw"].(string); ok {
@@ -262,16 +268,8 @@ var vendors = map[string][2]string{
 }
 
 func (im *importer) providers(v any) []provider {
-	var list []any
-	switch x := v.(type) {
-	case nil:
-	case []any:
-		list = x
-	default:
-		list = []any{x}
-	}
 	var out []provider
-	for i, p := range list {
+	for i, p := range asList(v) {
 		loc := fmt.Sprintf("providers[%d]", i)
 		label := ""
 		if m, ok := p.(map[string]any); ok {
@@ -333,14 +331,7 @@ func (im *importer) tests(v, def any) []test {
 		}
 	}
 	var raw []test
-	var list []any
-	switch x := v.(type) {
-	case []any:
-		list = x
-	case nil:
-	default:
-		list = []any{x}
-	}
+	list := asList(v)
 	for i, t := range list {
 		if s, ok := t.(string); ok {
 			raw = append(raw, im.testFile(s)...)
