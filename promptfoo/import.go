@@ -87,9 +87,12 @@ type importer struct {
 	files   map[string][]byte
 	rep     Report
 	suiteID string
-	// codes are the program-check code files written, by content, so
-	// assertions with the same code share a program.
+	// codes are the program-check files written, by language and file, so
+	// assertions of the same file share a program.
 	codes map[string]string
+	// cur is the inline code of the test being mapped, by language: the
+	// row carries it to the runner.
+	cur map[string][]string
 	seen  map[string]bool // locations reported as mapped
 	// judged is set when an assertion became a criterion a judge decides.
 	judged bool

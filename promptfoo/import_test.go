@@ -1,6 +1,7 @@
 package promptfoo
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -75,7 +76,6 @@ func TestRunners(t *testing.T) {
 		assert.NilError(t, err)
 		assert.NilError(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
 	}
-	req := `{"input":"q","output":"hello world","trace":[],"vars":{"id":"t","vars":{"word":"world"}}}` + "\n"
 	for _, tc := range []struct {
 		interp, file, code string
 		args               []string
@@ -97,12 +97,21 @@ func TestRunners(t *testing.T) {
 			if _, err := exec.LookPath(tc.interp); err != nil {
 				t.Skip(tc.interp + " is not installed")
 			}
-			assert.NilError(t, os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.code), 0o644))
-			runner := "javascript.cjs"
+			runner, lang := "javascript.cjs", "javascript"
 			if tc.interp == "python3" {
-				runner = "python.py"
+				runner, lang = "python.py", "python"
 			}
-			cmd := exec.Command(tc.interp, append([]string{runner, tc.file}, tc.args...)...)
+			// Inline code comes in the row, with another assertion's before it.
+			row := map[string]any{"id": "t", "vars": map[string]any{"word": "world"}, "code": map[string]any{lang: []string{"false", tc.code}}}
+			args := []string{runner, "--inline", "1"}
+			if !strings.Contains(tc.file, ".inline.") {
+				assert.NilError(t, os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.code), 0o644))
+				args = []string{runner, tc.file}
+			}
+			line, err := json.Marshal(map[string]any{"input": "q", "output": "hello world", "trace": []any{}, "vars": row})
+			assert.NilError(t, err)
+			req := string(line) + "\n"
+			cmd := exec.Command(tc.interp, append(args, tc.args...)...)
 			cmd.Dir = dir
 			cmd.Stdin = strings.NewReader(req + req)
 			out, err := cmd.Output()

@@ -48,6 +48,10 @@ func (im *importer) suite(prompts []prompt, providers []provider, tests []test) 
 	}
 	for _, t := range tests {
 		expected := im.expected(t)
+		var code map[string][]string
+		if len(im.cur) > 0 {
+			code = im.cur
+		}
 		for p, pr := range prompts {
 			id := fmt.Sprintf("test-%d", t.index)
 			if len(prompts) > 1 {
@@ -65,6 +69,9 @@ func (im *importer) suite(prompts []prompt, providers []provider, tests []test) 
 				bar = *t.threshold
 			}
 			row := map[string]any{"id": id, "description": cmpOr(t.description, t.loc), "input": input, "passScore": bar, "expected": expected, "vars": t.vars}
+			if code != nil {
+				row["code"] = code
+			}
 			if err := enc.Encode(row); err != nil {
 				return fmt.Errorf("could not write the test at %s: %w", t.loc, err)
 			}
@@ -141,6 +148,7 @@ func renderText(s string, vars map[string]any) (string, bool) {
 // expected maps a test's assertions to an evalgate expectation: golden
 // checks, or a rubric when an assertion needs a judge.
 func (im *importer) expected(t test) map[string]any {
+	im.cur = map[string][]string{}
 	var checks []map[string]any
 	var criteria []map[string]any
 	for _, a := range t.asserts {
@@ -370,8 +378,7 @@ func (im *importer) program(lang, value string, a assertion) (map[string]any, st
 	if lang == "python" {
 		runner, interp, ext = "python.py", "python3", ".py"
 	}
-	var code []byte
-	name := ""
+	var args []any
 	if ref, ok := strings.CutPrefix(value, "file://"); ok {
 		if strings.Contains(ref, ":") {
 			return nil, "a file:// assertion naming a function is not imported"
@@ -380,26 +387,26 @@ func (im *importer) program(lang, value string, a assertion) (map[string]any, st
 		if err != nil {
 			return nil, "could not read " + shown + ": " + err.Error()
 		}
-		code, name = data, slug(strings.TrimSuffix(baseName(shown), ext))+ext
-	} else {
-		code = []byte(value)
-		name = "inline" + ext
-		if lang == "python" {
-			name = "inline.py"
+		key := lang + "\x00" + shown
+		file, ok := im.codes[key]
+		if !ok {
+			file = fmt.Sprintf("%s/%s-%d-%s", checksDir, lang, len(im.codes)+1, slug(strings.TrimSuffix(baseName(shown), ext))+ext)
+			im.codes[key] = file
+			im.files["evals/"+file] = data
 		}
-	}
-	key := lang + "\x00" + name + "\x00" + string(code)
-	file, ok := im.codes[key]
-	if !ok {
-		file = fmt.Sprintf("%s/%s-%d%s", checksDir, lang, len(im.codes)+1, map[bool]string{true: ".inline" + ext, false: ext}[strings.HasPrefix(name, "inline")])
-		im.codes[key] = file
-		im.files["evals/"+file] = code
+		args = []any{file}
+	} else {
+		// Inline code travels in the row, so one process per worker runs
+		// the inline assertions of every test (#18).
+		k := len(im.cur[lang])
+		im.cur[lang] = append(im.cur[lang], value)
+		args = []any{"--inline", strconv.Itoa(k)}
 	}
 	if _, ok := im.files["evals/"+checksDir+"/"+runner]; !ok {
 		data, _ := runners.ReadFile("runners/" + runner)
 		im.files["evals/"+checksDir+"/"+runner] = data
 	}
-	cmd := []any{interp, checksDir + "/" + runner, file}
+	cmd := append([]any{interp, checksDir + "/" + runner}, args...)
 	if th, ok := number(a.raw["threshold"]); ok {
 		cmd = append(cmd, strconv.FormatFloat(th, 'g', -1, 64))
 	}

@@ -1,29 +1,42 @@
-// Runs one promptfoo JavaScript assertion as an evalgate program check
+// Runs promptfoo JavaScript assertions as an evalgate program check
 // (written by `evalgate import promptfoo`). Usage:
-//   node javascript.cjs CODE_FILE [THRESHOLD]
-// CODE_FILE ending in .inline.js holds the assertion's inline code, called
-// as promptfoo does: new Function('output', 'context', body), where a
-// one-line body is an expression. Any other file is a module exporting the
-// function (module.exports, or its default). Each request is a JSON line
+//   node javascript.cjs --inline K [THRESHOLD]   the K-th inline assertion of the row
+//   node javascript.cjs FILE [THRESHOLD]         a module exporting the function
+// Inline code comes with each request, in the row's code.javascript[K], so
+// one process serves every test of a suite; it is called as promptfoo does:
+// new Function('output', 'context', body), where a one-line body is an
+// expression. A module exports the function (module.exports, or its
+// default). Each request is a JSON line
 // {"input","output","trace","vars"}; vars holds the test's vars under
 // "vars". A boolean passes or fails; a number is a score that passes when
 // it reaches THRESHOLD (else when it is above 0); a grading object
 // {pass, score, reason} is taken as it is; anything else fails.
 'use strict';
-const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 
-const file = process.argv[2];
-const threshold = process.argv[3] === undefined ? undefined : Number(process.argv[3]);
-let fn;
-if (file.endsWith('.inline.js')) {
-  const code = fs.readFileSync(file, 'utf8').trim();
-  const body = code.includes('\n') || /^\s*return\b/.test(code) ? code : 'return ' + code;
-  fn = new Function('output', 'context', body);
-} else {
-  const m = require(path.resolve(file));
-  fn = typeof m === 'function' ? m : m.default;
+const inline = process.argv[2] === '--inline' ? Number(process.argv[3]) : -1;
+const thresholdArg = process.argv[inline >= 0 ? 4 : 3];
+const threshold = thresholdArg === undefined ? undefined : Number(thresholdArg);
+let moduleFn;
+if (inline < 0) {
+  const m = require(path.resolve(process.argv[2]));
+  moduleFn = typeof m === 'function' ? m : m.default;
+}
+const compiled = new Map();
+
+// fnFor returns the assertion a request asks for.
+function fnFor(row) {
+  if (inline < 0) return moduleFn;
+  const code = String(((row.code || {}).javascript || [])[inline] || '').trim();
+  let fn = compiled.get(code);
+  if (!fn) {
+    const body = code.includes('\n') || /^return\b/.test(code) ? code : 'return ' + code;
+    fn = new Function('output', 'context', body);
+    if (compiled.size >= 1000) compiled.clear();
+    compiled.set(code, fn);
+  }
+  return fn;
 }
 
 function answer(r) {
@@ -51,7 +64,7 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
       const vars = row.vars || {};
       const output = typeof req.output === 'string' ? req.output : JSON.stringify(req.output);
       const context = { vars, prompt: row.input, test: { vars }, logProbs: undefined };
-      r = answer(await fn(output, context));
+      r = answer(await fnFor(row)(output, context));
     } catch (e) {
       r = { pass: false, reason: 'the assertion threw: ' + String(e && e.message || e).slice(0, 300) };
     }

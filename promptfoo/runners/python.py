@@ -1,10 +1,11 @@
-# Runs one promptfoo Python assertion as an evalgate program check (written
-# by `evalgate import promptfoo`). Usage:
-#   python3 python.py CODE_FILE [THRESHOLD]
-# CODE_FILE ending in .inline.py holds the assertion's inline code, called as
-# promptfoo does: a one-line body is an expression, a longer one the body
-# of a function of output and context. Any other file is a module whose
-# get_assert(output, context) is called. Each request is a JSON line
+# Runs promptfoo Python assertions as an evalgate program check (written by
+# `evalgate import promptfoo`). Usage:
+#   python3 python.py --inline K [THRESHOLD]   the K-th inline assertion of the row
+#   python3 python.py FILE [THRESHOLD]         a module's get_assert(output, context)
+# Inline code comes with each request, in the row's code.python[K], so one
+# process serves every test of a suite; it is called as promptfoo does: a
+# one-line body is an expression, a longer one the body of a function of
+# output and context. Each request is a JSON line
 # {"input","output","trace","vars"}; vars holds the test's vars under
 # "vars". A bool passes or fails; a number is a score that passes when it
 # reaches THRESHOLD (else when it is above 0); a dict {pass, score, reason}
@@ -14,24 +15,37 @@ import json
 import math
 import sys
 
-path = sys.argv[1]
-threshold = float(sys.argv[2]) if len(sys.argv) > 2 else None
-
-if path.endswith(".inline.py"):
-    with open(path, encoding="utf-8") as f:
-        code = f.read().strip()
-    if "\n" in code or code.startswith("return"):
-        body = "\n".join("    " + line for line in code.splitlines())
-    else:
-        body = "    return (" + code + ")"
-    scope = {}
-    exec("def _assert(output, context):\n" + body + "\n", scope)
-    fn = scope["_assert"]
-else:
-    spec = importlib.util.spec_from_file_location("promptfoo_assertion", path)
+inline = int(sys.argv[2]) if sys.argv[1] == "--inline" else -1
+args = sys.argv[3:] if inline >= 0 else sys.argv[2:]
+threshold = float(args[0]) if args else None
+module_fn = None
+if inline < 0:
+    spec = importlib.util.spec_from_file_location("promptfoo_assertion", sys.argv[1])
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    fn = module.get_assert
+    module_fn = module.get_assert
+compiled = {}
+
+
+def fn_for(row):
+    """The assertion a request asks for."""
+    if inline < 0:
+        return module_fn
+    codes = (row.get("code") or {}).get("python") or []
+    code = (codes[inline] if inline < len(codes) else "").strip()
+    fn = compiled.get(code)
+    if fn is None:
+        if "\n" in code or code.startswith("return"):
+            body = "\n".join("    " + line for line in code.splitlines())
+        else:
+            body = "    return (" + code + ")"
+        scope = {}
+        exec("def _assert(output, context):\n" + body + "\n", scope)
+        fn = scope["_assert"]
+        if len(compiled) >= 1000:
+            compiled.clear()
+        compiled[code] = fn
+    return fn
 
 
 def answer(r):
@@ -58,7 +72,7 @@ for line in sys.stdin:
         variables = row.get("vars") or {}
         output = req["output"] if isinstance(req["output"], str) else json.dumps(req["output"])
         context = {"vars": variables, "prompt": row.get("input"), "test": {"vars": variables}}
-        result = answer(fn(output, context))
+        result = answer(fn_for(row)(output, context))
     except Exception as e:  # the assertion's own failure fails its check
         result = {"pass": False, "reason": ("the assertion raised: %s" % e)[:300]}
     print(json.dumps(result), flush=True)
