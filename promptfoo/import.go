@@ -92,8 +92,8 @@ type importer struct {
 	codes map[string]string
 	// cur is the inline code of the test being mapped, by language: the
 	// row carries it to the runner.
-	cur map[string][]string
-	seen  map[string]bool // locations reported as mapped
+	cur  map[string][]string
+	seen map[string]bool // locations reported as mapped
 	// judged is set when an assertion became a criterion a judge decides.
 	judged bool
 }
