@@ -293,7 +293,7 @@ func (im *importer) providers(v any) []provider {
 		case id == "echo":
 			pr.agent = "  plain: [cat]\n"
 		case vendor == "exec":
-			pr.agent = fmt.Sprintf("  plain: [/bin/sh, -c, %s]\n", strconv.Quote(strings.TrimSpace(model)+` "$(cat)"`))
+			pr.agent = fmt.Sprintf("  plain: [/bin/sh, -c, %s]\n", strconv.Quote("exec "+strings.TrimSpace(model)+` "$(cat)"`))
 		case vendors[vendor] != [2]string{} && model != "":
 			m := model
 			for _, pre := range []string{"chat:", "messages:", "completion:"} {
