@@ -58,7 +58,9 @@ type Report struct {
 	Unsupported []Unsupported `json:"unsupported"`
 }
 
-// TaskRef is one task made from a test and a prompt.
+// TaskRef is one task made from a test and a prompt. TestIdx counts the
+// tests as promptfoo does, after defaultTest is merged and list vars are
+// expanded, so it names the same test as promptfoo's results.
 type TaskRef struct {
 	SuiteID   string `json:"suiteId"`
 	TaskID    string `json:"taskId"`

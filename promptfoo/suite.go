@@ -46,7 +46,7 @@ func (im *importer) suite(prompts []prompt, providers []provider, tests []test) 
 	if len(providers) > 0 {
 		label = providers[0].id
 	}
-	for _, t := range tests {
+	for n, t := range tests {
 		expected := im.expected(t)
 		var code map[string][]string
 		if len(im.cur) > 0 {
@@ -75,7 +75,7 @@ func (im *importer) suite(prompts []prompt, providers []provider, tests []test) 
 			if err := enc.Encode(row); err != nil {
 				return fmt.Errorf("could not write the test at %s: %w", t.loc, err)
 			}
-			im.rep.Tasks = append(im.rep.Tasks, TaskRef{SuiteID: im.suiteID, TaskID: id, TestIdx: t.index, PromptIdx: p, Provider: label})
+			im.rep.Tasks = append(im.rep.Tasks, TaskRef{SuiteID: im.suiteID, TaskID: id, TestIdx: n, PromptIdx: p, Provider: label})
 		}
 	}
 	im.files[rowsFile] = rows.Bytes()

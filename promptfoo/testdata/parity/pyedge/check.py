@@ -1,0 +1,2 @@
+def get_assert(output, context):
+    return output.startswith("hel")
