@@ -1,18 +1,3 @@
-// Package promptfoo imports a promptfoo config (promptfooconfig.yaml) as
-// evalgate files: a project file per provider, a suite whose tasks are a
-// JSON Lines dataset of one row per test and prompt, the program checks
-// that keep JavaScript and Python assertions' meaning, and a report of
-// what mapped to what and what did not (DESIGN §16).
-//
-// Example:
-//
-//	res, err := promptfoo.Import("promptfooconfig.yaml")
-//	if errors.Is(err, promptfoo.ErrNotPromptfoo) {
-//		// exit 2
-//	}
-//	for name, data := range res.Files {
-//		os.WriteFile(filepath.Join(out, name), data, 0o644)
-//	}
 package promptfoo
 
 import (
