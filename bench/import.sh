@@ -48,7 +48,7 @@ echo "import of $N inline tests: ${w}s wall, $(echo "$u + $s" | bc)s CPU, $((m /
 measure() { # name, command...
   local name=$1; shift
   /usr/bin/time -f "%e %U %S %M" -o "$name.time" "$@" >"$name.log" 2>&1 || true
-  read -r w u s m < "$name.time"
+  read -r w u s m < <(tail -1 "$name.time")
   echo "$name $w $(echo "$u + $s" | bc) $((m / 1024))" | tee -a "$dir/runs.txt"
 }
 : > "$dir/runs.txt"
@@ -68,6 +68,7 @@ for tool in promptfoo evalgate; do
   for col in 2 3 4; do
     printf '%s ' "$(awk -v t=$tool -v c=$col '$1==t {print $c}' runs.txt | median)"
   done > "$tool.median"
+  echo >> "$tool.median"
   echo "$tool median: wall s, CPU s, peak RSS MiB: $(cat "$tool.median")"
 done
 read -r pw pc pm < promptfoo.median
