@@ -30,7 +30,7 @@ func importCmd(_ context.Context, c *Command, args []string) error {
 	if len(pos) != 2 || pos[0] != "promptfoo" {
 		return invalid(errors.New("import: expected promptfoo and one config file, as in: evalgate import promptfoo promptfooconfig.yaml"))
 	}
-	res, err := promptfoo.Import(pos[1])
+	res, err := promptfoo.Import(pos[1], promptfoo.Options{Out: *out})
 	if err != nil {
 		return invalid(fmt.Errorf("import: %w", err))
 	}

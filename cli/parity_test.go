@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -32,48 +33,62 @@ func TestPromptfooParity(t *testing.T) {
 			dir := t.TempDir()
 			r := runCLI(t, dir, nil, "import", "promptfoo", abs, "--out", ".")
 			assert.Equal(t, r.code, 0, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-			r = runCLI(t, dir, nil, "run", "--gate", "true")
-			assert.Equal(t, r.code, 0, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-
 			var report struct {
 				Tasks []struct {
 					TaskID    string `json:"taskId"`
 					TestIdx   int    `json:"testIdx"`
 					PromptIdx int    `json:"promptIdx"`
 				} `json:"tasks"`
+				Mapped []struct {
+					Type string `json:"type"`
+					To   string `json:"to"`
+				} `json:"mapped"`
 			}
 			readJSON(t, filepath.Join(dir, "import-report.json"), &report)
-			var res struct {
-				Suites []struct {
-					Tasks []struct {
-						ID     string `json:"taskId"`
-						Passed bool   `json:"passed"`
-						Status string `json:"status"`
-					} `json:"tasks"`
-				} `json:"suites"`
-			}
-			readJSON(t, filepath.Join(dir, "evalgate-out", "results.json"), &res)
 			var want struct {
 				Results []struct {
-					TestIdx   int  `json:"testIdx"`
-					PromptIdx int  `json:"promptIdx"`
-					Success   bool `json:"success"`
+					TestIdx     int  `json:"testIdx"`
+					PromptIdx   int  `json:"promptIdx"`
+					ProviderIdx int  `json:"providerIdx"`
+					Success     bool `json:"success"`
 				} `json:"results"`
 			}
 			readJSON(t, filepath.Join(filepath.Dir(abs), "promptfoo-results.json"), &want)
 
-			verdict := map[string]string{}
-			for _, task := range res.Suites[0].Tasks {
-				assert.Assert(t, task.Status != "error", "task %s is an error", task.ID)
-				verdict[task.ID] = fmt.Sprint(task.Passed)
+			// Each provider has its project file, in the providers' order.
+			var projects []string
+			for _, m := range report.Mapped {
+				if file, ok := strings.CutPrefix(m.To, "agent of "); ok && strings.HasPrefix(m.Type, "provider ") {
+					projects = append(projects, file)
+				}
 			}
 			got := map[string]string{}
-			for _, ref := range report.Tasks {
-				got[fmt.Sprintf("test %d, prompt %d", ref.TestIdx, ref.PromptIdx)] = verdict[ref.TaskID]
+			for p, project := range projects {
+				out := fmt.Sprintf("out-%d", p)
+				r = runCLI(t, dir, nil, "run", "--config", project, "--out", out, "--gate", "true")
+				assert.Equal(t, r.code, 0, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+				var res struct {
+					Suites []struct {
+						Tasks []struct {
+							ID     string `json:"taskId"`
+							Passed bool   `json:"passed"`
+							Status string `json:"status"`
+						} `json:"tasks"`
+					} `json:"suites"`
+				}
+				readJSON(t, filepath.Join(dir, out, "results.json"), &res)
+				verdict := map[string]string{}
+				for _, task := range res.Suites[0].Tasks {
+					assert.Assert(t, task.Status != "error", "task %s is an error", task.ID)
+					verdict[task.ID] = fmt.Sprint(task.Passed)
+				}
+				for _, ref := range report.Tasks {
+					got[fmt.Sprintf("provider %d, test %d, prompt %d", p, ref.TestIdx, ref.PromptIdx)] = verdict[ref.TaskID]
+				}
 			}
 			wantV := map[string]string{}
 			for _, w := range want.Results {
-				wantV[fmt.Sprintf("test %d, prompt %d", w.TestIdx, w.PromptIdx)] = fmt.Sprint(w.Success)
+				wantV[fmt.Sprintf("provider %d, test %d, prompt %d", w.ProviderIdx, w.TestIdx, w.PromptIdx)] = fmt.Sprint(w.Success)
 			}
 			assert.Assert(t, len(wantV) > 0)
 			assert.DeepEqual(t, got, wantV)

@@ -14,7 +14,7 @@
 //
 // Example:
 //
-//	res, err := promptfoo.Import("promptfooconfig.yaml")
+//	res, err := promptfoo.Import("promptfooconfig.yaml", promptfoo.Options{Out: out})
 //	if errors.Is(err, promptfoo.ErrNotPromptfoo) {
 //		// exit 2
 //	}

@@ -25,7 +25,7 @@ const MaxConfigBytes = 64 << 20
 // ErrNotPromptfoo is the error of a file that is not a promptfoo config.
 var ErrNotPromptfoo = errors.New("not a promptfoo config")
 
-//go:embed runners/javascript.cjs runners/python.py
+//go:embed runners/javascript.cjs runners/python.py runners/provider.py runners/provider.cjs
 var runners embed.FS
 
 // Result is what an import writes: Files by path relative to the output
@@ -71,6 +71,7 @@ type Unsupported struct {
 // importer holds one import's state.
 type importer struct {
 	dir     string // the config's folder
+	out     string // the folder the files are written into
 	files   map[string][]byte
 	rep     Report
 	suiteID string
@@ -104,9 +105,17 @@ type assertion struct {
 	raw map[string]any
 }
 
+// Options configure Import.
+type Options struct {
+	// Out is the folder the files will be written into, which the
+	// project files' paths to the config's own files (a script
+	// provider) are relative to; "" for the current folder.
+	Out string
+}
+
 // Import reads the promptfoo config at path and returns the files to
 // write. A file that is not a promptfoo config is ErrNotPromptfoo.
-func Import(path string) (*Result, error) {
+func Import(path string, opts Options) (*Result, error) {
 	data, err := inputfile.Read(path, MaxConfigBytes)
 	if err != nil {
 		return nil, fmt.Errorf("could not read %s: %w", path, err)
@@ -124,7 +133,7 @@ func Import(path string) (*Result, error) {
 	if cfg["prompts"] == nil || (cfg["tests"] == nil && cfg["providers"] == nil) {
 		return nil, fmt.Errorf("%s: %w: expected a YAML mapping with prompts, providers and tests", path, ErrNotPromptfoo)
 	}
-	im := &importer{dir: filepath.Dir(path), files: map[string][]byte{}, codes: map[string]string{}, seen: map[string]bool{}}
+	im := &importer{dir: filepath.Dir(path), out: cmpOr(opts.Out, "."), files: map[string][]byte{}, codes: map[string]string{}, seen: map[string]bool{}}
 	name := slug(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	if d, ok := cfg["description"].(string); ok && d != "" {
 		name = slug(d)
@@ -275,8 +284,12 @@ func (im *importer) providers(v any) []provider {
 		vendor, model, _ := strings.Cut(id, ":")
 		switch {
 		case strings.HasPrefix(id, "file://"):
-			im.unsupported(loc, "provider "+id, "script providers (call_api) are not wrapped by this version; run the script as a plain agent (agent.plain) by hand")
-			continue
+			agent, why := im.scriptProvider(strings.TrimPrefix(id, "file://"))
+			if why != "" {
+				im.unsupported(loc, "provider "+id, why)
+				continue
+			}
+			pr.agent = agent
 		case id == "echo":
 			pr.agent = "  plain: [cat]\n"
 		case vendor == "exec":
@@ -296,6 +309,49 @@ func (im *importer) providers(v any) []provider {
 		out = append(out, pr)
 	}
 	return out
+}
+
+// scriptProvider wraps a Python or JavaScript provider file as a plain
+// agent: a runner reads the prompt on stdin and calls the file's call_api
+// (callApi) as promptfoo does.
+func (im *importer) scriptProvider(ref string) (string, string) {
+	file, fn, _ := strings.Cut(ref, ":")
+	runner, interp := "provider.py", "python3"
+	switch strings.ToLower(filepath.Ext(file)) {
+	case ".py":
+	case ".js", ".cjs":
+		if fn != "" {
+			return "", "a JavaScript provider naming an export is not wrapped"
+		}
+		runner, interp = "provider.cjs", "node"
+	default:
+		return "", "expected a .py or .js provider file"
+	}
+	p := file
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(im.dir, file)
+	}
+	if _, err := inputfile.Read(p, MaxConfigBytes); err != nil {
+		return "", "could not read " + file + ": " + err.Error()
+	}
+	// The agent runs in the project file's folder, the output folder.
+	absOut, err1 := filepath.Abs(im.out)
+	absFile, err2 := filepath.Abs(p)
+	rel, err3 := filepath.Rel(absOut, absFile)
+	if err1 != nil || err2 != nil || err3 != nil {
+		rel = absFile
+	}
+	data, _ := runners.ReadFile("runners/" + runner)
+	im.files["providers/"+runner] = data
+	args := []string{interp, "providers/" + runner, filepath.ToSlash(rel)}
+	if fn != "" {
+		args = append(args, fn)
+	}
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = strconv.Quote(a)
+	}
+	return "  plain: [" + strings.Join(quoted, ", ") + "]   # the prompt on stdin, the provider's output on stdout\n", ""
 }
 
 // projectFile names the project file of the i-th provider.

@@ -1,0 +1,5 @@
+class Reverse {
+  id() { return 'reverse'; }
+  async callApi(prompt) { return { output: prompt.split('').reverse().join('') }; }
+}
+module.exports = Reverse;
