@@ -3,6 +3,7 @@ module github.com/evalgate/evalgate
 go 1.26.0
 
 require (
+	github.com/ardanlabs/jinja v1.8.0
 	github.com/expr-lang/expr v1.17.8
 	github.com/fatih/color v1.19.0
 	github.com/google/go-cmp v0.7.0
@@ -14,7 +15,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/image v0.15.0
 	golang.org/x/sync v0.24.0
-	golang.org/x/sys v0.42.0
+	golang.org/x/sys v0.43.0
 	golang.org/x/text v0.14.0
 	gotest.tools/v3 v3.5.2
 )

@@ -4,7 +4,9 @@
 // that keep JavaScript and Python assertions' meaning, and a report of
 // what mapped to what and what did not (DESIGN §16).
 //
-// Tests keep promptfoo's meaning: defaultTest is merged in and list vars
+// Prompts are rendered with each test's vars by a Jinja-compatible engine
+// (github.com/ardanlabs/jinja), which reads promptfoo's Nunjucks. Tests
+// keep promptfoo's meaning: defaultTest is merged in and list vars
 // are expanded as promptfoo does, deterministic assertions become expr
 // checks (not-* with negate), the model-graded ones rubric criteria, and
 // JavaScript and Python assertions program checks that call the original

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/ardanlabs/jinja"
 )
 
 // The files an import writes beside the project files.
@@ -62,7 +64,7 @@ func (im *importer) suite(prompts []prompt, providers []provider, tests []test) 
 			}
 			input, ok := render(pr, t.vars)
 			if !ok {
-				im.unsupported(fmt.Sprintf("prompts[%d]", p), "prompt template", "uses Nunjucks tags or filters, which this version does not render: only {{ var }} and {{ var.key }} are written in")
+				im.unsupported(fmt.Sprintf("prompts[%d]", p), "prompt template", "the Jinja-compatible engine could not render it with a test's vars; the prompt is left as written")
 			}
 			bar := 1.0
 			if t.threshold != nil {
@@ -95,11 +97,10 @@ func (im *importer) suite(prompts []prompt, providers []provider, tests []test) 
 	return nil
 }
 
-// placeholder is a Nunjucks output tag.
-var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}`)
-
-// render writes vars into a prompt: {{ name }} and {{ name.key }}. ok is
-// false when the prompt uses other Nunjucks syntax, left as written.
+// render writes vars into a prompt with a Jinja-compatible engine, which
+// reads promptfoo's Nunjucks: {{ var }}, filters, {% if %}, {% for %}. ok
+// is false when the template does not compile or render; the prompt is
+// then left as written.
 func render(p prompt, vars map[string]any) (any, bool) {
 	if p.chat == nil {
 		return renderText(p.text, vars)
@@ -121,28 +122,29 @@ func render(p prompt, vars map[string]any) (any, bool) {
 	return msgs, ok
 }
 
+// templates are the prompts compiled, by their text.
+var templates sync.Map
+
 func renderText(s string, vars map[string]any) (string, bool) {
-	out := placeholder.ReplaceAllStringFunc(s, func(tag string) string {
-		path := strings.Split(placeholder.FindStringSubmatch(tag)[1], ".")
-		var v any = vars
-		for _, k := range path {
-			m, ok := v.(map[string]any)
-			if !ok {
-				return ""
-			}
-			v = m[k]
+	if !strings.Contains(s, "{{") && !strings.Contains(s, "{%") {
+		return s, true
+	}
+	var tmpl *jinja.Template
+	if t, ok := templates.Load(s); ok {
+		tmpl = t.(*jinja.Template)
+	} else {
+		t, err := jinja.Compile(s)
+		if err != nil {
+			return s, false
 		}
-		switch x := v.(type) {
-		case nil:
-			return ""
-		case string:
-			return x
-		default:
-			b, _ := json.Marshal(x)
-			return string(b)
-		}
-	})
-	return out, !strings.Contains(out, "{{") && !strings.Contains(out, "{%")
+		templates.Store(s, t)
+		tmpl = t
+	}
+	out, err := tmpl.Render(vars)
+	if err != nil {
+		return s, false
+	}
+	return out, true
 }
 
 // expected maps a test's assertions to an evalgate expectation: golden
