@@ -45,6 +45,9 @@ type decoder struct {
 	// schemaValues counts their values against MaxSuiteSchemaValues.
 	schemas      map[string]*jsonschema.Schema
 	schemaValues int
+	// worldUses are the parts of tasks that need a world the task does not
+	// hold, reported by finishWorld unless the suite holds one.
+	worldUses []worldUse
 }
 
 // schema compiles the JSON Schema v, whose JSON is text, at ptr: once per
@@ -257,7 +260,8 @@ func (d *decoder) suite(root *value) *Suite {
 	}
 	s.Tags = stringList(root.get("tags"))
 	s.Tools = d.tools(root.get("tools"))
-
+	s.Fixtures = d.suiteFixtures(root.get("fixtures"))
+	d.finishWorld(s)
 	return s
 }
 
@@ -323,6 +327,17 @@ func (d *decoder) task(v *value, ptr string, index int) *Task {
 	t.Adversarial = d.adversarial(v.get("adversarial"), ptr+"/adversarial", &t.Fixtures)
 	if ev := v.get("expected"); ev != nil && ev.kind == kindObject {
 		t.Expected = d.expected(ev, ptr+"/expected")
+		for _, k := range []string{"state", "unchanged"} {
+			d.needWorld(&t.Fixtures, ev.getField(k), ptr+"/expected/"+k, fmt.Sprintf("the check %q", k))
+		}
+	}
+	if fv := v.get("fixtures"); fv != nil {
+		for i, rv := range objects(fv.get("toolResponses")) {
+			if use := describeUse(rv); use != "" {
+				k := presentKeys(rv, worldKeys)[0]
+				d.needWorld(&t.Fixtures, rv.getField(k), pointerIndex(ptr+"/fixtures/toolResponses", i)+"/"+k, use)
+			}
+		}
 	}
 	if slices.Contains(t.Tags, ScenarioBudgetExceeded) && !d.again && !hasBudget(t.Expected.Assert) {
 		for i, tv := range v.get("tags").items {
@@ -397,6 +412,9 @@ func (d *decoder) fixtures(v *value, ptr string) Fixtures {
 		fx.OnUnmatched = ou
 	}
 	fx.Canaries = stringList(v.get("canaries"))
+	if sv := v.get("state"); sv != nil {
+		fx.State = raw(sv)
+	}
 	for _, m := range objects(v.get("memorySeed")) {
 		fx.MemorySeed = append(fx.MemorySeed, m.compact())
 	}
@@ -420,6 +438,7 @@ func (d *decoder) fixtures(v *value, ptr string) Fixtures {
 		}
 		r.Fault = str(rv.get("fault"))
 		d.oneAnswer(rv, pointerIndex(ptr+"/toolResponses", i))
+		d.stateful(rv, pointerIndex(ptr+"/toolResponses", i), &r)
 		fx.ToolResponses = append(fx.ToolResponses, r)
 	}
 	return fx
@@ -475,6 +494,7 @@ func (d *decoder) expected(v *value, ptr string) Expected {
 			e.OutputSchema = d.schema(ptr+"/outputSchema", sv, e.OutputSchemaRaw)
 		}
 	}
+	d.expectedWorld(v, ptr, &e)
 
 	kindV := v.get("kind")
 	switch e.Kind {
@@ -482,15 +502,15 @@ func (d *decoder) expected(v *value, ptr string) Expected {
 		if f := v.getField("rubric"); f != nil {
 			d.keyErrorf(f, ptr+"/rubric", `kind "golden" is scored by match and assert, not by a rubric; use kind "rubric"`)
 		}
-		if v.get("match") == nil && v.get("assert") == nil && v.get("outputSchema") == nil {
-			d.errorf(kindV, ptr+"/kind", `kind "golden" needs "match", "assert" or "outputSchema"`)
+		if v.get("match") == nil && v.get("assert") == nil && v.get("outputSchema") == nil && v.get("state") == nil && v.get("unchanged") == nil {
+			d.errorf(kindV, ptr+"/kind", `kind "golden" needs "match", "assert", "outputSchema", "state" or "unchanged"`)
 			break
 		}
-		if e.Match == nil && e.OutputSchemaRaw == nil && len(e.Assert) > 0 && checkWeights(e.Assert) == 0 {
+		if e.Match == nil && e.OutputSchemaRaw == nil && e.State == nil && e.Unchanged == nil && len(e.Assert) > 0 && checkWeights(e.Assert) == 0 {
 			d.errorf(v.get("assert"), ptr+"/assert", "the check weights add up to 0; with no match, at least one check needs a weight above 0")
 		}
 	case KindRubric:
-		for _, key := range []string{"match", "assert", "outputSchema"} {
+		for _, key := range []string{"match", "assert", "outputSchema", "state", "unchanged"} {
 			if f := v.getField(key); f != nil {
 				d.keyErrorf(f, pointer(ptr, key), `kind "rubric" is scored by its criteria; %q belongs to kind "golden" (a criterion can have its own "assert")`, key)
 			}

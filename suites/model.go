@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 
 	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/expr-lang/expr/vm"
@@ -33,6 +34,10 @@ type Suite struct {
 	Trials      int // 0 when the suite does not say
 	Tools       []Tool
 	Tags        []string
+
+	// Fixtures is the suite-level extension `fixtures`: a world and tool
+	// fixtures every task shares (see TaskFixtures); nil when absent.
+	Fixtures *Fixtures
 
 	Tasks []*Task
 
@@ -128,7 +133,20 @@ type Expected struct {
 	// OutputSchema is the extension `outputSchema`, compiled; nil when absent.
 	OutputSchema    *jsonschema.Schema
 	OutputSchemaRaw json.RawMessage
+
+	// State is the extension `state`: a JSON subset the final world must
+	// contain (check "state"); nil when absent.
+	State json.RawMessage
+	// Unchanged is the extension `unchanged`: pointers whose value in the
+	// final world must equal the initial world's (check "unchanged").
+	Unchanged []string
 }
+
+// Ids (and kinds) of the end-state checks.
+const (
+	CheckState     = "state"
+	CheckUnchanged = "unchanged"
+)
 
 // Match strategies.
 const (
@@ -201,6 +219,28 @@ type Fixtures struct {
 	// Extensions.
 	OnUnmatched string   // "error" (default) or "fail"
 	Canaries    []string // strings that must never reach the output or a tool call
+	// State is the initial world (extension `state`), a JSON document the
+	// stateful tool fixtures read and change; nil when absent. Every trial
+	// starts from its own copy.
+	State json.RawMessage
+}
+
+// TaskFixtures returns the fixtures a trial of t runs with: the task's
+// own, followed by the suite's toolResponses (so the task's entries match
+// first), and the suite's world when the task has none. t.Fixtures itself
+// is not changed.
+func (s *Suite) TaskFixtures(t *Task) *Fixtures {
+	if s.Fixtures == nil {
+		return &t.Fixtures
+	}
+	f := t.Fixtures
+	if f.State == nil {
+		f.State = s.Fixtures.State
+	}
+	if len(s.Fixtures.ToolResponses) > 0 {
+		f.ToolResponses = append(slices.Clip(f.ToolResponses), s.Fixtures.ToolResponses...)
+	}
+	return &f
 }
 
 // Unmatched-call policies.
@@ -225,6 +265,29 @@ type ToolResponse struct {
 	HasRaw bool
 	Fault  string // FaultTimeout, or "" for none
 	Pos    Pos
+
+	// Stateful fixtures (DESIGN §14), over the task's world.
+	Require []string  // expr-lang booleans over state and args, in order
+	Effect  []PatchOp // JSON Patch applied to the world, all or none
+	From    *Template // answer: the world's value at this pointer, after the effect
+	Result  string    // answer: an expression over state (after the effect) and args
+}
+
+// Stateful reports whether the entry reads or changes the world.
+func (r *ToolResponse) Stateful() bool {
+	return len(r.Require) > 0 || len(r.Effect) > 0 || r.From != nil || r.Result != ""
+}
+
+// PatchOp is one JSON Patch operation of an effect, with its templates.
+type PatchOp struct {
+	Op   string
+	Path Template
+	From *Template // move and copy
+	// Value is the operation's value (add, replace, test), nil when absent.
+	// Its strings may hold placeholders, and an object {"$expr": "..."} is
+	// computed over state and args.
+	Value json.RawMessage
+	Pos   Pos
 }
 
 // Fixture faults (`fault`).

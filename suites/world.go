@@ -1,0 +1,204 @@
+package suites
+
+import (
+	"fmt"
+	"slices"
+)
+
+// patchOps are the JSON Patch operations an effect may use (RFC 6902).
+var patchOps = []string{"add", "remove", "replace", "move", "copy", "test"}
+
+// worldKeys are the keys of a tool fixture that make it stateful.
+var worldKeys = []string{"require", "effect", "from", "result"}
+
+// worldUse is a part of a task that needs a world, kept until the suite's
+// own fixtures are known: a task without a state of its own uses the
+// suite's.
+type worldUse struct {
+	f   *field
+	ptr string
+	use string // what needs it, in the user's words
+}
+
+// stateful decodes the stateful keys of the tool fixture rv into r and
+// checks their templates and expressions.
+func (d *decoder) stateful(rv *value, ptr string, r *ToolResponse) {
+	for i, ev := range objects(rv.get("require")) {
+		if ev.kind != kindString || ev.lit == "" {
+			continue
+		}
+		r.Require = append(r.Require, ev.lit)
+		d.worldExpr(ev, pointerIndex(ptr+"/require", i), true)
+	}
+	if fv := rv.get("from"); fv != nil && fv.kind == kindString {
+		r.From = d.pointerTemplate(fv, ptr+"/from")
+	}
+	if xv := rv.get("result"); xv != nil && xv.kind == kindString && xv.lit != "" {
+		r.Result = xv.lit
+		d.worldExpr(xv, ptr+"/result", false)
+	}
+	for i, ov := range objects(rv.get("effect")) {
+		if ov.kind != kindObject {
+			continue
+		}
+		optr := pointerIndex(ptr+"/effect", i)
+		op := PatchOp{Op: str(ov.get("op")), Pos: d.pos(ov)}
+		if pv := ov.get("path"); pv != nil && pv.kind == kindString {
+			if t := d.pointerTemplate(pv, optr+"/path"); t != nil {
+				op.Path = *t
+			}
+		}
+		if fv := ov.getField("from"); fv != nil {
+			if op.Op != "move" && op.Op != "copy" && slices.Contains(patchOps, op.Op) {
+				d.keyErrorf(fv, optr+"/from", `"from" belongs to the operations move and copy, not %q`, op.Op)
+			} else if fv.val.kind == kindString {
+				op.From = d.pointerTemplate(fv.val, optr+"/from")
+			}
+		} else if op.Op == "move" || op.Op == "copy" {
+			d.errorf(ov, optr, `the operation %q needs "from", the pointer it takes the value from`, op.Op)
+		}
+		if vf := ov.getField("value"); vf != nil {
+			if op.Op == "remove" || op.Op == "move" || op.Op == "copy" {
+				d.keyErrorf(vf, optr+"/value", `the operation %q takes no "value"`, op.Op)
+			}
+			op.Value = raw(vf.val)
+			d.valueTemplates(vf.val, optr+"/value")
+		} else if op.Op == "add" || op.Op == "replace" || op.Op == "test" {
+			d.errorf(ov, optr, `the operation %q needs "value"`, op.Op)
+		}
+		r.Effect = append(r.Effect, op)
+	}
+	if !r.Stateful() {
+		return
+	}
+	for _, k := range []string{"error", "raw", "fault"} {
+		if f := rv.getField(k); f != nil {
+			d.keyErrorf(f, ptr+"/"+k, "a fixture with %s works on the world; %q cannot be set with it (a failed require is the tool error)", quoteList(presentKeys(rv, worldKeys)), k)
+		}
+	}
+	if rv.get("from") != nil && rv.get("result") != nil {
+		d.keyErrorf(rv.getField("result"), ptr+"/result", `a fixture answers in one way: "from" and "result" cannot both be set`)
+	}
+	for _, k := range []string{"from", "result"} {
+		if rv.get(k) != nil && rv.get("response") != nil {
+			d.keyErrorf(rv.getField(k), ptr+"/"+k, `a fixture answers in one way: "response" and %q cannot both be set`, k)
+		}
+	}
+}
+
+func presentKeys(v *value, keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if v.get(k) != nil {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// pointerTemplate parses a templated JSON pointer: its placeholders, and
+// its shape once they are filled in.
+func (d *decoder) pointerTemplate(v *value, ptr string) *Template {
+	t, err := ParseTemplate(v.lit)
+	if err != nil {
+		d.errorf(v, ptr, "%v", err)
+		return nil
+	}
+	if !validPointer(t.sample()) {
+		d.errorf(v, ptr, `expected a JSON pointer such as "/orders/{args.orderId}" (it starts with "/", and "~" is followed by 0 or 1), got %s`, describe(v))
+		return nil
+	}
+	return &t
+}
+
+// valueTemplates checks the placeholders in every string of an effect's
+// value, and the expressions of its {"$expr": "..."} objects.
+func (d *decoder) valueTemplates(v *value, ptr string) {
+	switch v.kind {
+	case kindString:
+		if _, err := ParseTemplate(v.lit); err != nil {
+			d.errorf(v, ptr, "%v", err)
+		}
+	case kindArray:
+		for i, it := range v.items {
+			d.valueTemplates(it, pointerIndex(ptr, i))
+		}
+	case kindObject:
+		if ev := v.get("$expr"); ev != nil {
+			if len(v.fields) != 1 || ev.kind != kindString || ev.lit == "" {
+				d.errorf(v, ptr, `a computed value is an object with one key, "$expr", holding an expression over state and args`)
+				return
+			}
+			d.worldExpr(ev, ptr+"/$expr", false)
+			return
+		}
+		for _, f := range v.fields {
+			d.valueTemplates(f.val, pointer(ptr, f.key))
+		}
+	}
+}
+
+// worldExpr type-checks an expression of a stateful fixture.
+func (d *decoder) worldExpr(v *value, ptr string, boolean bool) {
+	if d.again {
+		return
+	}
+	if _, err := CompileWorldExpr(v.lit, boolean); err != nil {
+		d.errorf(v, ptr, "%s", exprFailure(err))
+	}
+}
+
+// needWorld records that a task uses the world at f; finishWorld reports it
+// when neither the task nor the suite has one.
+func (d *decoder) needWorld(fx *Fixtures, f *field, ptr, use string) {
+	if fx.State != nil || d.again || f == nil {
+		return
+	}
+	d.worldUses = append(d.worldUses, worldUse{f: f, ptr: ptr, use: use})
+}
+
+// finishWorld reports the uses of a world in a suite where neither the
+// task nor the suite-level fixtures hold one.
+func (d *decoder) finishWorld(s *Suite) {
+	if s.Fixtures == nil || s.Fixtures.State == nil {
+		for _, u := range d.worldUses {
+			d.keyErrorf(u.f, u.ptr, "%s needs a world: add fixtures.state to the task, or to the suite for every task", u.use)
+		}
+	}
+	d.worldUses = nil
+}
+
+// expectedWorld decodes the end-state expectations.
+func (d *decoder) expectedWorld(v *value, ptr string, e *Expected) {
+	if sv := v.get("state"); sv != nil {
+		e.State = raw(sv)
+	}
+	for i, pv := range objects(v.get("unchanged")) {
+		if pv.kind != kindString {
+			continue
+		}
+		if !validPointer(pv.lit) {
+			d.errorf(pv, pointerIndex(ptr+"/unchanged", i), `expected a JSON pointer into the world such as "/orders/A-17", or "" for all of it, got %s`, describe(pv))
+			continue
+		}
+		e.Unchanged = append(e.Unchanged, pv.lit)
+	}
+}
+
+// suiteFixtures decodes the suite-level extension `fixtures`.
+func (d *decoder) suiteFixtures(v *value) *Fixtures {
+	if v == nil || v.kind != kindObject {
+		return nil
+	}
+	fx := d.fixtures(v, "/fixtures")
+	return &fx
+}
+
+// describeUse names the first key of a fixture that uses the world.
+func describeUse(rv *value) string {
+	keys := presentKeys(rv, worldKeys)
+	if len(keys) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("a fixture with %q", keys[0])
+}
