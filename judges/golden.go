@@ -27,6 +27,11 @@ const (
 	ReasonExprError     = "expr-error"
 	ReasonNotBool       = "not-bool"
 	ReasonUnsupported   = "unsupported"
+	// ReasonChanged: a part of the world that must stay as it was changed
+	// (check "unchanged").
+	ReasonChanged = "changed"
+	// ReasonNoWorld: an end-state check of a trial that has no world.
+	ReasonNoWorld = "no-world"
 )
 
 // Ids (and kind, for the schema) of the checks that are not assertions.
@@ -42,6 +47,10 @@ type Observation struct {
 	Trace     []fixtures.Call
 	LatencyMs int64
 	CostUsd   float64
+	// State and InitialState are the task's world at the end of the trial
+	// and at its start, JSON values; nil when the task has none.
+	State        json.RawMessage
+	InitialState json.RawMessage
 }
 
 // notJSON stands for an output that is not a JSON value, so that every check
@@ -49,8 +58,9 @@ type Observation struct {
 type notJSON struct{}
 
 // Golden runs a task's deterministic checks against one observation: the
-// match (id "match", kind = the strategy), each assertion (its own id and
-// kind) and the output schema (id and kind "outputSchema"), in that order.
+// match (id "match", kind = the strategy), the end-state checks (ids and
+// kinds "state" and "unchanged"), each assertion (its own id and kind) and
+// the output schema (id and kind "outputSchema"), in that order.
 // A rubric task gets only the output schema check; its criteria, including
 // those decided by an assertion (see RunCheck), are judged elsewhere.
 // schemaValid is nil when the task declares no output schema.
@@ -64,6 +74,7 @@ func Golden(t *suites.Task, obs *Observation) (checks []results.Check, schemaVal
 		if e.Match != nil {
 			checks = append(checks, matchCheck(e.Match, out))
 		}
+		checks = append(checks, worldChecks(e, obs)...)
 		r := runner{obs: obs, out: out}
 		for _, c := range e.Assert {
 			checks = append(checks, r.run(c))

@@ -561,7 +561,7 @@ func (r *run) request(s *suites.Suite, t *suites.Task, n int) (*Request, *fixtur
 	}
 	mode := r.mode(s, t)
 	live := mode == "live-shadow"
-	sess := fixtures.NewSession(&t.Fixtures, fixtures.Options{
+	sess := fixtures.NewSession(s.TaskFixtures(t), fixtures.Options{
 		Live:        live,
 		Canary:      r.opts.Canary,
 		Tools:       s.Tools,
@@ -601,6 +601,9 @@ func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, req *R
 		Trace:     rec.Trace,
 		LatencyMs: res.LatencyMs,
 		CostUsd:   rec.Usage.CostUsd,
+
+		State:        sess.State(),
+		InitialState: sess.InitialState(),
 	}
 	r.score(ctx, s, t, req.Timeout, obs, rec, res)
 	if r.opts.Detect == nil || res.ErrorKind == results.ErrTimeout || res.ErrorKind == results.ErrCancelled {

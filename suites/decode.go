@@ -494,7 +494,7 @@ func (d *decoder) expected(v *value, ptr string) Expected {
 			e.OutputSchema = d.schema(ptr+"/outputSchema", sv, e.OutputSchemaRaw)
 		}
 	}
-	d.expectedWorld(v, ptr, &e)
+	d.expectedWorld(v, ptr, &e, ids)
 
 	kindV := v.get("kind")
 	switch e.Kind {

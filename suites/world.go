@@ -168,8 +168,21 @@ func (d *decoder) finishWorld(s *Suite) {
 	d.worldUses = nil
 }
 
-// expectedWorld decodes the end-state expectations.
-func (d *decoder) expectedWorld(v *value, ptr string, e *Expected) {
+// expectedWorld decodes the end-state expectations. ids are the check ids
+// of the task's assertions: the end-state checks take the ids "state" and
+// "unchanged".
+func (d *decoder) expectedWorld(v *value, ptr string, e *Expected, ids map[string]*value) {
+	for _, k := range []string{CheckState, CheckUnchanged} {
+		idv, taken := ids[k]
+		if !taken || v.get(k) == nil || idv.kind != kindString {
+			continue
+		}
+		for i, c := range e.Assert {
+			if c.ID == k {
+				d.errorf(idv, pointerIndex(ptr+"/assert", i)+"/id", "the check id %q is the id of the end-state check expected.%s; choose another", k, k)
+			}
+		}
+	}
 	if sv := v.get("state"); sv != nil {
 		e.State = raw(sv)
 	}

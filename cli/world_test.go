@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/evalgate/evalgate/results"
+)
+
+// worldSuite is a retail world: the agent must refund order A-1 and leave
+// A-2 alone.
+const worldSuite = `suiteId: acme.retail.evals.world
+version: 1.0.0
+modes: [golden]
+tools:
+  - name: get_order
+  - name: refund_order
+    sideEffect: true
+fixtures:
+  state:
+    orders:
+      A-1: {status: delivered, total: 40}
+      A-2: {status: delivered, total: 15}
+  toolResponses:
+    - tool: get_order
+      from: /orders/{args.orderId}
+    - tool: refund_order
+      effect:
+        - {op: test, path: "/orders/{args.orderId}/status", value: delivered}
+        - {op: replace, path: "/orders/{args.orderId}/status", value: refunded}
+      from: /orders/{args.orderId}
+tasks:
+  - taskId: refund-a1
+    input: {message: "Please refund my order A-1.", orderId: A-1}
+    expected:
+      kind: golden
+      match: {strategy: contains, value: refunded}
+      state: {orders: {A-1: {status: refunded}}}
+      unchanged: [/orders/A-2]
+`
+
+// worldAgent speaks evalgate/1: it looks the order up, refunds it and
+// says so. With the file $WORLD_MISTAKE present it refunds the order that
+// file names instead, and says exactly the same words.
+const worldAgent = `import json, os, sys
+
+def send(obj):
+    print(json.dumps(obj), flush=True)
+
+task = json.loads(sys.stdin.readline())
+order = task["input"]["orderId"]
+mistake = os.environ.get("WORLD_MISTAKE", "")
+if mistake and os.path.exists(mistake):
+    order = open(mistake).read().strip()
+send({"type": "tool_call", "id": "c1", "name": "get_order", "arguments": {"orderId": order}})
+json.loads(sys.stdin.readline())
+send({"type": "tool_call", "id": "c2", "name": "refund_order", "arguments": {"orderId": order}})
+res = json.loads(sys.stdin.readline())
+if res.get("isError"):
+    send({"type": "final", "output": "I could not refund your order."})
+else:
+    send({"type": "final", "output": "Your order has been refunded."})
+`
+
+// TestWorldRegression is the issue's "done when": the agent's words stay
+// the same but it refunds the wrong order; the end-state checks catch it,
+// and the scorecard names the task and the checks, without a value of the
+// world.
+func TestWorldRegression(t *testing.T) {
+	dir := t.TempDir()
+	mistake := filepath.Join(dir, "mistake")
+	writeFiles(t, dir, map[string]string{
+		"evals/world.yaml": worldSuite,
+		"agent.py":         worldAgent,
+		"evalgate.yaml":    "suites: [evals/]\nagent:\n  exec: [python3, agent.py]\n  env: {WORLD_MISTAKE: " + mistake + "}\ntimeout: 30s\n",
+	})
+	good := filepath.Join(dir, "good")
+	r := runCLI(t, dir, nil, "run", "--out", good, "--trials", "2")
+	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
+	r = runCLI(t, dir, nil, "baseline", "promote", good, "--out", ".evalgate/baseline.json")
+	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
+
+	assert.NilError(t, os.WriteFile(mistake, []byte("A-2"), 0o644))
+	out := filepath.Join(dir, "out")
+	r = runCLI(t, dir, nil, "run", "--out", out, "--trials", "2", "--baseline", ".evalgate/baseline.json", "--gate", "regression.newFailures == 0")
+	assert.Equal(t, r.code, 1, r.stdout+r.stderr)
+
+	run, err := results.Read(filepath.Join(out, "results.json"))
+	assert.NilError(t, err)
+	task := run.Suites[0].Tasks[0]
+	assert.Equal(t, task.Passed, false)
+	for _, trial := range task.Trials {
+		got := map[string]string{}
+		for _, c := range trial.Checks {
+			got[c.ID] = map[bool]string{true: "passed"}[c.Passed] + c.Reason
+		}
+		assert.DeepEqual(t, got, map[string]string{"match": "passed", "state": "mismatch", "unchanged": "changed"})
+	}
+	assert.Equal(t, run.Regression.NewFailures, 1)
+
+	card := regrReadFile(t, filepath.Join(out, "scorecard.md"))
+	assert.Check(t, is.Contains(card, "#### Newly failing (1)"))
+	assert.Check(t, is.Contains(card, "`acme.retail.evals.world` / `refund-a1`"))
+	assert.Check(t, is.Contains(card, "`state (mismatch), unchanged (changed); 0/2 trials passed`"), card)
+	// Every output but the transcripts is content-free.
+	files, err := os.ReadDir(out)
+	assert.NilError(t, err)
+	var checked []string
+	for _, e := range files {
+		f := e.Name()
+		if e.IsDir() || strings.HasPrefix(f, "transcripts") || strings.HasPrefix(f, ".") {
+			continue
+		}
+		checked = append(checked, f)
+		text := regrReadFile(t, filepath.Join(out, f))
+		for _, value := range []string{"delivered", "A-2", "Your order"} {
+			assert.Check(t, !strings.Contains(text, value), "%s carries %q", f, value)
+		}
+	}
+	assert.Check(t, is.Contains(strings.Join(checked, " "), "results.json"))
+	assert.Check(t, len(checked) >= 5, "checked only %v", checked)
+}
