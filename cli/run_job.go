@@ -175,6 +175,7 @@ func (j *job) execute(ctx context.Context) error {
 		Canary:      "EVALGATE-CANARY-" + newID(),
 		Observer:    obs,
 		Redact:      j.c.secrets,
+		HandlerEnv:  process.ScrubEnv(os.Environ(), judgeKeys(j.cfg), j.cfg.Agent.Env),
 	}
 	if j.cfg.Trust != nil {
 		opts.MaxRepeats = j.cfg.Trust.MaxRepeats

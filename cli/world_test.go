@@ -125,3 +125,54 @@ func TestWorldRegression(t *testing.T) {
 	assert.Check(t, is.Contains(strings.Join(checked, " "), "results.json"))
 	assert.Check(t, len(checked) >= 5, "checked only %v", checked)
 }
+
+// TestWorldHandler runs a handler fixture through a real exec agent: the
+// handler changes the world, the end-state check reads it; a handler that
+// crashes makes the task an error of kind handler, never a pass.
+func TestWorldHandler(t *testing.T) {
+	dir := t.TempDir()
+	suite := `suiteId: acme.retail.evals.handler
+version: 1.0.0
+modes: [golden]
+fixtures:
+  state: {orders: {A-1: {status: delivered}, A-2: {status: delivered}}}
+  toolResponses:
+    - tool: get_order
+      from: /orders/{args.orderId}
+    - tool: refund_order
+      handler: [python3, handlers/refund.py]
+tasks:
+  - taskId: refund-a1
+    input: {orderId: A-1}
+    expected:
+      kind: golden
+      state: {orders: {A-1: {status: refunded}}}
+      unchanged: [/orders/A-2]
+`
+	handler := `import json, os, sys
+if os.path.exists("crash"):
+    sys.exit(4)
+for line in sys.stdin:
+    req = json.loads(line)
+    order = req["call"]["arguments"]["orderId"]
+    print(json.dumps({"result": {"refunded": order}, "patch": [{"op": "replace", "path": "/orders/" + order + "/status", "value": "refunded"}]}), flush=True)
+`
+	writeFiles(t, dir, map[string]string{
+		"evals/world.yaml":         suite,
+		"evals/handlers/refund.py": handler,
+		"agent.py":                 worldAgent,
+		"evalgate.yaml":            "suites: [evals/]\nagent:\n  exec: [python3, agent.py]\ntimeout: 30s\n",
+	})
+	r := runCLI(t, dir, nil, "run", "--out", "out")
+	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
+
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "evals", "crash"), nil, 0o644))
+	r = runCLI(t, dir, nil, "run", "--out", "out2")
+	assert.Equal(t, r.code, 1, r.stdout+r.stderr)
+	run, err := results.Read(filepath.Join(dir, "out2", "results.json"))
+	assert.NilError(t, err)
+	task := run.Suites[0].Tasks[0]
+	assert.Equal(t, task.Status, results.StatusError)
+	assert.Equal(t, task.ErrorKind, results.ErrHandler)
+	assert.Equal(t, task.ErrorMessage, `handler "python3" ended before answering call 1 (exit status 4)`)
+}

@@ -44,6 +44,7 @@ const (
 	ErrModel          = "model" // the model API failed for an OpenAI-compatible agent
 	ErrCancelled      = "cancelled"
 	ErrAgentReported  = "agent-error" // the agent's own {"type":"error"} line
+	ErrHandler        = "handler"     // a fixture's handler program crashed, timed out or broke its protocol
 )
 
 // Severities of a finding, most severe first.

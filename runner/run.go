@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -49,6 +50,9 @@ type Options struct {
 	// MaxRepeats is how often one call (name and arguments) may be made in
 	// a trial of a replan-loop task; DefaultMaxRepeats when 0.
 	MaxRepeats int
+	// HandlerEnv is the whole environment of the fixtures' handler
+	// programs, the agents' scrubbed one; nil scrubs this process's.
+	HandlerEnv []string
 }
 
 // DefaultMaxRepeats is Options.MaxRepeats when unset (config
@@ -499,6 +503,7 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 	start := time.Now()
 	out := r.opts.Agent.Run(tctx, req, sess)
 	latency := time.Since(start)
+	sess.Close()
 	cancel()
 	if out.Fatal != nil {
 		return results.Trial{}, nil, out.Fatal
@@ -534,6 +539,10 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 	case sess.Failed():
 		res.Status, res.ErrorKind = results.StatusError, results.ErrUnmatchedTool
 		res.ErrorMessage = "a tool call had no fixture, and the fixtures say onUnmatched: fail"
+	case sess.HandlerError() != nil:
+		he := sess.HandlerError()
+		res.Status, res.ErrorKind, res.ErrorMessage = results.StatusError, results.ErrHandler, he.Error()
+		rec.Err = &AgentError{Kind: results.ErrHandler, Message: he.Error(), Detail: he.Detail}
 	default:
 		r.judge(ctx, s, t, req, sess, rec, &res)
 	}
@@ -566,6 +575,7 @@ func (r *run) request(s *suites.Suite, t *suites.Task, n int) (*Request, *fixtur
 		Canary:      r.opts.Canary,
 		Tools:       s.Tools,
 		ToolTimeout: time.Duration(t.ToolTimeoutMs) * time.Millisecond,
+		Handlers:    fixtures.Handlers{Dir: filepath.Dir(s.Path), Env: r.opts.HandlerEnv, Timeout: timeout},
 	})
 	req := &Request{
 		SuiteID: s.ID,

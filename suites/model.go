@@ -271,11 +271,16 @@ type ToolResponse struct {
 	Effect  []PatchOp // JSON Patch applied to the world, all or none
 	From    *Template // answer: the world's value at this pointer, after the effect
 	Result  string    // answer: an expression over state (after the effect) and args
+	// Handler is a program that answers the calls instead (cwd: the
+	// suite's folder): JSON Lines, {call, state} in, {result, isError,
+	// state | patch} out.
+	Handler []string
 }
 
-// Stateful reports whether the entry reads or changes the world.
+// Stateful reports whether the entry reads or changes the world, or
+// answers through a handler program.
 func (r *ToolResponse) Stateful() bool {
-	return len(r.Require) > 0 || len(r.Effect) > 0 || r.From != nil || r.Result != ""
+	return len(r.Require) > 0 || len(r.Effect) > 0 || r.From != nil || r.Result != "" || len(r.Handler) > 0
 }
 
 // PatchOp is one JSON Patch operation of an effect, with its templates.

@@ -23,6 +23,15 @@ type worldUse struct {
 // stateful decodes the stateful keys of the tool fixture rv into r and
 // checks their templates and expressions.
 func (d *decoder) stateful(rv *value, ptr string, r *ToolResponse) {
+	if hv := rv.get("handler"); hv != nil {
+		r.Handler = stringList(hv)
+		for _, k := range []string{"response", "error", "raw", "fault", "require", "effect", "from", "result"} {
+			if f := rv.getField(k); f != nil {
+				d.keyErrorf(f, ptr+"/"+k, "a fixture with a handler answers through its program; %q cannot be set with it", k)
+			}
+		}
+		return
+	}
 	for i, ev := range objects(rv.get("require")) {
 		if ev.kind != kindString || ev.lit == "" {
 			continue
