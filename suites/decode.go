@@ -324,6 +324,7 @@ func (d *decoder) task(v *value, ptr string, index int) *Task {
 	t.Metadata = metadata(v.get("metadata"))
 	t.Fixtures = d.fixtures(v.get("fixtures"), ptr+"/fixtures")
 	t.Faults = t.Fixtures.Faults()
+	t.Turns = d.turns(v.get("turns"), ptr+"/turns")
 	t.Adversarial = d.adversarial(v.get("adversarial"), ptr+"/adversarial", &t.Fixtures)
 	if ev := v.get("expected"); ev != nil && ev.kind == kindObject {
 		t.Expected = d.expected(ev, ptr+"/expected")

@@ -102,6 +102,9 @@ type Task struct {
 	Adversarial   *Adversarial
 	// Faults is Fixtures.Faults, kept when the task is compact.
 	Faults []string
+	// Turns are the scripted user messages after the input (extension
+	// `turns`): a conversation (DESIGN §14).
+	Turns []Turn
 
 	// compact is set when the task is compact: tasks of large suites keep
 	// only what selection, modes and reports need, and Full decodes the rest
@@ -115,6 +118,22 @@ type Task struct {
 type compactForm struct {
 	span [2]int64
 	body []byte
+}
+
+// Turn is one scripted user message of a conversation, and what the
+// agent's reply to it must meet.
+type Turn struct {
+	User json.RawMessage // any JSON value, usually a string
+	// Expect scores the reply to this turn: the golden shape without kind
+	// (match, assert); nil when the reply is not scored.
+	Expect *Expected
+	Pos    Pos
+}
+
+// TurnCheckID is the id of a turn's check in results: "turns[1].match",
+// "turns[1].polite".
+func TurnCheckID(turn int, id string) string {
+	return fmt.Sprintf("turns[%d].%s", turn, id)
 }
 
 // Kinds of expectation.

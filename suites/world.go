@@ -224,3 +224,33 @@ func describeUse(rv *value) string {
 	}
 	return fmt.Sprintf("a fixture with %q", keys[0])
 }
+
+// turns decodes a conversation's scripted turns.
+func (d *decoder) turns(v *value, ptr string) []Turn {
+	var out []Turn
+	for i, tv := range objects(v) {
+		if tv.kind != kindObject {
+			continue
+		}
+		tptr := pointerIndex(ptr, i)
+		t := Turn{User: raw(tv.get("user")), Pos: d.pos(tv)}
+		if ev := tv.get("expect"); ev != nil && ev.kind == kindObject {
+			e := &Expected{Kind: KindGolden}
+			ids := map[string]*value{}
+			if mv := ev.get("match"); mv != nil && mv.kind == kindObject {
+				e.Match = d.match(mv, tptr+"/expect/match")
+			}
+			for j, cv := range objects(ev.get("assert")) {
+				if cv.kind == kindObject {
+					e.Assert = append(e.Assert, d.check(cv, pointerIndex(tptr+"/expect/assert", j), fmt.Sprintf("assert[%d]", j), ids))
+				}
+			}
+			if e.Match == nil && len(e.Assert) == 0 {
+				d.errorf(ev, tptr+"/expect", `expect needs "match" or "assert", what the reply to this turn must meet`)
+			}
+			t.Expect = e
+		}
+		out = append(out, t)
+	}
+	return out
+}
