@@ -176,3 +176,101 @@ for line in sys.stdin:
 	assert.Equal(t, task.ErrorKind, results.ErrHandler)
 	assert.Equal(t, task.ErrorMessage, `handler "python3" ended before answering call 1 (exit status 4)`)
 }
+
+// convAgent holds a conversation over evalgate/1: it answers the input and
+// each user line with a reply, calling tools on the way, and says goodbye
+// with its final line. With $CONV_EARLY set it ends after its first reply.
+const convAgent = `import json, os, sys
+
+def send(obj):
+    print(json.dumps(obj), flush=True)
+
+def read():
+    return json.loads(sys.stdin.readline())
+
+def call(i, name, args):
+    send({"type": "tool_call", "id": "c%d" % i, "name": name, "arguments": args})
+    return read()
+
+task = read()
+assert task["type"] == "task"
+if os.environ.get("CONV_EARLY"):
+    send({"type": "final", "output": "Which order?"})
+    sys.exit(0)
+send({"type": "reply", "output": "Which order?"})
+user = read()
+assert user["type"] == "user", user
+order = user["content"].split()[-1].rstrip(".")
+status = call(1, "get_order", {"orderId": order})["content"]["status"]
+send({"type": "reply", "output": "Order %s is %s. Please confirm the refund." % (order, status)})
+user = read()
+assert user == {"type": "user", "content": "Yes, go ahead."}, user
+call(2, "refund_order", {"orderId": order})
+send({"type": "reply", "output": "Order %s is refunded."  % order})
+user = read()
+send({"type": "final", "output": "You are welcome. " + user["content"]})
+`
+
+// TestConversation is a scripted conversation of three turns after the
+// input, through a real exec agent: each turn's expect scores the reply to
+// it, the task's expected the final output and the world.
+func TestConversation(t *testing.T) {
+	dir := t.TempDir()
+	suite := `suiteId: acme.retail.evals.conversation
+version: 1.0.0
+modes: [golden]
+fixtures:
+  state: {orders: {A-1: {status: delivered}, A-2: {status: delivered}}}
+  toolResponses:
+    - tool: get_order
+      from: /orders/{args.orderId}
+    - tool: refund_order
+      effect: [{op: replace, path: "/orders/{args.orderId}/status", value: refunded}]
+tasks:
+  - taskId: refund-talk
+    input: Hi, I need a refund.
+    turns:
+      - user: It is order A-1.
+        expect:
+          match: {strategy: contains, value: confirm}
+          assert: [{id: looked-up, toolCalled: get_order, args: {orderId: A-1}}]
+      - user: Yes, go ahead.
+        expect:
+          match: {strategy: regex, value: "^Order A-1 is refunded\\.$"}
+      - user: Thanks, bye.
+    expected:
+      kind: golden
+      match: {strategy: exact, value: "You are welcome. Thanks, bye."}
+      state: {orders: {A-1: {status: refunded}}}
+      unchanged: [/orders/A-2]
+`
+	writeFiles(t, dir, map[string]string{
+		"evals/conv.yaml": suite,
+		"agent.py":        convAgent,
+		"evalgate.yaml":   "suites: [evals/]\nagent:\n  exec: [python3, agent.py]\ntimeout: 30s\n",
+	})
+	checks := func(out string) map[string]string {
+		t.Helper()
+		run, err := results.Read(filepath.Join(dir, out, "results.json"))
+		assert.NilError(t, err)
+		got := map[string]string{}
+		for _, c := range run.Suites[0].Tasks[0].Trials[0].Checks {
+			got[c.ID] = map[bool]string{true: "passed"}[c.Passed] + c.Reason
+		}
+		return got
+	}
+	r := runCLI(t, dir, nil, "run", "--out", "out")
+	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
+	assert.DeepEqual(t, checks("out"), map[string]string{
+		"match": "passed", "state": "passed", "unchanged": "passed",
+		"turns[0].match": "passed", "turns[0].looked-up": "passed", "turns[1].match": "passed",
+	})
+
+	t.Setenv("CONV_EARLY", "1")
+	r = runCLI(t, dir, nil, "run", "--out", "early")
+	assert.Equal(t, r.code, 1, r.stdout+r.stderr)
+	assert.DeepEqual(t, checks("early"), map[string]string{
+		"match": "mismatch", "state": "mismatch", "unchanged": "passed",
+		"turns[0].match": "not-reached", "turns[0].looked-up": "not-reached", "turns[1].match": "not-reached",
+	})
+}

@@ -32,6 +32,9 @@ const (
 	ReasonChanged = "changed"
 	// ReasonNoWorld: an end-state check of a trial that has no world.
 	ReasonNoWorld = "no-world"
+	// ReasonNotReached: the conversation ended before this turn was
+	// answered.
+	ReasonNotReached = "not-reached"
 )
 
 // Ids (and kind, for the schema) of the checks that are not assertions.
@@ -51,6 +54,9 @@ type Observation struct {
 	// and at its start, JSON values; nil when the task has none.
 	State        json.RawMessage
 	InitialState json.RawMessage
+	// Replies are the agent's answers before its final output in a
+	// conversation (see runner.Outcome.Replies).
+	Replies []json.RawMessage
 }
 
 // notJSON stands for an output that is not a JSON value, so that every check
@@ -90,7 +96,46 @@ func Golden(t *suites.Task, obs *Observation) (checks []results.Check, schemaVal
 		checks = append(checks, c)
 		schemaValid = &c.Passed
 	}
+	checks = append(checks, turnChecks(t, obs)...)
 	return checks, schemaValid
+}
+
+// turnChecks scores the replies of a conversation: each turn's expect
+// against the agent's answer to that turn, its checks named
+// "turns[i].<id>". A turn the conversation never reached fails every one
+// of its checks with the reason not-reached.
+func turnChecks(t *suites.Task, obs *Observation) []results.Check {
+	var checks []results.Check
+	for k, turn := range t.Turns {
+		if turn.Expect == nil {
+			continue
+		}
+		one := &suites.Task{Expected: *turn.Expect}
+		var got []results.Check
+		switch i := k + 1; {
+		case i < len(obs.Replies):
+			o := *obs
+			o.Output = obs.Replies[i]
+			got, _ = Golden(one, &o)
+		case i == len(obs.Replies):
+			got, _ = Golden(one, obs)
+		default:
+			if m := turn.Expect.Match; m != nil {
+				got = append(got, results.Check{ID: CheckMatch, Kind: m.Strategy, Weight: 1})
+			}
+			for _, c := range turn.Expect.Assert {
+				got = append(got, results.Check{ID: c.ID, Kind: c.Kind, Weight: c.Weight})
+			}
+			for j := range got {
+				got[j].Reason = ReasonNotReached
+			}
+		}
+		for _, c := range got {
+			c.ID = suites.TurnCheckID(k, c.ID)
+			checks = append(checks, c)
+		}
+	}
+	return checks
 }
 
 // Score is the weighted mean of the checks: Σ weight·passed / Σ weight, and

@@ -79,6 +79,12 @@ type toolResultLine struct {
 	IsError bool            `json:"isError"`
 }
 
+// userLine is the next turn of a conversation, sent after a reply.
+type userLine struct {
+	Type    string          `json:"type"`
+	Content json.RawMessage `json:"content"`
+}
+
 // usage is the usage report of a "usage" line.
 func (m *agentLine) usage() Usage {
 	return Usage{Model: m.Model, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CostUsd: m.CostUsd}
@@ -99,7 +105,7 @@ type agentLine struct {
 	OutputTokens int64   `json:"outputTokens"`
 	CostUsd      float64 `json:"costUsd"`
 
-	// final; nil when the key is missing, "null" for a null output
+	// final and reply; nil when the key is missing, "null" for a null output
 	Output json.RawMessage `json:"output"`
 
 	// error
@@ -210,6 +216,7 @@ type conversation struct {
 	maxTotal int64
 
 	seen map[string]bool // tool_call ids
+	turn int             // the next scripted turn to send
 }
 
 // run talks to the agent until the task ends and fills out.
@@ -280,6 +287,25 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 			}
 			out.Output = bytes.Clone(m.Output)
 			return endDone
+		case "reply":
+			if m.Output == nil {
+				out.Err = c.protocolError(`reply has no "output" (use null for no output)`, "")
+				return endKill
+			}
+			if c.turn >= len(c.req.Turns) {
+				// No scripted turn is left: the reply is the final output.
+				out.Output = bytes.Clone(m.Output)
+				return endDone
+			}
+			out.Replies = append(out.Replies, bytes.Clone(m.Output))
+			b, err := marshalLine(userLine{Type: "user", Content: c.req.Turns[c.turn]})
+			c.turn++
+			if err == nil {
+				if _, err := c.p.Write(b); err != nil && c.ctx.Err() != nil {
+					out.Err = contextError(c.ctx, c.req)
+					return endKill
+				}
+			}
 		case "error":
 			// The agent's message is its own words: transcripts only.
 			out.Err = &AgentError{Kind: results.ErrAgentReported, Message: fmt.Sprintf("line %d: the agent reported an error", c.p.LinesRead()), Detail: m.Message}

@@ -133,6 +133,16 @@ func (o *OpenAI) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
 		}
 		msg := resp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 {
+			if next := len(out.Replies); next < len(req.Turns) {
+				// A conversation: the reply answers this turn, and the next
+				// scripted message follows it, with a fresh turn budget.
+				text := msg.Text()
+				out.Replies = append(out.Replies, jsonText(text))
+				user := inputText(req.Turns[next])
+				msgs = append(msgs, chat.Message{Role: "assistant", Content: &text}, chat.Message{Role: "user", Content: &user})
+				turn = 0
+				continue
+			}
 			out.Output = jsonText(msg.Text())
 			return out
 		}

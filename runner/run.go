@@ -98,6 +98,7 @@ type TrialRecord struct {
 	Mode    string
 	Input   json.RawMessage
 	Output  json.RawMessage
+	Replies []json.RawMessage // a conversation's replies before the final output
 	Trace   []fixtures.Call
 	Usage   Usage
 	Err     *AgentError
@@ -509,14 +510,15 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 		return results.Trial{}, nil, out.Fatal
 	}
 	rec := &TrialRecord{
-		Trial:  n,
-		Mode:   req.Mode,
-		Input:  t.Input,
-		Output: out.Output,
-		Trace:  sess.Trace(),
-		Usage:  out.Usage,
-		Err:    out.Err,
-		Stderr: out.Stderr,
+		Trial:   n,
+		Mode:    req.Mode,
+		Input:   t.Input,
+		Output:  out.Output,
+		Replies: out.Replies,
+		Trace:   sess.Trace(),
+		Usage:   out.Usage,
+		Err:     out.Err,
+		Stderr:  out.Stderr,
 	}
 	res := results.Trial{
 		Trial:        n,
@@ -586,6 +588,9 @@ func (r *run) request(s *suites.Suite, t *suites.Task, n int) (*Request, *fixtur
 		Tools:   s.Tools,
 		Timeout: timeout,
 	}
+	for _, turn := range t.Turns {
+		req.Turns = append(req.Turns, turn.User)
+	}
 	if !live {
 		req.Memory = t.Fixtures.MemorySeed
 	}
@@ -614,6 +619,7 @@ func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, req *R
 
 		State:        sess.State(),
 		InitialState: sess.InitialState(),
+		Replies:      rec.Replies,
 	}
 	r.score(ctx, s, t, req.Timeout, obs, rec, res)
 	if r.opts.Detect == nil || res.ErrorKind == results.ErrTimeout || res.ErrorKind == results.ErrCancelled {
