@@ -233,7 +233,9 @@ tasks:
       - user: It is order A-1.
         expect:
           match: {strategy: contains, value: confirm}
-          assert: [{id: looked-up, toolCalled: get_order, args: {orderId: A-1}}]
+          assert:
+            - {id: looked-up, toolCalled: get_order, args: {orderId: A-1}}
+            - {id: not-yet, toolNotCalled: refund_order}
       - user: Yes, go ahead.
         expect:
           match: {strategy: regex, value: "^Order A-1 is refunded\\.$"}
@@ -263,7 +265,7 @@ tasks:
 	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
 	assert.DeepEqual(t, checks("out"), map[string]string{
 		"match": "passed", "state": "passed", "unchanged": "passed",
-		"turns[0].match": "passed", "turns[0].looked-up": "passed", "turns[1].match": "passed",
+		"turns[0].match": "passed", "turns[0].looked-up": "passed", "turns[0].not-yet": "passed", "turns[1].match": "passed",
 	})
 
 	t.Setenv("CONV_EARLY", "1")
@@ -271,6 +273,26 @@ tasks:
 	assert.Equal(t, r.code, 1, r.stdout+r.stderr)
 	assert.DeepEqual(t, checks("early"), map[string]string{
 		"match": "mismatch", "state": "mismatch", "unchanged": "passed",
-		"turns[0].match": "not-reached", "turns[0].looked-up": "not-reached", "turns[1].match": "not-reached",
+		"turns[0].match": "not-reached", "turns[0].looked-up": "not-reached", "turns[0].not-yet": "not-reached", "turns[1].match": "not-reached",
 	})
+}
+
+// TestWorldsExample runs examples/worlds through the real example agent:
+// four of five tasks pass, and the agent's deliberate bug (a lost parcel
+// denied) is caught by the end-state check alone.
+func TestWorldsExample(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := runEvalgate(t, nil, "run", "--config", "../examples/worlds/evalgate.yaml", "--out", out)
+	assert.Equal(t, code, ExitGateFail, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	r := regrReadRun(t, out)
+	got := map[string]string{}
+	for _, task := range r.Suites[0].Tasks {
+		got[task.ID] = task.Status
+	}
+	assert.DeepEqual(t, got, map[string]string{
+		"refund-within-window": "passed", "deny-outside-window": "passed", "refund-lost-parcel": "failed",
+		"status-changes-nothing": "passed", "refund-conversation": "passed",
+	})
+	assert.Check(t, is.Contains(stdout, "4/5 passed"))
+	assert.Check(t, is.Contains(stdout, "refund-lost-parcel  examples/worlds/evals/retail-world.yaml:66  0.50/1.00  state (mismatch)"))
 }

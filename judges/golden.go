@@ -57,6 +57,9 @@ type Observation struct {
 	// Replies are the agent's answers before its final output in a
 	// conversation (see runner.Outcome.Replies).
 	Replies []json.RawMessage
+	// ReplyCalls is how many tool calls were made before each reply; a
+	// turn's checks see only those. Nil: every check sees the whole trace.
+	ReplyCalls []int
 }
 
 // notJSON stands for an output that is not a JSON value, so that every check
@@ -101,8 +104,8 @@ func Golden(t *suites.Task, obs *Observation) (checks []results.Check, schemaVal
 }
 
 // turnChecks scores the replies of a conversation: each turn's expect
-// against the agent's answer to that turn, its checks named
-// "turns[i].<id>". A turn the conversation never reached fails every one
+// against the agent's answer to that turn and the tool calls made until
+// then, its checks named "turns[i].<id>". A turn the conversation never reached fails every one
 // of its checks with the reason not-reached.
 func turnChecks(t *suites.Task, obs *Observation) []results.Check {
 	var checks []results.Check
@@ -116,6 +119,9 @@ func turnChecks(t *suites.Task, obs *Observation) []results.Check {
 		case i < len(obs.Replies):
 			o := *obs
 			o.Output = obs.Replies[i]
+			if i < len(obs.ReplyCalls) && obs.ReplyCalls[i] <= len(obs.Trace) {
+				o.Trace = obs.Trace[:obs.ReplyCalls[i]]
+			}
 			got, _ = Golden(one, &o)
 		case i == len(obs.Replies):
 			got, _ = Golden(one, obs)

@@ -103,9 +103,12 @@ type Outcome struct {
 	// conversation: Replies[0] answers the input, Replies[i] the turn
 	// i-1; the final output answers the last turn sent.
 	Replies []json.RawMessage
-	Usage   Usage
-	Err     *AgentError
-	Stderr  []byte // bounded; for transcripts only
+	// ReplyCalls is, for each reply, how many tool calls the agent had
+	// made when it replied: a turn's checks see the trace up to its reply.
+	ReplyCalls []int
+	Usage      Usage
+	Err        *AgentError
+	Stderr     []byte // bounded; for transcripts only
 	// Mute is how the agent ended ("exit status 2") when it failed by
 	// itself before writing anything on stdout: what a command that cannot
 	// run looks like (not found, a missing script, an interpreter error).

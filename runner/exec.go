@@ -215,8 +215,9 @@ type conversation struct {
 	maxLine  int
 	maxTotal int64
 
-	seen map[string]bool // tool_call ids
-	turn int             // the next scripted turn to send
+	seen  map[string]bool // tool_call ids
+	turn  int             // the next scripted turn to send
+	calls int             // tool calls answered so far
 }
 
 // run talks to the agent until the task ends and fills out.
@@ -298,6 +299,7 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 				return endDone
 			}
 			out.Replies = append(out.Replies, bytes.Clone(m.Output))
+			out.ReplyCalls = append(out.ReplyCalls, c.calls)
 			b, err := marshalLine(userLine{Type: "user", Content: c.req.Turns[c.turn]})
 			c.turn++
 			if err == nil {
@@ -324,6 +326,7 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 // means the agent stopped reading; the caller carries on reading its
 // output unless the context has ended.
 func (c *conversation) answer(id, name string, args json.RawMessage) error {
+	c.calls++
 	var res fixtures.Result
 	if c.tools == nil {
 		res = fixtures.Result{Content: jsonText("this run serves no tools"), IsError: true}

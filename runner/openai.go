@@ -138,6 +138,7 @@ func (o *OpenAI) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
 				// scripted message follows it, with a fresh turn budget.
 				text := msg.Text()
 				out.Replies = append(out.Replies, jsonText(text))
+				out.ReplyCalls = append(out.ReplyCalls, calls)
 				user := inputText(req.Turns[next])
 				msgs = append(msgs, chat.Message{Role: "assistant", Content: &text}, chat.Message{Role: "user", Content: &user})
 				turn = 0

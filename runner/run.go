@@ -99,12 +99,14 @@ type TrialRecord struct {
 	Input   json.RawMessage
 	Output  json.RawMessage
 	Replies []json.RawMessage // a conversation's replies before the final output
-	Trace   []fixtures.Call
-	Usage   Usage
-	Err     *AgentError
-	Stderr  []byte
-	Reasons map[string]string // check id -> judge reason
-	Result  results.Trial
+	// ReplyCalls is how many tool calls were made before each reply.
+	ReplyCalls []int
+	Trace      []fixtures.Call
+	Usage      Usage
+	Err        *AgentError
+	Stderr     []byte
+	Reasons    map[string]string // check id -> judge reason
+	Result     results.Trial
 }
 
 // Selection chooses the tasks of a run.
@@ -510,15 +512,16 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 		return results.Trial{}, nil, out.Fatal
 	}
 	rec := &TrialRecord{
-		Trial:   n,
-		Mode:    req.Mode,
-		Input:   t.Input,
-		Output:  out.Output,
-		Replies: out.Replies,
-		Trace:   sess.Trace(),
-		Usage:   out.Usage,
-		Err:     out.Err,
-		Stderr:  out.Stderr,
+		Trial:      n,
+		Mode:       req.Mode,
+		Input:      t.Input,
+		Output:     out.Output,
+		Replies:    out.Replies,
+		ReplyCalls: out.ReplyCalls,
+		Trace:      sess.Trace(),
+		Usage:      out.Usage,
+		Err:        out.Err,
+		Stderr:     out.Stderr,
 	}
 	res := results.Trial{
 		Trial:        n,
@@ -620,6 +623,7 @@ func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, req *R
 		State:        sess.State(),
 		InitialState: sess.InitialState(),
 		Replies:      rec.Replies,
+		ReplyCalls:   rec.ReplyCalls,
 	}
 	r.score(ctx, s, t, req.Timeout, obs, rec, res)
 	if r.opts.Detect == nil || res.ErrorKind == results.ErrTimeout || res.ErrorKind == results.ErrCancelled {
