@@ -48,6 +48,10 @@ type decoder struct {
 	// worldUses are the parts of tasks that need a world the task does not
 	// hold, reported by finishWorld unless the suite holds one.
 	worldUses []worldUse
+	// argUses are the placeholders' argument names, checked against the
+	// tools' inputSchemas by finishWorld; tool is the fixture being read.
+	argUses []argUse
+	tool    string
 }
 
 // schema compiles the JSON Schema v, whose JSON is text, at ptr: once per

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 )
@@ -20,9 +21,30 @@ type worldUse struct {
 	use string // what needs it, in the user's words
 }
 
+// argUse is a placeholder's argument name, kept until the suite's
+// declared tools are known (finishWorld).
+type argUse struct {
+	tool, name string
+	line, col  int
+	ptr        string
+}
+
+// useArgs records the argument names of a template for tool.
+func (d *decoder) useArgs(t Template, v *value, ptr string) {
+	if d.again {
+		return
+	}
+	for _, p := range t.parts {
+		if p.arg != nil {
+			d.argUses = append(d.argUses, argUse{tool: d.tool, name: p.arg[0], line: v.line, col: v.col, ptr: ptr})
+		}
+	}
+}
+
 // stateful decodes the stateful keys of the tool fixture rv into r and
 // checks their templates and expressions.
 func (d *decoder) stateful(rv *value, ptr string, r *ToolResponse) {
+	d.tool = r.Tool
 	if hv := rv.get("handler"); hv != nil {
 		r.Handler = stringList(hv)
 		for _, k := range []string{"response", "error", "raw", "fault", "require", "effect", "from", "result"} {
@@ -117,6 +139,7 @@ func (d *decoder) pointerTemplate(v *value, ptr string) *Template {
 		d.errorf(v, ptr, `expected a JSON pointer such as "/orders/{args.orderId}" (it starts with "/", and "~" is followed by 0 or 1), got %s`, describe(v))
 		return nil
 	}
+	d.useArgs(t, v, ptr)
 	return &t
 }
 
@@ -125,9 +148,11 @@ func (d *decoder) pointerTemplate(v *value, ptr string) *Template {
 func (d *decoder) valueTemplates(v *value, ptr string) {
 	switch v.kind {
 	case kindString:
-		if _, err := ParseTemplate(v.lit); err != nil {
+		t, err := ParseTemplate(v.lit)
+		if err != nil {
 			d.errorf(v, ptr, "%v", err)
 		}
+		d.useArgs(t, v, ptr)
 	case kindArray:
 		for i, it := range v.items {
 			d.valueTemplates(it, pointerIndex(ptr, i))
@@ -175,6 +200,38 @@ func (d *decoder) finishWorld(s *Suite) {
 		}
 	}
 	d.worldUses = nil
+	// A placeholder naming an argument that the tool's inputSchema does not
+	// declare is a typo: the call would always fail with a missing argument.
+	declared := map[string][]string{}
+	for _, t := range s.Tools {
+		if names := schemaProperties(t.InputSchema); names != nil {
+			declared[t.Name] = names
+		}
+	}
+	for _, u := range d.argUses {
+		if names, ok := declared[u.tool]; ok && !slices.Contains(names, u.name) {
+			d.errs = append(d.errs, &Error{Pos: Pos{File: d.file, Line: u.line, Col: u.col}, Pointer: u.ptr, Kind: ErrSemantic,
+				Message: fmt.Sprintf("{args.%s}: tool %q declares no argument %q in its inputSchema (it declares %s)", u.name, u.tool, u.name, quoteList(names))})
+		}
+	}
+	d.argUses = nil
+}
+
+// schemaProperties returns the names an inputSchema's "properties"
+// declare, sorted; nil when it declares none.
+func schemaProperties(schema json.RawMessage) []string {
+	var sch struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if len(schema) == 0 || json.Unmarshal(schema, &sch) != nil || len(sch.Properties) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(sch.Properties))
+	for k := range sch.Properties {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // expectedWorld decodes the end-state expectations. ids are the check ids
