@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,9 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/jsonvalue"
+	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -261,8 +265,23 @@ tasks:
 		}
 		return got
 	}
-	r := runCLI(t, dir, nil, "run", "--out", "out")
+	r := runCLI(t, dir, nil, "run", "--out", "out", "--transcripts")
 	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
+	var tx report.Transcript
+	assert.NilError(t, json.Unmarshal([]byte(regrReadFile(t, filepath.Join(dir, "out", "transcripts", "acme.retail.evals.conversation", "refund-talk.trial-1.json"))), &tx))
+	canonical := func(raw json.RawMessage) string {
+		v, err := jsonvalue.Decode(raw)
+		assert.NilError(t, err)
+		return string(jsonvalue.Canonical(v))
+	}
+	var replies []string
+	for _, r := range tx.Replies {
+		replies = append(replies, canonical(r))
+	}
+	assert.DeepEqual(t, replies, []string{`"Which order?"`, `"Order A-1 is delivered. Please confirm the refund."`, `"Order A-1 is refunded."`})
+	assert.Equal(t, canonical(tx.Output), `"You are welcome. Thanks, bye."`)
+	assert.Equal(t, canonical(tx.State), `{"orders":{"A-1":{"status":"refunded"},"A-2":{"status":"delivered"}}}`)
+	assert.DeepEqual(t, tx.ToolCalls[1].Effects, []fixtures.Effect{{Op: "replace", Path: "/orders/A-1/status"}})
 	assert.DeepEqual(t, checks("out"), map[string]string{
 		"match": "passed", "state": "passed", "unchanged": "passed",
 		"turns[0].match": "passed", "turns[0].looked-up": "passed", "turns[0].not-yet": "passed", "turns[1].match": "passed",

@@ -101,12 +101,14 @@ type TrialRecord struct {
 	Replies []json.RawMessage // a conversation's replies before the final output
 	// ReplyCalls is how many tool calls were made before each reply.
 	ReplyCalls []int
-	Trace      []fixtures.Call
-	Usage      Usage
-	Err        *AgentError
-	Stderr     []byte
-	Reasons    map[string]string // check id -> judge reason
-	Result     results.Trial
+	// State is the task's world at the end of the trial; nil without one.
+	State   json.RawMessage
+	Trace   []fixtures.Call
+	Usage   Usage
+	Err     *AgentError
+	Stderr  []byte
+	Reasons map[string]string // check id -> judge reason
+	Result  results.Trial
 }
 
 // Selection chooses the tasks of a run.
@@ -518,6 +520,7 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 		Output:     out.Output,
 		Replies:    out.Replies,
 		ReplyCalls: out.ReplyCalls,
+		State:      sess.State(),
 		Trace:      sess.Trace(),
 		Usage:      out.Usage,
 		Err:        out.Err,
@@ -620,7 +623,7 @@ func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, req *R
 		LatencyMs: res.LatencyMs,
 		CostUsd:   rec.Usage.CostUsd,
 
-		State:        sess.State(),
+		State:        rec.State,
 		InitialState: sess.InitialState(),
 		Replies:      rec.Replies,
 		ReplyCalls:   rec.ReplyCalls,
