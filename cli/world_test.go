@@ -46,6 +46,8 @@ tasks:
       match: {strategy: contains, value: refunded}
       state: {orders: {A-1: {status: refunded}}}
       unchanged: [/orders/A-2]
+      goldCalls:
+        - {tool: refund_order, args: {orderId: A-1}}
 `
 
 // worldAgent speaks evalgate/1: it looks the order up, refunds it and
@@ -103,14 +105,14 @@ func TestWorldRegression(t *testing.T) {
 		for _, c := range trial.Checks {
 			got[c.ID] = map[bool]string{true: "passed"}[c.Passed] + c.Reason
 		}
-		assert.DeepEqual(t, got, map[string]string{"match": "passed", "state": "mismatch", "unchanged": "changed"})
+		assert.DeepEqual(t, got, map[string]string{"match": "passed", "state": "mismatch", "unchanged": "changed", "goldState": "mismatch"})
 	}
 	assert.Equal(t, run.Regression.NewFailures, 1)
 
 	card := regrReadFile(t, filepath.Join(out, "scorecard.md"))
 	assert.Check(t, is.Contains(card, "#### Newly failing (1)"))
 	assert.Check(t, is.Contains(card, "`acme.retail.evals.world` / `refund-a1`"))
-	assert.Check(t, is.Contains(card, "`state (mismatch), unchanged (changed); 0/2 trials passed`"), card)
+	assert.Check(t, is.Contains(card, "`goldState (mismatch), state (mismatch), unchanged (changed); 0/2 trials passed`"), card)
 	// Every output but the transcripts is content-free.
 	files, err := os.ReadDir(out)
 	assert.NilError(t, err)
@@ -298,7 +300,7 @@ tasks:
 
 // TestWorldsExample runs examples/worlds through the real example agent:
 // four of five tasks pass, and the agent's deliberate bug (a lost parcel
-// denied) is caught by the end-state check alone.
+// denied) is caught by the end-state check (goldState) alone.
 func TestWorldsExample(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	code, stdout, stderr := runEvalgate(t, nil, "run", "--config", "../examples/worlds/evalgate.yaml", "--out", out)
@@ -313,5 +315,5 @@ func TestWorldsExample(t *testing.T) {
 		"status-changes-nothing": "passed", "refund-conversation": "passed",
 	})
 	assert.Check(t, is.Contains(stdout, "4/5 passed"))
-	assert.Check(t, is.Contains(stdout, "refund-lost-parcel  examples/worlds/evals/retail-world.yaml:66  0.50/1.00  state (mismatch)"))
+	assert.Check(t, is.Contains(stdout, "refund-lost-parcel  examples/worlds/evals/retail-world.yaml:66  0.00/1.00  goldState (mismatch)"))
 }

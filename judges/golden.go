@@ -54,6 +54,9 @@ type Observation struct {
 	// and at its start, JSON values; nil when the task has none.
 	State        json.RawMessage
 	InitialState json.RawMessage
+	// GoldState is the world the task's goldCalls leave, replayed on a
+	// fresh copy of the initial world; nil without goldCalls.
+	GoldState json.RawMessage
 	// Replies are the agent's answers before its final output in a
 	// conversation (see runner.Outcome.Replies).
 	Replies []json.RawMessage

@@ -8,12 +8,13 @@ import (
 )
 
 // worldChecks runs the end-state checks of a golden task (DESIGN §14):
-// "state", the final world contains the expected JSON subset; and
+// "state", the final world contains the expected JSON subset;
 // "unchanged", every listed pointer has the value it had at the start
-// (a pointer missing from both counts as unchanged). Like every check,
+// (a pointer missing from both counts as unchanged); and "goldState", the
+// final world equals the one the gold calls leave, but for goldIgnore. Like every check,
 // they record a verdict and a fixed reason, never a value of the world.
 func worldChecks(e *suites.Expected, obs *Observation) []results.Check {
-	if e.State == nil && len(e.Unchanged) == 0 {
+	if e.State == nil && len(e.Unchanged) == 0 && len(e.GoldCalls) == 0 {
 		return nil
 	}
 	var final, initial any
@@ -49,5 +50,26 @@ func worldChecks(e *suites.Expected, obs *Observation) []results.Check {
 		c.Passed = c.Reason == ""
 		checks = append(checks, c)
 	}
+	if len(e.GoldCalls) > 0 {
+		c := results.Check{ID: suites.CheckGoldState, Kind: suites.CheckGoldState, Weight: 1, Reason: ReasonNoWorld}
+		if gold, err := jsonvalue.Decode(obs.GoldState); world && err == nil {
+			c.Reason = verdict(jsonvalue.Equal(withoutPointers(final, e.GoldIgnore), withoutPointers(gold, e.GoldIgnore)))
+		}
+		c.Passed = c.Reason == ""
+		checks = append(checks, c)
+	}
 	return checks
+}
+
+// withoutPointers returns doc without the values at ptrs (those it has).
+func withoutPointers(doc any, ptrs []string) any {
+	for _, p := range ptrs {
+		if p == "" {
+			return nil
+		}
+		if next, err := jsonpatch.Apply(doc, []jsonpatch.Op{{Op: jsonpatch.Remove, Path: p}}); err == nil {
+			doc = next
+		}
+	}
+	return doc
 }

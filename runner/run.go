@@ -625,6 +625,7 @@ func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, req *R
 
 		State:        rec.State,
 		InitialState: sess.InitialState(),
+		GoldState:    r.goldState(ctx, s, t, req, res),
 		Replies:      rec.Replies,
 		ReplyCalls:   rec.ReplyCalls,
 	}
@@ -637,6 +638,30 @@ func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, req *R
 	res.JudgeCostUsd += d.CostUsd
 	res.Tokens.Input += d.Tokens.Input
 	res.Tokens.Output += d.Tokens.Output
+}
+
+// goldState replays the task's goldCalls through its fixtures on a fresh
+// copy of the initial world and returns the world they leave; nil when the
+// task has none. A gold call that fails as a tool error is part of the
+// gold, as in τ-bench. A handler that fails during the replay makes the
+// trial an error of kind handler.
+func (r *run) goldState(ctx context.Context, s *suites.Suite, t *suites.Task, req *Request, res *results.Trial) json.RawMessage {
+	if len(t.Expected.GoldCalls) == 0 {
+		return nil
+	}
+	gold := fixtures.NewSession(s.TaskFixtures(t), fixtures.Options{
+		Canary:   r.opts.Canary,
+		Tools:    s.Tools,
+		Handlers: fixtures.Handlers{Dir: filepath.Dir(s.Path), Env: r.opts.HandlerEnv, Timeout: req.Timeout},
+	})
+	defer gold.Close()
+	for i, gc := range t.Expected.GoldCalls {
+		gold.Call(ctx, fmt.Sprintf("gold-%d", i+1), gc.Tool, gc.Args)
+	}
+	if he := gold.HandlerError(); he != nil {
+		res.Status, res.ErrorKind, res.ErrorMessage = results.StatusError, results.ErrHandler, "replaying the goldCalls: "+he.Error()
+	}
+	return gold.State()
 }
 
 // score runs the checks of a trial that produced an output: golden checks,

@@ -332,7 +332,7 @@ func (d *decoder) task(v *value, ptr string, index int) *Task {
 	t.Adversarial = d.adversarial(v.get("adversarial"), ptr+"/adversarial", &t.Fixtures)
 	if ev := v.get("expected"); ev != nil && ev.kind == kindObject {
 		t.Expected = d.expected(ev, ptr+"/expected")
-		for _, k := range []string{"state", "unchanged"} {
+		for _, k := range []string{"state", "unchanged", "goldCalls"} {
 			d.needWorld(&t.Fixtures, ev.getField(k), ptr+"/expected/"+k, fmt.Sprintf("the check %q", k))
 		}
 	}
@@ -507,15 +507,15 @@ func (d *decoder) expected(v *value, ptr string) Expected {
 		if f := v.getField("rubric"); f != nil {
 			d.keyErrorf(f, ptr+"/rubric", `kind "golden" is scored by match and assert, not by a rubric; use kind "rubric"`)
 		}
-		if v.get("match") == nil && v.get("assert") == nil && v.get("outputSchema") == nil && v.get("state") == nil && v.get("unchanged") == nil {
-			d.errorf(kindV, ptr+"/kind", `kind "golden" needs "match", "assert", "outputSchema", "state" or "unchanged"`)
+		if v.get("match") == nil && v.get("assert") == nil && v.get("outputSchema") == nil && v.get("state") == nil && v.get("unchanged") == nil && v.get("goldCalls") == nil {
+			d.errorf(kindV, ptr+"/kind", `kind "golden" needs "match", "assert", "outputSchema", "state", "unchanged" or "goldCalls"`)
 			break
 		}
-		if e.Match == nil && e.OutputSchemaRaw == nil && e.State == nil && e.Unchanged == nil && len(e.Assert) > 0 && checkWeights(e.Assert) == 0 {
+		if e.Match == nil && e.OutputSchemaRaw == nil && e.State == nil && e.Unchanged == nil && e.GoldCalls == nil && len(e.Assert) > 0 && checkWeights(e.Assert) == 0 {
 			d.errorf(v.get("assert"), ptr+"/assert", "the check weights add up to 0; with no match, at least one check needs a weight above 0")
 		}
 	case KindRubric:
-		for _, key := range []string{"match", "assert", "outputSchema", "state", "unchanged"} {
+		for _, key := range []string{"match", "assert", "outputSchema", "state", "unchanged", "goldCalls", "goldIgnore"} {
 			if f := v.getField(key); f != nil {
 				d.keyErrorf(f, pointer(ptr, key), `kind "rubric" is scored by its criteria; %q belongs to kind "golden" (a criterion can have its own "assert")`, key)
 			}

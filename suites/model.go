@@ -159,12 +159,26 @@ type Expected struct {
 	// Unchanged is the extension `unchanged`: pointers whose value in the
 	// final world must equal the initial world's (check "unchanged").
 	Unchanged []string
+	// GoldCalls is the extension `goldCalls`: the calls a correct agent
+	// makes, replayed through the same fixtures on a fresh copy of the
+	// initial world; the agent's final world must equal the one they leave,
+	// but for the pointers of GoldIgnore (check "goldState").
+	GoldCalls  []GoldCall
+	GoldIgnore []string
+}
+
+// GoldCall is one call of a task's gold solution.
+type GoldCall struct {
+	Tool string
+	Args json.RawMessage // an object; nil when absent (no arguments)
+	Pos  Pos
 }
 
 // Ids (and kinds) of the end-state checks.
 const (
 	CheckState     = "state"
 	CheckUnchanged = "unchanged"
+	CheckGoldState = "goldState"
 )
 
 // Match strategies.

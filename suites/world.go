@@ -238,14 +238,36 @@ func schemaProperties(schema json.RawMessage) []string {
 // of the task's assertions: the end-state checks take the ids "state" and
 // "unchanged".
 func (d *decoder) expectedWorld(v *value, ptr string, e *Expected, ids map[string]*value) {
-	for _, k := range []string{CheckState, CheckUnchanged} {
+	for _, gv := range objects(v.get("goldCalls")) {
+		if gv.kind == kindObject {
+			e.GoldCalls = append(e.GoldCalls, GoldCall{Tool: str(gv.get("tool")), Args: raw(gv.get("args")), Pos: d.pos(gv)})
+		}
+	}
+	for i, pv := range objects(v.get("goldIgnore")) {
+		if pv.kind != kindString {
+			continue
+		}
+		if !validPointer(pv.lit) {
+			d.errorf(pv, pointerIndex(ptr+"/goldIgnore", i), `expected a JSON pointer into the world such as "/log", got %s`, describe(pv))
+			continue
+		}
+		e.GoldIgnore = append(e.GoldIgnore, pv.lit)
+	}
+	if f := v.getField("goldIgnore"); f != nil && v.get("goldCalls") == nil {
+		d.keyErrorf(f, ptr+"/goldIgnore", `goldIgnore applies to the world the goldCalls leave; add "goldCalls"`)
+	}
+	for _, k := range []string{CheckState, CheckUnchanged, CheckGoldState} {
+		field := k
+		if k == CheckGoldState {
+			field = "goldCalls"
+		}
 		idv, taken := ids[k]
-		if !taken || v.get(k) == nil || idv.kind != kindString {
+		if !taken || v.get(field) == nil || idv.kind != kindString {
 			continue
 		}
 		for i, c := range e.Assert {
 			if c.ID == k {
-				d.errorf(idv, pointerIndex(ptr+"/assert", i)+"/id", "the check id %q is the id of the end-state check expected.%s; choose another", k, k)
+				d.errorf(idv, pointerIndex(ptr+"/assert", i)+"/id", "the check id %q is the id of the end-state check of expected.%s; choose another", k, field)
 			}
 		}
 	}
