@@ -329,6 +329,7 @@ func (d *decoder) task(v *value, ptr string, index int) *Task {
 	t.Fixtures = d.fixtures(v.get("fixtures"), ptr+"/fixtures")
 	t.Faults = t.Fixtures.Faults()
 	t.Turns = d.turns(v.get("turns"), ptr+"/turns")
+	t.User = d.simulatedUser(v.get("user"), ptr, v.getField("turns"))
 	t.Adversarial = d.adversarial(v.get("adversarial"), ptr+"/adversarial", &t.Fixtures)
 	if ev := v.get("expected"); ev != nil && ev.kind == kindObject {
 		t.Expected = d.expected(ev, ptr+"/expected")

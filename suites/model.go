@@ -105,6 +105,10 @@ type Task struct {
 	// Turns are the scripted user messages after the input (extension
 	// `turns`): a conversation (DESIGN §14).
 	Turns []Turn
+	// User is the extension `user`: an open conversation, whose user a
+	// model plays from hidden instructions (the run's user simulator); nil
+	// when absent.
+	User *SimulatedUser
 
 	// compact is set when the task is compact: tasks of large suites keep
 	// only what selection, modes and reports need, and Full decodes the rest
@@ -129,6 +133,20 @@ type Turn struct {
 	Expect *Expected
 	Pos    Pos
 }
+
+// SimulatedUser is the hidden side of an open conversation.
+type SimulatedUser struct {
+	// Instructions are what the simulated user wants and knows; the agent
+	// never sees them.
+	Instructions string
+	// MaxTurns bounds the user's messages after the input;
+	// DefaultUserMaxTurns when 0.
+	MaxTurns int
+	Pos      Pos
+}
+
+// DefaultUserMaxTurns is SimulatedUser.MaxTurns when unset.
+const DefaultUserMaxTurns = 10
 
 // TurnCheckID is the id of a turn's check in results: "turns[1].match",
 // "turns[1].polite".

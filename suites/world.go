@@ -333,3 +333,19 @@ func (d *decoder) turns(v *value, ptr string) []Turn {
 	}
 	return out
 }
+
+// simulatedUser decodes a task's `user` block; turns tells whether the
+// task also has scripted turns, which the two cannot share.
+func (d *decoder) simulatedUser(v *value, ptr string, turns *field) *SimulatedUser {
+	if v == nil || v.kind != kindObject {
+		return nil
+	}
+	u := &SimulatedUser{Instructions: str(v.get("instructions")), Pos: d.pos(v)}
+	if n, ok := integer(v.get("maxTurns")); ok {
+		u.MaxTurns = int(n)
+	}
+	if turns != nil {
+		d.keyErrorf(turns, ptr+"/turns", `a conversation is scripted ("turns") or played by the user simulator ("user"), not both`)
+	}
+	return u
+}
