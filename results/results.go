@@ -43,8 +43,9 @@ const (
 	ErrMaxTurns       = "max-turns"
 	ErrModel          = "model" // the model API failed for an OpenAI-compatible agent
 	ErrCancelled      = "cancelled"
-	ErrAgentReported  = "agent-error" // the agent's own {"type":"error"} line
-	ErrHandler        = "handler"     // a fixture's handler program crashed, timed out or broke its protocol
+	ErrAgentReported  = "agent-error"    // the agent's own {"type":"error"} line
+	ErrHandler        = "handler"        // a fixture's handler program crashed, timed out or broke its protocol
+	ErrSimulator      = "user-simulator" // the user simulator's model gave no answer
 )
 
 // Severities of a finding, most severe first.
@@ -309,9 +310,12 @@ type Trial struct {
 	LatencyMs    int64   `json:"latencyMs"`
 	AgentCostUsd float64 `json:"agentCostUsd"`
 	JudgeCostUsd float64 `json:"judgeCostUsd"`
-	Tokens       Tokens  `json:"tokens"`
-	ToolCalls    int     `json:"toolCalls"`
-	SchemaValid  *bool   `json:"schemaValid,omitempty"`
+	// UserCostUsd is what the user simulator cost in an open conversation,
+	// apart from the agent's and the judge's; absent when nothing.
+	UserCostUsd float64 `json:"userCostUsd,omitempty"`
+	Tokens      Tokens  `json:"tokens"`
+	ToolCalls   int     `json:"toolCalls"`
+	SchemaValid *bool   `json:"schemaValid,omitempty"`
 	// Tools holds each called tool's counts, sorted by name; absent when
 	// the agent called none.
 	Tools    []ToolUse `json:"tools,omitempty"`

@@ -40,6 +40,9 @@ type Request struct {
 	// Turns are the user's scripted messages after the input (task
 	// turns), each a JSON value; nil when the task is not a conversation.
 	Turns []json.RawMessage
+	// sim plays the user of an open conversation (task user); nil when
+	// the task has none or the run has no simulator.
+	sim *simulation
 	// Timeout is the trial's budget; ctx carries the same deadline.
 	Timeout time.Duration
 	// Env holds NAME=value pairs added to the agent's environment for

@@ -293,15 +293,19 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 				out.Err = c.protocolError(`reply has no "output" (use null for no output)`, "")
 				return endKill
 			}
-			if c.turn >= len(c.req.Turns) {
-				// No scripted turn is left: the reply is the final output.
+			next, more, aerr := c.req.nextTurn(c.ctx, len(out.Replies), m.Output)
+			if aerr != nil {
+				out.Err = aerr
+				return endKill
+			}
+			if !more {
+				// No turn is left: the reply is the final output.
 				out.Output = bytes.Clone(m.Output)
 				return endDone
 			}
 			out.Replies = append(out.Replies, bytes.Clone(m.Output))
 			out.ReplyCalls = append(out.ReplyCalls, c.calls)
-			b, err := marshalLine(userLine{Type: "user", Content: c.req.Turns[c.turn]})
-			c.turn++
+			b, err := marshalLine(userLine{Type: "user", Content: next})
 			if err == nil {
 				if _, err := c.p.Write(b); err != nil && c.ctx.Err() != nil {
 					out.Err = contextError(c.ctx, c.req)

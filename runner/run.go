@@ -53,6 +53,9 @@ type Options struct {
 	// HandlerEnv is the whole environment of the fixtures' handler
 	// programs, the agents' scrubbed one; nil scrubs this process's.
 	HandlerEnv []string
+	// Simulator plays the user of open conversations (task user); a trial
+	// of such a task fails with kind user-simulator when it is nil.
+	Simulator UserSimulator
 }
 
 // DefaultMaxRepeats is Options.MaxRepeats when unset (config
@@ -539,6 +542,9 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 		LinesAfterFinal: out.LinesAfterFinal,
 		UsageReported:   out.Usage.Reported,
 	}
+	if req.sim != nil {
+		res.UserCostUsd = req.sim.usage.CostUsd
+	}
 	switch {
 	case out.Err != nil && ctx.Err() != nil:
 		res.Status, res.ErrorKind = results.StatusError, results.ErrCancelled
@@ -596,6 +602,9 @@ func (r *run) request(s *suites.Suite, t *suites.Task, n int) (*Request, *fixtur
 	}
 	for _, turn := range t.Turns {
 		req.Turns = append(req.Turns, turn.User)
+	}
+	if t.User != nil {
+		req.sim = &simulation{sim: r.opts.Simulator, user: t.User}
 	}
 	if !live {
 		req.Memory = t.Fixtures.MemorySeed
