@@ -2,9 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -14,6 +17,7 @@ import (
 	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/runner"
 )
 
 // worldSuite is a retail world: the agent must refund order A-1 and leave
@@ -316,4 +320,98 @@ func TestWorldsExample(t *testing.T) {
 	})
 	assert.Check(t, is.Contains(stdout, "4/5 passed"))
 	assert.Check(t, is.Contains(stdout, "refund-lost-parcel  examples/worlds/evals/retail-world.yaml:66  0.00/1.00  goldState (mismatch)"))
+}
+
+// TestSimulatedConversation runs an open conversation whose user a
+// loopback model plays: the agent asks, the simulated user answers from its
+// hidden instructions and then says stop; the simulator's cost is reported
+// apart from the agent's, and a second run replays every answer from the
+// cache, asking the model nothing. The simulator's key never reaches the
+// agent.
+func TestSimulatedConversation(t *testing.T) {
+	var asked atomic.Int32
+	answers := []string{"It is order A-1.", runner.StopToken}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		n := int(asked.Add(1)) - 1
+		if r.Header.Get("Authorization") != "Bearer sim-key" {
+			http.Error(w, "no key", http.StatusUnauthorized)
+			return
+		}
+		body, _ := json.Marshal(map[string]any{
+			"model":   "user-model",
+			"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": answers[min(n, len(answers)-1)]}}},
+			"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 10},
+		})
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	dir := t.TempDir()
+	suite := `suiteId: acme.retail.evals.simulated
+version: 1.0.0
+modes: [golden]
+fixtures:
+  state: {orders: {A-1: {status: delivered}, A-2: {status: delivered}}}
+  toolResponses:
+    - tool: get_order
+      from: /orders/{args.orderId}
+    - tool: refund_order
+      effect: [{op: replace, path: "/orders/{args.orderId}/status", value: refunded}]
+tasks:
+  - taskId: open-refund
+    input: Hi, I need a refund.
+    user:
+      instructions: You want order A-1 refunded. Give its number when asked.
+      maxTurns: 3
+    expected:
+      kind: golden
+      state: {orders: {A-1: {status: refunded}}}
+      unchanged: [/orders/A-2]
+`
+	// The agent asks for the order, refunds the one it is told, and says
+	// so; it fails when it can see the simulator's key.
+	agent := `import json, os, sys
+def send(obj):
+    print(json.dumps(obj), flush=True)
+def read():
+    return json.loads(sys.stdin.readline())
+read()
+if os.environ.get("SIM_KEY"):
+    send({"type": "error", "message": "the simulator key leaked"})
+    sys.exit(0)
+send({"type": "reply", "output": "Which order?"})
+order = read()["content"].split()[-1].rstrip(".")
+send({"type": "tool_call", "id": "c1", "name": "refund_order", "arguments": {"orderId": order}})
+read()
+send({"type": "reply", "output": "Order %s is refunded." % order})
+`
+	writeFiles(t, dir, map[string]string{
+		"evals/sim.yaml": suite,
+		"agent.py":       agent,
+		"evalgate.yaml": "suites: [evals/]\nagent:\n  exec: [python3, agent.py]\ntimeout: 30s\n" +
+			"user:\n  simulator: {baseURL: " + srv.URL + "/v1, model: user-model, apiKeyEnv: SIM_KEY, pricing: {inputPerMTok: 1, outputPerMTok: 10}}\n",
+	})
+	t.Setenv("SIM_KEY", "sim-key")
+	trial := func(out string) results.Trial {
+		t.Helper()
+		r := runCLI(t, dir, nil, "run", "--out", out)
+		assert.Equal(t, r.code, 0, r.stdout+r.stderr)
+		run, err := results.Read(filepath.Join(dir, out, "results.json"))
+		assert.NilError(t, err)
+		return run.Suites[0].Tasks[0].Trials[0]
+	}
+	first := trial("out")
+	assert.Equal(t, int(asked.Load()), 2, "one answer, then stop")
+	assert.Equal(t, first.UserCostUsd, 2*(100*1+10*10)/1e6)
+	assert.Equal(t, first.AgentCostUsd, 0.0)
+	assert.Assert(t, first.Passed)
+
+	again := trial("again")
+	assert.Equal(t, int(asked.Load()), 2, "the replay asked the model nothing")
+	assert.Equal(t, again.UserCostUsd, 0.0)
+	assert.Assert(t, again.Passed)
+	assert.Check(t, !strings.Contains(regrReadFile(t, filepath.Join(dir, "again", "results.json")), "order A-1"), "results hold no conversation")
 }
