@@ -319,7 +319,8 @@ func TestWorldsExample(t *testing.T) {
 		"status-changes-nothing": "passed", "refund-conversation": "passed",
 	})
 	assert.Check(t, is.Contains(stdout, "4/5 passed"))
-	assert.Check(t, is.Contains(stdout, "refund-lost-parcel  examples/worlds/evals/retail-world.yaml:66  0.00/1.00  goldState (mismatch)"))
+	assert.Check(t, is.Contains(stdout, "refund-lost-parcel  "), stdout)
+	assert.Check(t, is.Contains(stdout, "worlds/evals/retail-world.yaml:66  0.00/1.00  goldState (mismatch)"), stdout)
 }
 
 // TestSimulatedConversation runs an open conversation whose user a
