@@ -54,6 +54,21 @@ tasks:
         - {tool: refund_order, args: {orderId: A-1}}
 `
 
+// twoOrders begins a suite with a world of two orders, get_order reading
+// them and the refund_order fixture left for the test to write.
+func twoOrders(name string) string {
+	return "suiteId: acme.retail.evals." + name + `
+version: 1.0.0
+modes: [golden]
+fixtures:
+  state: {orders: {A-1: {status: delivered}, A-2: {status: delivered}}}
+  toolResponses:
+    - tool: get_order
+      from: /orders/{args.orderId}
+    - tool: refund_order
+`
+}
+
 // worldAgent speaks evalgate/1: it looks the order up, refunds it and
 // says so. With the file $WORLD_MISTAKE present it refunds the order that
 // file names instead, and says exactly the same words.
@@ -141,16 +156,7 @@ func TestWorldRegression(t *testing.T) {
 // crashes makes the task an error of kind handler, never a pass.
 func TestWorldHandler(t *testing.T) {
 	dir := t.TempDir()
-	suite := `suiteId: acme.retail.evals.handler
-version: 1.0.0
-modes: [golden]
-fixtures:
-  state: {orders: {A-1: {status: delivered}, A-2: {status: delivered}}}
-  toolResponses:
-    - tool: get_order
-      from: /orders/{args.orderId}
-    - tool: refund_order
-      handler: [python3, handlers/refund.py]
+	suite := twoOrders("handler") + `      handler: [python3, handlers/refund.py]
 tasks:
   - taskId: refund-a1
     input: {orderId: A-1}
@@ -226,16 +232,7 @@ send({"type": "final", "output": "You are welcome. " + user["content"]})
 // it, the task's expected the final output and the world.
 func TestConversation(t *testing.T) {
 	dir := t.TempDir()
-	suite := `suiteId: acme.retail.evals.conversation
-version: 1.0.0
-modes: [golden]
-fixtures:
-  state: {orders: {A-1: {status: delivered}, A-2: {status: delivered}}}
-  toolResponses:
-    - tool: get_order
-      from: /orders/{args.orderId}
-    - tool: refund_order
-      effect: [{op: replace, path: "/orders/{args.orderId}/status", value: refunded}]
+	suite := twoOrders("conversation") + `      effect: [{op: replace, path: "/orders/{args.orderId}/status", value: refunded}]
 tasks:
   - taskId: refund-talk
     input: Hi, I need a refund.
@@ -351,16 +348,7 @@ func TestSimulatedConversation(t *testing.T) {
 	defer srv.Close()
 
 	dir := t.TempDir()
-	suite := `suiteId: acme.retail.evals.simulated
-version: 1.0.0
-modes: [golden]
-fixtures:
-  state: {orders: {A-1: {status: delivered}, A-2: {status: delivered}}}
-  toolResponses:
-    - tool: get_order
-      from: /orders/{args.orderId}
-    - tool: refund_order
-      effect: [{op: replace, path: "/orders/{args.orderId}/status", value: refunded}]
+	suite := twoOrders("simulated") + `      effect: [{op: replace, path: "/orders/{args.orderId}/status", value: refunded}]
 tasks:
   - taskId: open-refund
     input: Hi, I need a refund.

@@ -216,7 +216,6 @@ type conversation struct {
 	maxTotal int64
 
 	seen  map[string]bool // tool_call ids
-	turn  int             // the next scripted turn to send
 	calls int             // tool calls answered so far
 }
 
