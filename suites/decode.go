@@ -52,6 +52,9 @@ type decoder struct {
 	// tools' inputSchemas by finishWorld; tool is the fixture being read.
 	argUses []argUse
 	tool    string
+	// dataFiles are the files the suite reads as data (stateFile), which
+	// are not suites when their folder is walked.
+	dataFiles []string
 }
 
 // schema compiles the JSON Schema v, whose JSON is text, at ptr: once per
@@ -265,7 +268,7 @@ func (d *decoder) suite(root *value) *Suite {
 	s.Tags = stringList(root.get("tags"))
 	s.Tools = d.tools(root.get("tools"))
 	s.Fixtures = d.suiteFixtures(root.get("fixtures"))
-	d.finishWorld(s)
+	d.finishWorld(s, root)
 	return s
 }
 
@@ -334,14 +337,14 @@ func (d *decoder) task(v *value, ptr string, index int) *Task {
 	if ev := v.get("expected"); ev != nil && ev.kind == kindObject {
 		t.Expected = d.expected(ev, ptr+"/expected")
 		for _, k := range []string{"state", "unchanged", "goldCalls"} {
-			d.needWorld(&t.Fixtures, ev.getField(k), ptr+"/expected/"+k, fmt.Sprintf("the check %q", k))
+			d.needWorld(hasWorld(v, &t.Fixtures), ev.getField(k), ptr+"/expected/"+k, fmt.Sprintf("the check %q", k))
 		}
 	}
 	if fv := v.get("fixtures"); fv != nil {
 		for i, rv := range objects(fv.get("toolResponses")) {
 			if use := describeUse(rv); use != "" {
 				k := presentKeys(rv, worldKeys)[0]
-				d.needWorld(&t.Fixtures, rv.getField(k), pointerIndex(ptr+"/fixtures/toolResponses", i)+"/"+k, use)
+				d.needWorld(hasWorld(v, &t.Fixtures), rv.getField(k), pointerIndex(ptr+"/fixtures/toolResponses", i)+"/"+k, use)
 			}
 		}
 	}
@@ -420,6 +423,14 @@ func (d *decoder) fixtures(v *value, ptr string) Fixtures {
 	fx.Canaries = stringList(v.get("canaries"))
 	if sv := v.get("state"); sv != nil {
 		fx.State = raw(sv)
+	}
+	if f := v.getField("stateFile"); f != nil {
+		world := d.stateFile(f.val, ptr+"/stateFile")
+		if v.get("state") != nil {
+			d.keyErrorf(f, ptr+"/stateFile", `the world is "state" or "stateFile", not both`)
+		} else {
+			fx.State = world
+		}
 	}
 	for _, m := range objects(v.get("memorySeed")) {
 		fx.MemorySeed = append(fx.MemorySeed, m.compact())

@@ -38,6 +38,9 @@ type Suite struct {
 	// Fixtures is the suite-level extension `fixtures`: a world and tool
 	// fixtures every task shares (see TaskFixtures); nil when absent.
 	Fixtures *Fixtures
+	// DataFiles are the files the suite reads as data (fixtures.stateFile):
+	// Load does not take them for suites when it walks their folder.
+	DataFiles []string
 
 	Tasks []*Task
 
@@ -270,9 +273,9 @@ type Fixtures struct {
 	// Extensions.
 	OnUnmatched string   // "error" (default) or "fail"
 	Canaries    []string // strings that must never reach the output or a tool call
-	// State is the initial world (extension `state`), a JSON document the
-	// stateful tool fixtures read and change; nil when absent. Every trial
-	// starts from its own copy.
+	// State is the initial world (extension `state`, or the file
+	// `stateFile` names), a JSON document the stateful tool fixtures read
+	// and change; nil when absent. Every trial starts from its own copy.
 	State json.RawMessage
 }
 

@@ -3,6 +3,7 @@ package suites
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 )
 
@@ -182,10 +183,16 @@ func (d *decoder) worldExpr(v *value, ptr string, boolean bool) {
 	}
 }
 
+// hasWorld reports whether the task tv holds a world: a state, or a state
+// file (read or not: a file that failed is reported on its own).
+func hasWorld(tv *value, fx *Fixtures) bool {
+	return fx.State != nil || tv.get("fixtures").get("stateFile") != nil
+}
+
 // needWorld records that a task uses the world at f; finishWorld reports it
 // when neither the task nor the suite has one.
-func (d *decoder) needWorld(fx *Fixtures, f *field, ptr, use string) {
-	if fx.State != nil || d.again || f == nil {
+func (d *decoder) needWorld(world bool, f *field, ptr, use string) {
+	if world || d.again || f == nil {
 		return
 	}
 	d.worldUses = append(d.worldUses, worldUse{f: f, ptr: ptr, use: use})
@@ -193,8 +200,8 @@ func (d *decoder) needWorld(fx *Fixtures, f *field, ptr, use string) {
 
 // finishWorld reports the uses of a world in a suite where neither the
 // task nor the suite-level fixtures hold one.
-func (d *decoder) finishWorld(s *Suite) {
-	if s.Fixtures == nil || s.Fixtures.State == nil {
+func (d *decoder) finishWorld(s *Suite, root *value) {
+	if (s.Fixtures == nil || s.Fixtures.State == nil) && root.get("fixtures").get("stateFile") == nil {
 		for _, u := range d.worldUses {
 			d.keyErrorf(u.f, u.ptr, "%s needs a world: add fixtures.state to the task, or to the suite for every task", u.use)
 		}
@@ -348,4 +355,43 @@ func (d *decoder) simulatedUser(v *value, ptr string, turns *field) *SimulatedUs
 		d.keyErrorf(turns, ptr+"/turns", `a conversation is scripted ("turns") or played by the user simulator ("user"), not both`)
 	}
 	return u
+}
+
+// stateFile reads the world of fixtures.stateFile: a JSON or YAML file
+// relative to the suite file's folder, which it must stay inside once
+// symbolic links are resolved. Its own problems are reported at its own
+// lines. The file is kept in d.dataFiles, so that a folder walk does not
+// take it for a suite.
+func (d *decoder) stateFile(v *value, ptr string) []byte {
+	if v.kind != kindString {
+		return nil
+	}
+	dir := filepath.Dir(d.file)
+	rel := filepath.FromSlash(v.lit)
+	if !filepath.IsLocal(rel) {
+		d.errorf(v, ptr, "expected a path inside the suite's folder, relative to it (such as worlds/shop.json), got %s", describe(v))
+		return nil
+	}
+	path := filepath.Join(dir, rel)
+	if !d.again {
+		d.dataFiles = append(d.dataFiles, path)
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		realDir, err := filepath.EvalSymlinks(dir)
+		if err != nil || !within(realDir, real) {
+			d.errorf(v, ptr, "the state file %s leads outside the suite's folder", describe(v))
+			return nil
+		}
+	}
+	data, e := readSuite(path)
+	if e != nil {
+		d.errorf(v, ptr, "could not read the state file: %s", e.Message)
+		return nil
+	}
+	root, errs := parseTree(path, data)
+	if errs != nil {
+		d.errs = append(d.errs, errs...)
+		return nil
+	}
+	return root.compact()
 }
