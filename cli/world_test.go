@@ -388,9 +388,12 @@ send({"type": "reply", "output": "Order %s is refunded." % order})
 		t.Helper()
 		r := runCLI(t, dir, nil, "run", "--out", out)
 		assert.Equal(t, r.code, 0, r.stdout+r.stderr)
+		regrValidResults(t, filepath.Join(dir, out))
 		run, err := results.Read(filepath.Join(dir, out, "results.json"))
 		assert.NilError(t, err)
-		return run.Suites[0].Tasks[0].Trials[0]
+		task := run.Suites[0].Tasks[0]
+		assert.Equal(t, task.UserCostUsd, task.Trials[0].UserCostUsd)
+		return task.Trials[0]
 	}
 	first := trial("out")
 	assert.Equal(t, int(asked.Load()), 2, "one answer, then stop")

@@ -237,12 +237,15 @@ type Task struct {
 	Passed       bool    `json:"passed"` // every trial passed (pass^k)
 
 	// PassAtK is true when at least one trial passed.
-	PassAtK      bool      `json:"passAtK"`
-	TrialsPassed int       `json:"trialsPassed"`
-	LatencyMs    int64     `json:"latencyMs"` // mean over trials
-	CostUsd      float64   `json:"costUsd"`   // agent + judge, summed over trials
-	AgentCostUsd float64   `json:"agentCostUsd"`
-	JudgeCostUsd float64   `json:"judgeCostUsd"`
+	PassAtK      bool    `json:"passAtK"`
+	TrialsPassed int     `json:"trialsPassed"`
+	LatencyMs    int64   `json:"latencyMs"` // mean over trials
+	CostUsd      float64 `json:"costUsd"`   // agent + judge, summed over trials
+	AgentCostUsd float64 `json:"agentCostUsd"`
+	JudgeCostUsd float64 `json:"judgeCostUsd"`
+	// UserCostUsd is what the user simulator cost over the trials, apart
+	// from CostUsd; absent when nothing.
+	UserCostUsd  float64   `json:"userCostUsd,omitempty"`
 	Tokens       Tokens    `json:"tokens"`
 	ToolCalls    int       `json:"toolCalls"`
 	SchemaValid  *bool     `json:"schemaValid,omitempty"`

@@ -987,6 +987,7 @@ func aggregate(s *suites.Suite, t *suites.Task, trials []results.Trial) results.
 		latency += tr.LatencyMs
 		res.AgentCostUsd += tr.AgentCostUsd
 		res.JudgeCostUsd += tr.JudgeCostUsd
+		res.UserCostUsd += tr.UserCostUsd
 		res.Tokens.Input += tr.Tokens.Input
 		res.Tokens.Output += tr.Tokens.Output
 		res.ToolCalls += tr.ToolCalls
