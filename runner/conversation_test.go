@@ -8,6 +8,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/suites"
 )
 
 // TestOpenAIConversation: the OpenAI-compatible driver appends each
@@ -86,4 +87,40 @@ while read line; do echo "{\"type\":\"reply\",\"output\":$(printf '%s' "$line" |
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
+}
+
+// TestOpenAIWorld: a model's tool calls change the trial's world through
+// the same stateful fixtures, and the end-state checks score it.
+func TestOpenAIWorld(t *testing.T) {
+	m := newFakeModel(t,
+		reply{body: completion("", [][2]string{{"refund_order", `{"orderId":"A-2"}`}}, 10, 2)},
+		reply{body: completion("Your order is refunded.", nil, 10, 2)},
+	)
+	suite := loadSuite(t, `suiteId: acme.t.evals.openai-world
+version: 1.0.0
+modes: [golden]
+tools: [{name: refund_order}]
+fixtures:
+  state: {orders: {A-1: {status: delivered}, A-2: {status: delivered}}}
+  toolResponses:
+    - tool: refund_order
+      effect: [{op: replace, path: "/orders/{args.orderId}/status", value: refunded}]
+      from: /orders/{args.orderId}
+tasks:
+  - taskId: t
+    input: Refund A-1.
+    expected:
+      kind: golden
+      match: {strategy: contains, value: refunded}
+      state: {orders: {A-1: {status: refunded}}}
+      unchanged: [/orders/A-2]
+`)
+	agent := &OpenAI{BaseURL: m.srv.URL + "/v1", Model: "gpt-test", Client: NewHTTPClient(1)}
+	got, err := Run(t.Context(), Plan([]*suites.Suite{suite}, Selection{}), Options{Agent: agent})
+	assert.NilError(t, err)
+	reasons := map[string]string{}
+	for _, c := range got[0].Tasks[0].Trials[0].Checks {
+		reasons[c.ID] = c.Reason
+	}
+	assert.DeepEqual(t, reasons, map[string]string{"match": "", "state": "mismatch", "unchanged": "changed"})
 }
