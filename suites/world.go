@@ -15,11 +15,12 @@ var worldKeys = []string{"require", "effect", "from", "result"}
 
 // worldUse is a part of a task that needs a world, kept until the suite's
 // own fixtures are known: a task without a state of its own uses the
-// suite's.
+// suite's. It keeps the key's position, not the key, so that the trees of
+// a large suite's tasks are not kept alive until the end of the file.
 type worldUse struct {
-	f   *field
-	ptr string
-	use string // what needs it, in the user's words
+	line, col int
+	ptr       string
+	use       string // what needs it, in the user's words
 }
 
 // argUse is a placeholder's argument name, kept until the suite's
@@ -195,7 +196,7 @@ func (d *decoder) needWorld(world bool, f *field, ptr, use string) {
 	if world || d.again || f == nil {
 		return
 	}
-	d.worldUses = append(d.worldUses, worldUse{f: f, ptr: ptr, use: use})
+	d.worldUses = append(d.worldUses, worldUse{line: f.keyLine, col: f.keyCol, ptr: ptr, use: use})
 }
 
 // finishWorld reports the uses of a world in a suite where neither the
@@ -203,7 +204,8 @@ func (d *decoder) needWorld(world bool, f *field, ptr, use string) {
 func (d *decoder) finishWorld(s *Suite, root *value) {
 	if (s.Fixtures == nil || s.Fixtures.State == nil) && root.get("fixtures").get("stateFile") == nil {
 		for _, u := range d.worldUses {
-			d.keyErrorf(u.f, u.ptr, "%s needs a world: add fixtures.state to the task, or to the suite for every task", u.use)
+			d.errs = append(d.errs, &Error{Pos: Pos{File: d.file, Line: u.line, Col: u.col}, Pointer: u.ptr, Kind: ErrSemantic,
+				Message: fmt.Sprintf("%s needs a world: add fixtures.state to the task, or to the suite for every task", u.use)})
 		}
 	}
 	d.worldUses = nil
