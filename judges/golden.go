@@ -148,14 +148,13 @@ func turnChecks(t *suites.Task, obs *Observation) []results.Check {
 }
 
 // Score is the weighted mean of the checks: Σ weight·passed / Σ weight, and
-// 0 when the weights sum to 0.
+// 0 when the weights sum to 0. A graded criterion counts as the share of
+// its scale it reached, (level − min)/(max − min).
 func Score(checks []results.Check) float64 {
 	var total, passed float64
 	for _, c := range checks {
 		total += c.Weight
-		if c.Passed {
-			passed += c.Weight
-		}
+		passed += c.Weight * c.Fraction()
 	}
 	if total == 0 {
 		return 0

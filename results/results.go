@@ -343,6 +343,33 @@ type Check struct {
 	Reason string `json:"reason,omitempty"`
 	// Judged is true for a rubric criterion decided by a judge.
 	Judged bool `json:"judged,omitempty"`
+	// Criterion is the index of the rubric criterion the check is, in its
+	// task's rubric; set for graded criteria, whose ID may be the author's.
+	Criterion *int `json:"criterion,omitempty"`
+	// Level is the level a graded criterion reached on Scale: a number,
+	// never the judge's reason (DESIGN §15). Nil for a binary check, and
+	// for a judged criterion the judge did not decide.
+	Level *int `json:"level,omitempty"`
+	// Scale is the graded criterion's scale; nil for a binary check.
+	Scale *Scale `json:"scale,omitempty"`
+}
+
+// Scale is the range of a graded criterion's levels, Min < Max.
+type Scale struct {
+	Min int `json:"min"`
+	Max int `json:"max"`
+}
+
+// Fraction is the share of its weight a graded check earns: (Level −
+// Min)/(Max − Min); for a binary check, 1 when it passed and 0 when not.
+func (c *Check) Fraction() float64 {
+	if c.Level != nil && c.Scale != nil && c.Scale.Max > c.Scale.Min {
+		return float64(*c.Level-c.Scale.Min) / float64(c.Scale.Max-c.Scale.Min)
+	}
+	if c.Passed {
+		return 1
+	}
+	return 0
 }
 
 // Finding is an openwop safety finding: a kind and a severity, never content.

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -766,7 +767,20 @@ func (r *run) rubric(ctx context.Context, s *suites.Suite, t *suites.Task, obs *
 	var judged []int
 	var req judges.RubricRequest
 	for i, c := range t.Expected.Rubric {
-		id := fmt.Sprintf("rubric[%d]", i)
+		id := cmp.Or(c.ID, fmt.Sprintf("rubric[%d]", i))
+		if c.Scale != nil {
+			if c.Scale.Deterministic() {
+				level := judges.GradeLevel(c.Scale, obs, out)
+				checks = append(checks, judges.GradedCheck(id, i, &c, &level))
+				continue
+			}
+			judged = append(judged, len(checks))
+			ck := judges.GradedCheck(id, i, &c, nil)
+			ck.Judged = true
+			checks = append(checks, ck)
+			req.Criteria = append(req.Criteria, judges.RubricCriterion{Criterion: c.Criterion, Weight: c.Weight, Scale: judges.ScaleFor(c.Scale)})
+			continue
+		}
 		if c.Assert != nil {
 			ck := judges.RunCheck(c.Assert, obs, out)
 			ck.ID, ck.Kind, ck.Weight = id, "criterion", c.Weight
@@ -797,9 +811,18 @@ func (r *run) rubric(ctx context.Context, s *suites.Suite, t *suites.Task, obs *
 	res.Tokens.Output += v.Tokens.Output
 	rec.Reasons = map[string]string{}
 	for i, ci := range judged {
-		checks[ci].Passed = v.Met[i]
-		if !v.Met[i] {
-			checks[ci].Reason = "not-met"
+		switch {
+		case checks[ci].Scale != nil:
+			if i >= len(v.Levels) {
+				return checks, fmt.Errorf("the judge gave no level for criterion %d", i+1)
+			}
+			level := v.Levels[i]
+			judges.SetLevel(&checks[ci], &level)
+		default:
+			checks[ci].Passed = v.Met[i]
+			if !v.Met[i] {
+				checks[ci].Reason = "not-met"
+			}
 		}
 		if i < len(v.Reasons) {
 			rec.Reasons[checks[ci].ID] = v.Reasons[i]

@@ -237,7 +237,9 @@ func (d *decoder) shareExprs(s *Suite) {
 			share(c)
 		}
 		for i := range t.Expected.Rubric {
-			share(t.Expected.Rubric[i].Assert)
+			for _, c := range t.Expected.Rubric[i].Checks() {
+				share(c)
+			}
 		}
 	}
 	d.exprUses, d.badExprs, d.sharedExprs = nil, nil, nil
@@ -497,6 +499,7 @@ func (d *decoder) expected(v *value, ptr string) Expected {
 		if av := cv.get("assert"); av != nil && av.kind == kindObject {
 			c.Assert = d.check(av, cptr+"/assert", fmt.Sprintf("rubric[%d]", i), ids)
 		}
+		d.criterionExt(cv, cptr, &c, ids)
 		e.Rubric = append(e.Rubric, c)
 	}
 	for i, cv := range objects(v.get("assert")) {

@@ -231,6 +231,13 @@ type Criterion struct {
 	Weight    float64
 	Assert    *Check // extension: decided by this check, never by a judge
 	Pos       Pos
+
+	// ID is the extension `id`: what results, the scorecard and diff call
+	// the criterion; "" for rubric[i].
+	ID string
+	// Scale is the extension `scale`: the criterion is graded on levels
+	// (DESIGN §15). Nil for a criterion met or not met.
+	Scale *Scale
 }
 
 // Check kinds, named after the key that introduces them.
@@ -459,7 +466,9 @@ func (s *Suite) Full(t *Task) (*Task, error) {
 		share(c)
 	}
 	for i := range full.Expected.Rubric {
-		share(full.Expected.Rubric[i].Assert)
+		for _, c := range full.Expected.Rubric[i].Checks() {
+			share(c)
+		}
 	}
 	return full, nil
 }
