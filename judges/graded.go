@@ -1,7 +1,10 @@
 package judges
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
@@ -95,4 +98,105 @@ func Median(levels []int) int {
 	s := slices.Clone(levels)
 	slices.Sort(s)
 	return s[(len(s)-1)/2]
+}
+
+// graded reports whether any criterion asked has a scale.
+func graded(criteria []RubricCriterion) bool {
+	for _, c := range criteria {
+		if c.Scale != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// medians folds the samples' levels of each graded criterion with Median;
+// a binary criterion's entry is 0.
+func medians(criteria []RubricCriterion, samples [][]int) []int {
+	out := make([]int, len(criteria))
+	col := make([]int, 0, len(samples))
+	for i, c := range criteria {
+		if c.Scale == nil {
+			continue
+		}
+		col = col[:0]
+		for _, s := range samples {
+			if i < len(s) {
+				col = append(col, s[i])
+			}
+		}
+		if len(col) > 0 {
+			out[i] = Median(col)
+		}
+	}
+	return out
+}
+
+// gradedEntry is one entry of a judge's answer when some criterion asked
+// is graded: met for a binary criterion, level for a graded one.
+type gradedEntry struct {
+	Met    *bool           `json:"met"`
+	Level  json.RawMessage `json:"level"`
+	Reason string          `json:"reason"`
+}
+
+// parseVerdict reads a judge's reply to criteria. With no graded criterion
+// it is parseAnswer's {"criteria":[{"met":true,"reason":"..."}]}; a graded
+// criterion's entry holds {"level": n, "reason": "..."} instead, n a whole
+// number on its scale. A level missing, fractional or outside min..max is
+// an error, never rounded or clamped: the judge did not answer the
+// question asked.
+func parseVerdict(text []byte, criteria []RubricCriterion) (*RubricVerdict, error) {
+	if !graded(criteria) {
+		met, reasons, err := parseAnswer(text, len(criteria))
+		if err != nil {
+			return nil, err
+		}
+		return &RubricVerdict{Met: met, Reasons: reasons}, nil
+	}
+	body, err := answerObject(text)
+	if err != nil {
+		return nil, err
+	}
+	var a struct {
+		Criteria []gradedEntry `json:"criteria"`
+	}
+	if err := json.Unmarshal(body, &a); err != nil {
+		return nil, fmt.Errorf("the judge's answer is not the expected JSON object {\"criteria\": [{\"level\": 2, \"reason\": \"...\"}]}: %s", jsonProblem(err))
+	}
+	if len(a.Criteria) != len(criteria) {
+		return nil, fmt.Errorf("the judge answered %d criteria, want %d", len(a.Criteria), len(criteria))
+	}
+	v := &RubricVerdict{Met: make([]bool, len(criteria)), Levels: make([]int, len(criteria)), Reasons: make([]string, len(criteria))}
+	for i, e := range a.Criteria {
+		c := criteria[i]
+		v.Reasons[i] = e.Reason
+		if c.Scale == nil {
+			if e.Met == nil {
+				return nil, fmt.Errorf("the judge's answer for criterion %d has no \"met\"", i+1)
+			}
+			v.Met[i] = *e.Met
+			continue
+		}
+		if e.Level == nil || string(e.Level) == "null" {
+			return nil, fmt.Errorf("the judge's answer for criterion %d has no \"level\"; expected a whole number from %d to %d", i+1, c.Scale.Min, c.Scale.Max)
+		}
+		n, err := strconv.ParseInt(string(e.Level), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("the judge's answer for criterion %d has level %s; expected a whole number from %d to %d", i+1, clip(e.Level), c.Scale.Min, c.Scale.Max)
+		}
+		if n < int64(c.Scale.Min) || n > int64(c.Scale.Max) {
+			return nil, fmt.Errorf("the judge's answer for criterion %d has level %d, outside its scale %d..%d", i+1, n, c.Scale.Min, c.Scale.Max)
+		}
+		v.Levels[i], v.Met[i] = int(n), int(n) >= c.Scale.Max
+	}
+	return v, nil
+}
+
+// clip shortens what a judge answered for a message.
+func clip(v json.RawMessage) string {
+	if len(v) > 20 {
+		return string(v[:20]) + "..."
+	}
+	return string(v)
 }
