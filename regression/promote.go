@@ -28,6 +28,9 @@ type (
 		Trial  int     `json:"trial"`
 		Score  float64 `json:"score"`
 		Passed bool    `json:"passed"`
+		// Checks keeps the graded criteria only, whose levels diff
+		// compares (DESIGN §15); absent when the task has none.
+		Checks []results.Check `json:"checks,omitempty"`
 	}
 )
 
@@ -179,7 +182,7 @@ func Promote(r *results.Run) ([]byte, error) {
 			row := promotedTask{ID: t.ID, Status: t.Status, Passed: t.Passed, Score: t.Score, CostUsd: t.CostUsd,
 				LatencyMs: t.LatencyMs, Trials: make([]promotedTrial, len(t.Trials))}
 			for k, tr := range t.Trials {
-				row.Trials[k] = promotedTrial{Trial: tr.Trial, Score: tr.Score, Passed: tr.Passed}
+				row.Trials[k] = promotedTrial{Trial: tr.Trial, Score: tr.Score, Passed: tr.Passed, Checks: gradedChecks(tr.Checks)}
 			}
 			b.WriteString("\n        ")
 			b.Write(mustJSON(row))

@@ -437,6 +437,19 @@ type TaskDiff struct {
 	ScoreDelta     float64 `json:"scoreDelta"`
 	CostDeltaUsd   float64 `json:"costDeltaUsd"`
 	LatencyDeltaMs int64   `json:"latencyDeltaMs"`
+	// Levels lists the graded criteria whose level moved, in the task's
+	// check order; nil when none did (DESIGN §15).
+	Levels []LevelChange `json:"levels,omitempty"`
+}
+
+// LevelChange is one graded criterion's level in the baseline and now:
+// with trials, each is the median over the trials (the lower of the two
+// middle levels of an even count).
+type LevelChange struct {
+	Check     string `json:"check"`     // the check's id: the criterion's id, else rubric[i]
+	Criterion int    `json:"criterion"` // its index in the task's rubric
+	Base      int    `json:"base"`
+	Head      int    `json:"head"`
 }
 
 // Read loads a results.json file, whose numbers must be in range (Check).
