@@ -22,6 +22,7 @@ func gradedTask(id string, score float64, levels ...int) results.Task {
 			{ID: "brief", Kind: "expr", Weight: 1, Passed: true},
 		}})
 	}
+	t.Levels = results.TaskLevels(t.Trials)
 	return t
 }
 
@@ -59,16 +60,15 @@ func TestCompareLevels(t *testing.T) {
 	}
 }
 
-// TestPromoteKeepsLevels: a promoted baseline keeps the graded checks (and
-// nothing else of the checks), so a later run's levels compare with it.
+// TestPromoteKeepsLevels: a promoted baseline keeps the tasks' levels, so a
+// later run's levels compare with it.
 func TestPromoteKeepsLevels(t *testing.T) {
 	run := &results.Run{Schema: results.Schema, RunID: "run-1", Suites: []results.Suite{suite(refunds, "1.0.0", gradedTask("p", 1, 4))}}
 	path := filepath.Join(t.TempDir(), "baseline.json")
 	assert.NilError(t, WritePromoted(path, run))
 	base, err := Load(context.Background(), path, "")
 	assert.NilError(t, err)
-	checks := base.Suites[0].Tasks[0].Trials[0].Checks
-	assert.Equal(t, len(checks), 2)
+	assert.DeepEqual(t, base.Suites[0].Tasks[0].Levels, []results.Level{{Check: "tools", Criterion: 0, Level: 4}, {Check: "rubric[1]", Criterion: 1, Level: 2}})
 	head := &results.Run{Suites: []results.Suite{suite(refunds, "1.0.0", gradedTask("p", 0.5, 0))}}
 	reg := Compare(base, head, Options{})
 	assert.DeepEqual(t, reg.Tasks[0].Levels, []results.LevelChange{{Check: "tools", Criterion: 0, Base: 4, Head: 0}})

@@ -23,14 +23,14 @@ type (
 		CostUsd   float64         `json:"costUsd"`
 		LatencyMs int64           `json:"latencyMs"`
 		Trials    []promotedTrial `json:"trials"`
+		// Levels are the graded criteria's levels, which diff compares
+		// (DESIGN §15); absent when the task has none.
+		Levels []results.Level `json:"levels,omitempty"`
 	}
 	promotedTrial struct {
 		Trial  int     `json:"trial"`
 		Score  float64 `json:"score"`
 		Passed bool    `json:"passed"`
-		// Checks keeps the graded criteria only, whose levels diff
-		// compares (DESIGN §15); absent when the task has none.
-		Checks []results.Check `json:"checks,omitempty"`
 	}
 )
 
@@ -180,9 +180,9 @@ func Promote(r *results.Run) ([]byte, error) {
 				b.WriteByte(',')
 			}
 			row := promotedTask{ID: t.ID, Status: t.Status, Passed: t.Passed, Score: t.Score, CostUsd: t.CostUsd,
-				LatencyMs: t.LatencyMs, Trials: make([]promotedTrial, len(t.Trials))}
+				LatencyMs: t.LatencyMs, Trials: make([]promotedTrial, len(t.Trials)), Levels: t.Levels}
 			for k, tr := range t.Trials {
-				row.Trials[k] = promotedTrial{Trial: tr.Trial, Score: tr.Score, Passed: tr.Passed, Checks: gradedChecks(tr.Checks)}
+				row.Trials[k] = promotedTrial{Trial: tr.Trial, Score: tr.Score, Passed: tr.Passed}
 			}
 			b.WriteString("\n        ")
 			b.Write(mustJSON(row))

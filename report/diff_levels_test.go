@@ -28,6 +28,7 @@ func auditRun(id string, tools, clarity int) *results.Run {
 	task := results.Task{ID: "support-agent", Status: status, Score: score, Passed: status == results.StatusPassed, PassScore: 0.7,
 		Trials: []results.Trial{{Trial: 1, Status: status, Score: score, Passed: status == results.StatusPassed,
 			Checks: []results.Check{check("tools", 0, tools), check("clarity", 1, clarity)}}}}
+	task.Levels = results.TaskLevels(task.Trials)
 	s := results.Suite{ID: "acme.agents.evals.audit", Version: "1.0.0", RunID: id, Trials: 1, Tasks: []results.Task{task}}
 	s.Stats = gates.Combine([]results.Suite{s})
 	s.Stats.AggregateScore, s.Stats.TaskCount = score, 1

@@ -138,6 +138,10 @@ func (c *checker) task(ptr string, t *Task) {
 	c.cost(ptr+"/judgeCostUsd", t.JudgeCostUsd)
 	c.tokens(ptr+"/tokens", t.Tokens)
 	c.count(ptr+"/toolCalls", int64(t.ToolCalls))
+	for i, l := range t.Levels {
+		c.count(fmt.Sprintf("%s/levels/%d/criterion", ptr, i), int64(l.Criterion))
+		c.in(fmt.Sprintf("%s/levels/%d/level", ptr, i), float64(l.Level), -MaxScaleBound, MaxScaleBound, "a whole number from -1e6 to 1e6")
+	}
 	for i := range t.Trials {
 		tr := &t.Trials[i]
 		p := fmt.Sprintf("%s/trials/%d", ptr, i)

@@ -245,12 +245,16 @@ type Task struct {
 	JudgeCostUsd float64 `json:"judgeCostUsd"`
 	// UserCostUsd is what the user simulator cost over the trials, apart
 	// from CostUsd; absent when nothing.
-	UserCostUsd  float64   `json:"userCostUsd,omitempty"`
-	Tokens       Tokens    `json:"tokens"`
-	ToolCalls    int       `json:"toolCalls"`
-	SchemaValid  *bool     `json:"schemaValid,omitempty"`
-	FailedChecks []string  `json:"failedChecks,omitempty"` // ids of checks that failed in any trial, sorted
-	Findings     []Finding `json:"findings,omitempty"`     // union over trials
+	UserCostUsd  float64  `json:"userCostUsd,omitempty"`
+	Tokens       Tokens   `json:"tokens"`
+	ToolCalls    int      `json:"toolCalls"`
+	SchemaValid  *bool    `json:"schemaValid,omitempty"`
+	FailedChecks []string `json:"failedChecks,omitempty"` // ids of checks that failed in any trial, sorted
+	// Levels holds each graded criterion's level over the trials (see
+	// TaskLevels), in check order; nil when the task has none. It is what
+	// baselines keep and diff compares (DESIGN §15).
+	Levels   []Level   `json:"levels,omitempty"`
+	Findings []Finding `json:"findings,omitempty"` // union over trials
 	// LinesAfterFinal counts, over the trials, the lines the agent wrote
 	// after its final line; they were ignored (usage lines aside).
 	LinesAfterFinal int `json:"linesAfterFinal,omitempty"`

@@ -1047,6 +1047,7 @@ func aggregate(s *suites.Suite, t *suites.Task, trials []results.Trial) results.
 		res.FailedChecks = append(res.FailedChecks, id)
 	}
 	slices.Sort(res.FailedChecks)
+	res.Levels = results.TaskLevels(trials)
 	switch {
 	case res.ErrorKind != "":
 		res.Status = results.StatusError
