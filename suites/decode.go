@@ -631,12 +631,7 @@ var checkKeys = []string{CheckExpr, CheckToolCalled, CheckToolNotCalled, CheckTo
 func (d *decoder) check(v *value, ptr, defaultID string, ids map[string]*value) *Check {
 	c := &Check{ID: defaultID, Weight: 1, Pos: d.pos(v)}
 	if idv := v.get("id"); idv != nil && idv.kind == kindString {
-		c.ID = idv.lit
-		if prev, ok := ids[c.ID]; ok {
-			d.errorf(idv, ptr+"/id", "duplicate check id %q; first used at line %d", c.ID, prev.line)
-		} else {
-			ids[c.ID] = idv
-		}
+		c.ID = d.authorID(idv, ptr, ids)
 	} else if _, taken := ids[c.ID]; taken {
 		d.errorf(v, ptr, "another check already has the id %q; give this one an id", c.ID)
 	} else {

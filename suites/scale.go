@@ -137,12 +137,7 @@ func (d *decoder) scale(v *value, ptr string) *Scale {
 // and no criterion-wide assert. ids are the check ids of the task in use.
 func (d *decoder) criterionExt(cv *value, ptr string, c *Criterion, ids map[string]*value) {
 	if idv := cv.get("id"); idv != nil && idv.kind == kindString {
-		c.ID = idv.lit
-		if prev, ok := ids[c.ID]; ok {
-			d.errorf(idv, ptr+"/id", "duplicate check id %q; first used at line %d", c.ID, prev.line)
-		} else {
-			ids[c.ID] = idv
-		}
+		c.ID = d.authorID(idv, ptr, ids)
 	}
 	sv := cv.get("scale")
 	if sv == nil || sv.kind != kindObject {
@@ -155,4 +150,15 @@ func (d *decoder) criterionExt(cv *value, ptr string, c *Criterion, ids map[stri
 	if wv := cv.get("weight"); wv != nil && c.Weight == 0 {
 		d.errorf(wv, ptr+"/weight", "a graded criterion needs a weight above 0, got 0")
 	}
+}
+
+// authorID claims the id an author wrote, idv, among the task's check ids,
+// and reports it when another check has it already.
+func (d *decoder) authorID(idv *value, ptr string, ids map[string]*value) string {
+	if prev, ok := ids[idv.lit]; ok {
+		d.errorf(idv, ptr+"/id", "duplicate check id %q; first used at line %d", idv.lit, prev.line)
+	} else {
+		ids[idv.lit] = idv
+	}
+	return idv.lit
 }
