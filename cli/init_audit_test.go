@@ -13,6 +13,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
 
+	"github.com/evalgate/evalgate/internal/resultstest"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -78,6 +79,13 @@ func TestAuditTemplate(t *testing.T) {
 	assert.NilError(t, os.WriteFile(good, append(data[:start:start], data[end:]...), 0o644))
 	res = runCLI(t, dir, nil, "run", "--baseline", ".evalgate/baseline.json")
 	assert.Equal(t, res.code, ExitGateFail, res.stderr)
+	// Levels and level changes are in results.json, as its schema says.
+	data, err = os.ReadFile(filepath.Join(dir, "evalgate-out", "results.json"))
+	assert.NilError(t, err)
+	assert.NilError(t, resultstest.Validate(t, resultstest.CompileSchema(t, results.SchemaJSON()), data))
+	reg := resultsOf(t, filepath.Join(dir, "evalgate-out", "results.json")).Regression
+	assert.Assert(t, reg != nil && len(reg.Tasks) == 1)
+	assert.DeepEqual(t, reg.Tasks[0].Levels, []results.LevelChange{{Check: "tools", Criterion: 1, Base: 4, Head: 0}})
 	card, err := os.ReadFile(filepath.Join(dir, "evalgate-out", "scorecard.md"))
 	assert.NilError(t, err)
 	assert.Check(t, is.Contains(string(card), "| `agents.audit.evals.definitions` / `prompts-good` | tools 4 → 0 |"))
