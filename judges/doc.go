@@ -8,7 +8,10 @@
 //     without a deterministic assert: OpenAI (an OpenAI-compatible chat
 //     model, majority of Samples votes) and Exec (any program speaking the
 //     DESIGN §5 protocol), with verdicts cached by content hash (Cache) and
-//     measured against human labels (Measure, Calibration);
+//     measured against human labels (Measure, Calibration). A graded
+//     criterion (DESIGN §15) is answered with a level on its scale, the
+//     Median of Samples, and measured with Spearman ρ and QuadraticKappa
+//     (MeasureGraded); GradeLevel decides one by its levels' checks instead;
 //   - the adversarial detectors (Detectors), which add content-free
 //     {kind, severity} findings: canary and secret leaks, unsafe tool calls,
 //     jailbreaks, followed prompt injections, personal data.
