@@ -61,7 +61,7 @@ func (d *differ) levelsSection() {
 func levelsMarkdown(b *strings.Builder, diffs []results.TaskDiff, add func(row string) bool) {
 	fmt.Fprintf(b, "\n#### Levels (%s)\n\n| Task | Levels |\n|---|---|\n", formatCount(len(diffs)))
 	for _, td := range diffs {
-		if !add(fmt.Sprintf("| %s / %s | %s |\n", code(td.SuiteID, true), code(td.TaskID, true), mdText(levelsText(td.Levels)))) {
+		if !add(fmt.Sprintf("| %s / %s | %s |\n", code(td.SuiteID, true), code(td.TaskID, true), mdText(cut(levelsText(td.Levels), maxWhyChars)))) {
 			break
 		}
 	}
