@@ -22,7 +22,7 @@ func (c *Command) inActions() bool { return c.Getenv("GITHUB_ACTIONS") == "true"
 // are masked in the log before anything else is printed, and redacted.
 func secretEnv(cfg *config.Config) []string {
 	names := slices.Clone(process.Credentials)
-	for _, o := range []*config.OpenAI{cfg.Agent.OpenAI, cfg.Judge.OpenAI} {
+	for _, o := range []*config.OpenAI{cfg.Agent.OpenAI, cfg.Judge.OpenAI, cfg.User.Simulator} {
 		if o != nil && o.APIKeyEnv != "" {
 			names = append(names, o.APIKeyEnv)
 		}
@@ -34,7 +34,7 @@ func secretEnv(cfg *config.Config) []string {
 // if a server echoes a request (redact.URLSecrets).
 func urlSecrets(cfg *config.Config) []string {
 	var vals []string
-	for _, o := range []*config.OpenAI{cfg.Agent.OpenAI, cfg.Judge.OpenAI} {
+	for _, o := range []*config.OpenAI{cfg.Agent.OpenAI, cfg.Judge.OpenAI, cfg.User.Simulator} {
 		if o != nil {
 			vals = append(vals, redact.URLSecrets(o.BaseURL)...)
 		}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/evalgate/evalgate/judges"
@@ -21,7 +22,7 @@ type calibrateFlags struct {
 
 func (c *Command) calibrateFlagSet(f *calibrateFlags) *flag.FlagSet {
 	fs := c.newFlags("calibrate", "--labels FILE")
-	fs.StringVar(&f.labels, "labels", "", "JSON Lines `file` of human labels: {\"input\", \"output\", \"criterion\", \"human\": true|false|0..1} (required)")
+	fs.StringVar(&f.labels, "labels", "", "JSON Lines `file` of human labels: {\"input\", \"output\", \"criterion\", \"human\": true|false|0..1}, or a graded criterion's \"scale\" with \"human\": its level (required)")
 	fs.StringVar(&f.config, "config", "", "project `file` with the judge block (default ./evalgate.yaml when present)")
 	fs.Float64Var(&f.minAgreement, "min-agreement", judges.DefaultMinAgreement, "the Spearman ρ the judge must reach; below it the exit code is 1")
 	fs.BoolVar(&f.noCache, "no-cache", false, "ask the judge again instead of reusing cached verdicts")
@@ -86,6 +87,9 @@ func calibrateCmd(ctx context.Context, c *Command, args []string) error {
 		Date:         time.Now().UTC().Truncate(time.Second),
 		Agreement:    judges.Measure(scores, human),
 	}
+	if sc := labels[0].Scale; sc != nil {
+		cal.Agreement = judges.MeasureGraded(scores, human, sc.Min, sc.Max)
+	}
 	cal.Passed = cal.Rho != nil && *cal.Rho >= f.minAgreement
 	path := calibrationFile(cfg)
 	if err := judges.WriteCalibration(path, cal); err != nil {
@@ -103,11 +107,11 @@ func (c *Command) printCalibration(w io.Writer, cal *judges.Calibration, path st
 	a := cal.Agreement
 	c.say(w, "judge %s on %d labels from %s\n\n", cal.JudgeID, a.N, cal.Labels)
 	fmt.Fprintf(w, "  Spearman ρ  %s  (bar %.2f)\n", figure(a.Rho), cal.MinAgreement)
-	fmt.Fprintf(w, "  Cohen's κ   %s\n", figure(a.Kappa))
-	fmt.Fprintf(w, "  accuracy    %.3f  (%d of %d)\n\n", a.Accuracy, a.Confusion.BothMet+a.Confusion.Neither, a.N)
-	fmt.Fprintf(w, "  %-14s %9s %14s\n", "", "human met", "human not met")
-	fmt.Fprintf(w, "  %-14s %9d %14d\n", "judge met", a.Confusion.BothMet, a.Confusion.JudgeOnly)
-	fmt.Fprintf(w, "  %-14s %9d %14d\n\n", "judge not met", a.Confusion.HumanOnly, a.Confusion.Neither)
+	if a.Scale != nil {
+		printGradedAgreement(w, a)
+	} else {
+		printConfusion(w, a)
+	}
 	switch {
 	case a.Rho == nil:
 		fmt.Fprintf(w, "not calibrated: ρ is undefined (the judge or the labels give one answer to every example); add labels of both kinds\n")
@@ -117,6 +121,22 @@ func (c *Command) printCalibration(w io.Writer, cal *judges.Calibration, path st
 		fmt.Fprintf(w, "not calibrated: ρ %.3f < %.2f; do not let this judge gate until it agrees with people\n", *a.Rho, cal.MinAgreement)
 	}
 	c.say(w, "wrote %s\n", path)
+}
+
+// printConfusion writes κ, accuracy and the confusion table of yes/no labels.
+func printConfusion(w io.Writer, a judges.Agreement) {
+	fmt.Fprintf(w, "  Cohen's κ   %s\n", figure(a.Kappa))
+	fmt.Fprintf(w, "  accuracy    %.3f  (%d of %d)\n\n", a.Accuracy, a.Confusion.BothMet+a.Confusion.Neither, a.N)
+	fmt.Fprintf(w, "  %-14s %9s %14s\n", "", "human met", "human not met")
+	fmt.Fprintf(w, "  %-14s %9d %14d\n", "judge met", a.Confusion.BothMet, a.Confusion.JudgeOnly)
+	fmt.Fprintf(w, "  %-14s %9d %14d\n\n", "judge not met", a.Confusion.HumanOnly, a.Confusion.Neither)
+}
+
+// printGradedAgreement writes the weighted κ and exact agreement of graded
+// labels.
+func printGradedAgreement(w io.Writer, a judges.Agreement) {
+	fmt.Fprintf(w, "  weighted κ  %s  (quadratic, levels %d to %d)\n", figure(a.Kappa), a.Scale.Min, a.Scale.Max)
+	fmt.Fprintf(w, "  exact level %.3f  (%d of %d)\n\n", a.Accuracy, int(math.Round(a.Accuracy*float64(a.N))), a.N)
 }
 
 func figure(v *float64) string {

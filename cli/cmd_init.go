@@ -23,6 +23,9 @@ type scaffoldFile struct {
 	mode     fs.FileMode
 	// starter marks the files that together pass on the first `evalgate run`.
 	starter bool
+	// data, when set, is the file's content, rendered for this init; src
+	// is then unused.
+	data []byte
 }
 
 var scaffoldFiles = []scaffoldFile{
@@ -45,14 +48,26 @@ const gitignoreComment = "# evalgate: run outputs and the judge cache"
 // there (--force overwrites them), and adds to .gitignore the lines it
 // lacks. A second init changes nothing and says so.
 func initCmd(_ context.Context, c *Command, args []string) error {
-	flags := c.newFlags("init", "")
+	flags := c.newFlags("init", "[--template agent-audit [FILE...]]")
 	dir := flags.String("dir", ".", "the folder to scaffold, usually the repository root")
 	force := flags.Bool("force", false, "overwrite scaffold files already there (.gitignore is only ever extended)")
+	tmpl := flags.String("template", templateStarter, "`name` of what to write: starter (a suite and a runnable agent) or agent-audit (grades agent definition FILEs; docs/audit.md)")
 	if err := parse(flags, args); err != nil {
 		return err
 	}
-	if flags.NArg() > 0 {
-		return invalid(fmt.Errorf("init takes no arguments, got %q; pass the folder with --dir", flags.Arg(0)))
+	files := scaffoldFiles
+	switch *tmpl {
+	case templateStarter:
+		if flags.NArg() > 0 {
+			return invalid(fmt.Errorf("init takes no arguments, got %q; pass the folder with --dir", flags.Arg(0)))
+		}
+	case templateAudit:
+		var err error
+		if files, err = auditFiles(flags.Args()); err != nil {
+			return invalid(err)
+		}
+	default:
+		return invalid(fmt.Errorf("--template: expected %q or %q, got %q", templateStarter, templateAudit, *tmpl))
 	}
 	show := displayPath(*dir)
 	if fi, err := os.Stat(*dir); err == nil && !fi.IsDir() {
@@ -67,17 +82,20 @@ func initCmd(_ context.Context, c *Command, args []string) error {
 		verb string // created, overwrote, or kept
 		note string
 	}
-	steps := make([]step, len(scaffoldFiles))
+	steps := make([]step, len(files))
 	var kept []string
 	todo, starterIntact := false, true
-	for i, f := range scaffoldFiles {
-		data, err := scaffold.ReadFile(f.src)
-		if err != nil {
-			return runError(err)
+	for i, f := range files {
+		data := f.data
+		if data == nil {
+			var err error
+			if data, err = scaffold.ReadFile(f.src); err != nil {
+				return runError(err)
+			}
 		}
 		s := step{scaffoldFile: f, data: data, verb: "created"}
 		dst := filepath.Join(*dir, f.dst)
-		_, err = os.Lstat(dst)
+		_, err := os.Lstat(dst)
 		exists := err == nil
 		old, _ := os.ReadFile(dst) // compared only when dst exists
 		switch {
@@ -131,6 +149,10 @@ func initCmd(_ context.Context, c *Command, args []string) error {
 	}
 	if wroteWorkflow {
 		workflowNote(c.Stdout, *dir, show)
+	}
+	if *tmpl == templateAudit {
+		auditNextSteps(c.Stdout, *dir, show, flags.Args())
+		return nil
 	}
 	nextSteps(c.Stdout, *dir, show, starterIntact)
 	return nil

@@ -239,11 +239,15 @@ var commandDocs = map[string]commandDoc{
 		about: "Writes evalgate.yaml, a starter suite with a runnable starter agent " +
 			"(Python, standard library only) and a GitHub workflow, and adds evalgate-out/ " +
 			"and .evalgate/cache/ to .gitignore. Files already there are kept (--force " +
-			"replaces the scaffold files); running it twice changes nothing and says so.",
-		exits: []string{exitOK, "2  bad invocation: an argument instead of --dir, or --dir is a file", "3  could not write a file"},
+			"replaces the scaffold files); running it twice changes nothing and says so. " +
+			"--template agent-audit writes instead a suite that grades agent definition files " +
+			"(prompts, charters; AGENTS.md when none is given) 0-4 on ten dimensions, with a " +
+			"task per FILE, and gates on its tiers (docs/audit.md).",
+		exits: []string{exitOK, "2  bad invocation: an unknown template, a FILE without --template agent-audit, or --dir is a file", "3  could not write a file"},
 		examples: []commandExample{
 			{"Scaffold the current repository", "evalgate init"},
 			{"Scaffold a project in a subfolder", "evalgate init --dir services/support-agent"},
+			{"Audit two agent definitions", "evalgate init --template agent-audit prompts/support.md prompts/billing.md"},
 		},
 	},
 	"schema": {

@@ -137,13 +137,17 @@ func (c *Command) newAgent(cfg *config.Config, f *runFlags) (runner.Agent, error
 	return nil, errors.New("no agent to run: pass --agent-cmd, or set agent.exec, agent.plain or agent.openai in evalgate.yaml")
 }
 
-// judgeKeys lists the environment variables holding judge credentials, kept
-// from the agent's environment.
+// judgeKeys lists the environment variables holding the judge's and the
+// user simulator's credentials, kept from the agent's environment.
 func judgeKeys(cfg *config.Config) []string {
+	var keys []string
 	if cfg.Judge.OpenAI != nil && cfg.Judge.OpenAI.APIKeyEnv != "" {
-		return []string{cfg.Judge.OpenAI.APIKeyEnv}
+		keys = append(keys, cfg.Judge.OpenAI.APIKeyEnv)
 	}
-	return nil
+	if cfg.User.Simulator != nil && cfg.User.Simulator.APIKeyEnv != "" {
+		keys = append(keys, cfg.User.Simulator.APIKeyEnv)
+	}
+	return keys
 }
 
 // execute runs the job and writes every output. Only a run that could not
@@ -176,9 +180,18 @@ func (j *job) execute(ctx context.Context) error {
 		Canary:      "EVALGATE-CANARY-" + newID(),
 		Observer:    obs,
 		Redact:      j.c.secrets,
+		HandlerEnv:  process.ScrubEnv(os.Environ(), judgeKeys(j.cfg), j.cfg.Agent.Env),
 	}
 	if j.cfg.Trust != nil {
 		opts.MaxRepeats = j.cfg.Trust.MaxRepeats
+	}
+	if us := j.cfg.User.Simulator; us != nil {
+		opts.Simulator = &runner.Simulator{
+			Model: &runner.OpenAI{BaseURL: us.BaseURL, Model: us.Model, APIKey: apiKey(j.c, us.APIKeyEnv), Pricing: us.Pricing,
+				Client: runner.NewHTTPClient(opts.Concurrency), Redact: j.c.secrets},
+			CacheDir: j.cfg.Path(runner.DefaultSimulatorCacheDir),
+			CacheKey: j.c.cacheKey(j.cfg),
+		}
 	}
 	if err := j.configureJudging(&opts); err != nil {
 		return err

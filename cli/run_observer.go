@@ -50,7 +50,9 @@ func (o *observer) Trial(s *suites.Suite, t *suites.Task, tr *runner.TrialRecord
 		Trial:     tr.Trial,
 		Input:     tr.Input,
 		Output:    tr.Output,
+		Replies:   tr.Replies,
 		ToolCalls: tr.Trace,
+		State:     tr.State,
 		Usage: report.TranscriptUsage{
 			Model:        tr.Usage.Model,
 			InputTokens:  tr.Usage.InputTokens,

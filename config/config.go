@@ -56,6 +56,14 @@ type Config struct {
 	// Trust is the trust: block (config/trust.go); nil when absent: run
 	// then computes no trust scorecard.
 	Trust *Trust
+	// User is the user: block: the simulated user of open conversations.
+	User User
+}
+
+// User configures the user simulator, the model that plays the user of a
+// task's open conversation (docs/worlds.md).
+type User struct {
+	Simulator *OpenAI // nil when absent
 }
 
 // Agent says how to drive the agent under test. Exactly one of Exec, Plain
@@ -482,6 +490,11 @@ func (p *parser) config(n *yaml.Node, c *Config) {
 		"gates":    func(v *yaml.Node) { p.gates(v, &c.Gates) },
 		"out":      func(v *yaml.Node) { p.str(v, "out", &c.Out) },
 		"trust":    func(v *yaml.Node) { c.Trust = p.trust(v) },
+		"user": func(v *yaml.Node) {
+			p.fields(v, "user", map[string]func(*yaml.Node){
+				"simulator": func(v *yaml.Node) { c.User.Simulator = p.openai(v, "user.simulator", false) },
+			})
+		},
 	})
 }
 

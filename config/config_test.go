@@ -78,6 +78,12 @@ func TestParseKeepsSchemeBaselines(t *testing.T) {
 	}
 }
 
+func TestParseUserSimulator(t *testing.T) {
+	c, err := Parse("evalgate.yaml", []byte("user:\n  simulator: {baseURL: http://127.0.0.1:9/v1, model: m, apiKeyEnv: SIM_KEY, pricing: {inputPerMTok: 1}}\n"))
+	assert.NilError(t, err)
+	assert.DeepEqual(t, c.User.Simulator, &OpenAI{BaseURL: "http://127.0.0.1:9/v1", Model: "m", APIKeyEnv: "SIM_KEY", Pricing: Pricing{InputPerMTok: 1}})
+}
+
 func TestParseErrors(t *testing.T) {
 	type testCase struct {
 		name string
@@ -94,7 +100,15 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown keys list the allowed ones",
 			src:  "suites: [a]\nagnet: {}\n",
-			want: []string{`evalgate.yaml:2:1: config: unknown key "agnet"; expected one of "agent", "assessment", "baseline", "concurrency", "gates", "judge", "out", "suites", "timeout", "trials", "trust"`},
+			want: []string{`evalgate.yaml:2:1: config: unknown key "agnet"; expected one of "agent", "assessment", "baseline", "concurrency", "gates", "judge", "out", "suites", "timeout", "trials", "trust", "user"`},
+		},
+		{
+			name: "the user simulator is a model without a prompt of its own",
+			src:  "user:\n  simulator: {baseURL: http://127.0.0.1:9/v1, systemPrompt: hi}\n",
+			want: []string{
+				`evalgate.yaml:2:47: user.simulator: unknown key "systemPrompt"; expected one of "apiKeyEnv", "baseURL", "model", "pricing"`,
+				`evalgate.yaml:2:14: user.simulator: model is required`,
+			},
 		},
 		{
 			name: "every error at once",

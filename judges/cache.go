@@ -34,7 +34,8 @@ var (
 
 // Cache is a rubric judge that remembers verdicts on disk, so a re-run of an
 // unchanged task asks nobody, costs nothing and gets the same score. The key
-// is a SHA-256 of the judge's Identity, the criteria with their weights, the
+// is a SHA-256 of the judge's Identity, the criteria with their weights and
+// scales (a graded criterion's levels and descriptors), the
 // input, the output and the tool trace (names, arguments, results; not
 // timings), each JSON value in canonical form. Entries are written
 // atomically (a temporary file renamed into place); an unreadable or
@@ -65,6 +66,7 @@ var _ Rubric = (*Cache)(nil)
 // cache is as private as transcripts are.
 type cacheEntry struct {
 	Met     []bool   `json:"met"`
+	Levels  []int    `json:"levels,omitempty"` // graded criteria only (RubricVerdict.Levels)
 	Reasons []string `json:"reasons"`
 	MAC     string   `json:"mac,omitempty"` // hex HMAC-SHA256 of the key and the verdict (entryMAC)
 }
@@ -75,10 +77,10 @@ func (c *Cache) Decide(ctx context.Context, req *RubricRequest) (*RubricVerdict,
 	key := CacheKey(c.Judge.Identity(), req)
 	path := c.path(key)
 	macKey := c.macKey()
-	e, status := readEntry(path, key, macKey, len(req.Criteria))
+	e, status := readEntry(path, key, macKey, req.Criteria)
 	switch status {
 	case entryOK:
-		return &RubricVerdict{Met: e.Met, Reasons: e.Reasons}, nil
+		return &RubricVerdict{Met: e.Met, Levels: e.Levels, Reasons: e.Reasons}, nil
 	case entryForged:
 		c.rejected.Add(1)
 	}
@@ -87,7 +89,7 @@ func (c *Cache) Decide(ctx context.Context, req *RubricRequest) (*RubricVerdict,
 		return nil, err
 	}
 	if len(v.Met) == len(req.Criteria) {
-		e := &cacheEntry{Met: v.Met, Reasons: v.Reasons}
+		e := &cacheEntry{Met: v.Met, Levels: v.Levels, Reasons: v.Reasons}
 		e.MAC = entryMAC(macKey, key, e)
 		// A cache that cannot be written only costs a re-ask next time.
 		_ = writeEntry(path, e)
@@ -109,13 +111,15 @@ func (c *Cache) macKey() []byte {
 }
 
 // entryMAC is the hex HMAC-SHA256 under macKey of the cache key and the
-// verdict of e (its met and reasons, as JSON), so an entry moved to another
-// key's file fails too.
+// verdict of e (its met, levels and reasons, as JSON), so an entry moved to
+// another key's file fails too. An entry without levels is signed as
+// before levels existed.
 func entryMAC(macKey []byte, key string, e *cacheEntry) string {
-	verdict, _ := json.Marshal(struct { // bools and strings always encode
+	verdict, _ := json.Marshal(struct { // bools, numbers and strings always encode
 		Met     []bool   `json:"met"`
+		Levels  []int    `json:"levels,omitempty"`
 		Reasons []string `json:"reasons"`
-	}{e.Met, e.Reasons})
+	}{e.Met, e.Levels, e.Reasons})
 	m := hmac.New(sha256.New, macKey)
 	m.Write([]byte("evalgate judge cache v1\x00"))
 	m.Write([]byte(key))
@@ -180,13 +184,14 @@ const (
 	entryOK
 )
 
-func readEntry(path, key string, macKey []byte, want int) (*cacheEntry, entryStatus) {
+func readEntry(path, key string, macKey []byte, criteria []RubricCriterion) (*cacheEntry, entryStatus) {
+	want := len(criteria)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, entryMissing
 	}
 	var e cacheEntry
-	if json.Unmarshal(data, &e) != nil || len(e.Met) != want {
+	if json.Unmarshal(data, &e) != nil || len(e.Met) != want || !levelsFit(e.Levels, criteria) {
 		return nil, entryMissing
 	}
 	got, err := hex.DecodeString(e.MAC)
@@ -226,6 +231,23 @@ func writeEntry(path string, e *cacheEntry) error {
 		return fmt.Errorf("could not write to the judge cache %q: %w", dir, err)
 	}
 	return nil
+}
+
+// levelsFit reports whether a cached entry's levels answer criteria: none
+// when no criterion is graded, else one per criterion, each on its scale.
+func levelsFit(levels []int, criteria []RubricCriterion) bool {
+	if !graded(criteria) {
+		return levels == nil
+	}
+	if len(levels) != len(criteria) {
+		return false
+	}
+	for i, c := range criteria {
+		if c.Scale != nil && (levels[i] < c.Scale.Min || levels[i] > c.Scale.Max) {
+			return false
+		}
+	}
+	return true
 }
 
 func firstErr(errs ...error) error {

@@ -38,6 +38,9 @@ type Label struct {
 	Output    json.RawMessage
 	Criterion string
 	Human     float64
+	// Scale, when set, makes the label graded: Human is then the level a
+	// person gave, on it (DESIGN §15).
+	Scale *RubricScale
 }
 
 // LabelError is a problem on one line of a labels file (Pos.Col is 0):
@@ -52,7 +55,12 @@ type LabelErrors = diag.Errors
 //	{"input": ..., "output": ..., "criterion": "...", "human": true}
 //
 // human is true, false or a number from 0 to 1; input may be left out
-// (null). Blank lines are skipped. Every problem of the file is returned at
+// (null). A graded label adds the criterion's scale, as a suite writes it,
+// and human is the level a person gave:
+//
+//	{"output": ..., "criterion": "...", "scale": {"min": 0, "max": 4, "levels": {"0": "...", ...}}, "human": 3}
+//
+// A file holds yes/no labels or graded ones on one scale, not both. Blank lines are skipped. Every problem of the file is returned at
 // once as LabelErrors; at least two labels are needed to measure agreement.
 func ReadLabels(path string) ([]Label, error) {
 	f, err := os.Open(path)
@@ -88,6 +96,9 @@ func ParseLabels(name string, r io.Reader) ([]Label, error) {
 			return nil, fmt.Errorf("could not read labels %q: %w", name, err)
 		}
 	}
+	if len(errs) == 0 {
+		errs = checkGradedLabels(name, labels)
+	}
 	if len(errs) == 0 && len(labels) < 2 {
 		errs = append(errs, &LabelError{Pos: diag.Pos{File: name}, Message: fmt.Sprintf("expected at least 2 labels to measure agreement, found %d", len(labels))})
 	}
@@ -97,7 +108,7 @@ func ParseLabels(name string, r io.Reader) ([]Label, error) {
 	return labels, nil
 }
 
-var labelKeys = `"input", "output", "criterion", "human"`
+var labelKeys = `"input", "output", "criterion", "human", "scale"`
 
 // parseLabel decodes one line; the message says what is wrong, "" if nothing.
 func parseLabel(text []byte) (Label, string) {
@@ -112,9 +123,14 @@ func parseLabel(text []byte) (Label, string) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	_, graded := obj["scale"]
 	for _, k := range keys {
 		v := obj[k]
 		switch k {
+		case "scale":
+			var p []string
+			l.Scale, l.Human, p = gradedLabel(v, obj["human"])
+			problems = append(problems, p...)
 		case "input":
 			l.Input = v
 		case "output":
@@ -124,6 +140,9 @@ func parseLabel(text []byte) (Label, string) {
 				problems = append(problems, "criterion: expected a non-empty string")
 			}
 		case "human":
+			if graded {
+				continue // a level, read with its scale
+			}
 			var b bool
 			var f float64
 			switch {
@@ -154,7 +173,8 @@ func parseLabel(text []byte) (Label, string) {
 }
 
 // JudgeLabels runs judge over every label, one criterion at a time, and
-// returns its verdicts in label order (1 met, 0 not met). Labels are judged
+// returns its verdicts in label order (1 met, 0 not met; the level, for a
+// graded label). Labels are judged
 // concurrently; the judge bounds its own calls. The first failure stops
 // the calibration: an agreement measured on part of the labels would not
 // be the agreement of the judge.
@@ -167,7 +187,7 @@ func JudgeLabels(ctx context.Context, judge Rubric, labels []Label) ([]float64, 
 			v, err := judge.Decide(gctx, &RubricRequest{
 				SuiteID:  "calibration",
 				TaskID:   fmt.Sprintf("line-%d", l.Line),
-				Criteria: []RubricCriterion{{Criterion: l.Criterion, Weight: 1}},
+				Criteria: []RubricCriterion{{Criterion: l.Criterion, Weight: 1, Scale: l.Scale}},
 				Input:    l.Input,
 				Output:   l.Output,
 			})
@@ -177,7 +197,12 @@ func JudgeLabels(ctx context.Context, judge Rubric, labels []Label) ([]float64, 
 			if len(v.Met) != 1 {
 				return fmt.Errorf("line %d: the judge answered %d criteria, want 1", l.Line, len(v.Met))
 			}
-			if v.Met[0] {
+			switch {
+			case l.Scale != nil && len(v.Levels) == 1:
+				out[i] = float64(v.Levels[0])
+			case l.Scale != nil:
+				return fmt.Errorf("line %d: the judge gave no level", l.Line)
+			case v.Met[0]:
 				out[i] = 1
 			}
 			return nil
@@ -207,6 +232,10 @@ type Agreement struct {
 	Kappa     *float64  `json:"kappa"` // Cohen's kappa on met / not met
 	Accuracy  float64   `json:"accuracy"`
 	Confusion Confusion `json:"confusion"`
+	// Scale is set for graded labels: ρ is then on levels, Kappa the
+	// KappaWeights-weighted κ and Accuracy the share of exact levels.
+	Scale        *AgreementScale `json:"scale,omitempty"`
+	KappaWeights string          `json:"kappaWeights,omitempty"`
 }
 
 // Measure compares judge scores with human scores, index by index. Both

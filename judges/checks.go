@@ -169,6 +169,9 @@ func (r *runner) exprEnv() map[string]any {
 		"latencyMs": float64(r.obs.LatencyMs),
 		"costUsd":   r.obs.CostUsd,
 		"toolCalls": len(r.obs.Trace),
+
+		"state":        plain(r.obs.State),
+		"initialState": plain(r.obs.InitialState),
 	}
 	return r.env
 }

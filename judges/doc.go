@@ -8,7 +8,10 @@
 //     without a deterministic assert: OpenAI (an OpenAI-compatible chat
 //     model, majority of Samples votes) and Exec (any program speaking the
 //     DESIGN §5 protocol), with verdicts cached by content hash (Cache) and
-//     measured against human labels (Measure, Calibration);
+//     measured against human labels (Measure, Calibration). A graded
+//     criterion (DESIGN §15) is answered with a level on its scale, the
+//     Median of Samples, and measured with Spearman ρ and QuadraticKappa
+//     (MeasureGraded); GradeLevel decides one by its levels' checks instead;
 //   - the adversarial detectors (Detectors), which add content-free
 //     {kind, severity} findings: canary and secret leaks, unsafe tool calls,
 //     jailbreaks, followed prompt injections, personal data.
@@ -36,12 +39,21 @@
 // expr runs the compiled expr-lang program over `output` (a JSON string
 // stays a Go string, anything else is decoded to map[string]any, []any,
 // float64, bool or nil), `input` (decoded the same way), `trace` (a list of
-// {name, args, result, isError}), `latencyMs`, `costUsd` and `toolCalls`.
+// {name, args, result, isError}), `latencyMs`, `costUsd`, `toolCalls`,
+// and the world: `state` and `initialState` (nil without one).
 // toolCalled passes when some call has the name and, when args are given,
 // arguments containing them as a JSON subset; toolNotCalled when no call has
 // the name; toolOrder when each named tool was called and their first calls
 // come in the listed order; maxToolCalls, maxLatencyMs and maxCostUsd when
 // the trial stays within the limit.
+//
+// # End state
+//
+// A task with a world (fixtures.state) may check it when the trial ends:
+// state passes when the final world contains expected.state as a JSON
+// subset (as json-subset compares), unchanged when every pointer of
+// expected.unchanged has the value it had when the trial started; expr
+// assertions also see `state` and `initialState`. See docs/worlds.md.
 //
 // # Reasons
 //
@@ -62,4 +74,6 @@
 //	                program check run without Programs
 //	program-failed  a program check's program answered {"pass": false}
 //	negated         a check with negate: true, and what it checks held
+//	changed         a part of the world that had to stay as it was changed (unchanged)
+//	no-world        an end-state check ran on a trial without a world
 package judges

@@ -34,7 +34,9 @@ const (
 //	{"criteria":[{"criterion":"...","weight":0.5}],"input":...,"output":...,"trace":[{"name","args","result","isError"}]}
 //
 // and stdout must hold {"criteria":[{"met":true,"reason":"..."}]}, one
-// entry per criterion in order. The program runs in its own process group
+// entry per criterion in order. A graded criterion comes with its "scale"
+// ({"min","max","levels":[{"level","descriptor"}]}) and is answered with
+// {"level":n,"reason":"..."}, n from min to max (DESIGN §15). The program runs in its own process group
 // with a scrubbed environment plus EVALGATE_SUITE_ID and EVALGATE_TASK_ID;
 // a timeout or an over-size stdout kills the group. A non-zero exit or a
 // malformed answer is an error for that task; a program that cannot be
@@ -176,11 +178,7 @@ func (e *Exec) sample(ctx context.Context, req *RubricRequest, stdin []byte) (*R
 	if !p.Success() {
 		return nil, fmt.Errorf("the judge %q ended with %s%s", e.command[0], p.Exit(), stderrTail(p.Stderr()))
 	}
-	met, reasons, err := parseAnswer(stdout.Bytes(), len(req.Criteria))
-	if err != nil {
-		return nil, err
-	}
-	return &RubricVerdict{Met: met, Reasons: reasons}, nil
+	return parseVerdict(stdout.Bytes(), req.Criteria)
 }
 
 // stderrTail is the last line of a judge's stderr, to say why it failed.

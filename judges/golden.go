@@ -28,6 +28,14 @@ const (
 	ReasonExprError     = "expr-error"
 	ReasonNotBool       = "not-bool"
 	ReasonUnsupported   = "unsupported"
+	// ReasonChanged: a part of the world that must stay as it was changed
+	// (check "unchanged").
+	ReasonChanged = "changed"
+	// ReasonNoWorld: an end-state check of a trial that has no world.
+	ReasonNoWorld = "no-world"
+	// ReasonNotReached: the conversation ended before this turn was
+	// answered.
+	ReasonNotReached = "not-reached"
 )
 
 // Ids (and kind, for the schema) of the checks that are not assertions.
@@ -46,6 +54,19 @@ type Observation struct {
 	// Vars is the row the task was made from (suites.Task.Vars), which
 	// program checks get; nil for other tasks.
 	Vars json.RawMessage
+	// State and InitialState are the task's world at the end of the trial
+	// and at its start, JSON values; nil when the task has none.
+	State        json.RawMessage
+	InitialState json.RawMessage
+	// GoldState is the world the task's goldCalls leave, replayed on a
+	// fresh copy of the initial world; nil without goldCalls.
+	GoldState json.RawMessage
+	// Replies are the agent's answers before its final output in a
+	// conversation (see runner.Outcome.Replies).
+	Replies []json.RawMessage
+	// ReplyCalls is how many tool calls were made before each reply; a
+	// turn's checks see only those. Nil: every check sees the whole trace.
+	ReplyCalls []int
 }
 
 // notJSON stands for an output that is not a JSON value, so that every check
@@ -53,8 +74,9 @@ type Observation struct {
 type notJSON struct{}
 
 // Golden runs a task's deterministic checks against one observation: the
-// match (id "match", kind = the strategy), each assertion (its own id and
-// kind) and the output schema (id and kind "outputSchema"), in that order.
+// match (id "match", kind = the strategy), the end-state checks (ids and
+// kinds "state" and "unchanged"), each assertion (its own id and kind) and
+// the output schema (id and kind "outputSchema"), in that order.
 // A rubric task gets only the output schema check; its criteria, including
 // those decided by an assertion (see RunCheck), are judged elsewhere.
 // schemaValid is nil when the task declares no output schema.
@@ -78,6 +100,7 @@ func GoldenContext(ctx context.Context, t *suites.Task, obs *Observation, progs 
 		if e.Match != nil {
 			checks = append(checks, matchCheck(e.Match, out))
 		}
+		checks = append(checks, worldChecks(e, obs)...)
 		r := runner{obs: obs, out: out}
 		for _, c := range e.Assert {
 			ck := r.run(c)
@@ -99,6 +122,7 @@ func GoldenContext(ctx context.Context, t *suites.Task, obs *Observation, progs 
 		checks = append(checks, c)
 		schemaValid = &c.Passed
 	}
+	checks = append(checks, turnChecks(t, obs)...)
 	return checks, schemaValid, nil
 }
 
@@ -118,15 +142,55 @@ func negate(c *suites.Check, ck results.Check) results.Check {
 	return ck
 }
 
+// turnChecks scores the replies of a conversation: each turn's expect
+// against the agent's answer to that turn and the tool calls made until
+// then, its checks named "turns[i].<id>". A turn the conversation never reached fails every one
+// of its checks with the reason not-reached.
+func turnChecks(t *suites.Task, obs *Observation) []results.Check {
+	var checks []results.Check
+	for k, turn := range t.Turns {
+		if turn.Expect == nil {
+			continue
+		}
+		one := &suites.Task{Expected: *turn.Expect}
+		var got []results.Check
+		switch i := k + 1; {
+		case i < len(obs.Replies):
+			o := *obs
+			o.Output = obs.Replies[i]
+			if i < len(obs.ReplyCalls) && obs.ReplyCalls[i] <= len(obs.Trace) {
+				o.Trace = obs.Trace[:obs.ReplyCalls[i]]
+			}
+			got, _ = Golden(one, &o)
+		case i == len(obs.Replies):
+			got, _ = Golden(one, obs)
+		default:
+			if m := turn.Expect.Match; m != nil {
+				got = append(got, results.Check{ID: CheckMatch, Kind: m.Strategy, Weight: 1})
+			}
+			for _, c := range turn.Expect.Assert {
+				got = append(got, results.Check{ID: c.ID, Kind: c.Kind, Weight: c.Weight})
+			}
+			for j := range got {
+				got[j].Reason = ReasonNotReached
+			}
+		}
+		for _, c := range got {
+			c.ID = suites.TurnCheckID(k, c.ID)
+			checks = append(checks, c)
+		}
+	}
+	return checks
+}
+
 // Score is the weighted mean of the checks: Σ weight·passed / Σ weight, and
-// 0 when the weights sum to 0.
+// 0 when the weights sum to 0. A graded criterion counts as the share of
+// its scale it reached, (level − min)/(max − min).
 func Score(checks []results.Check) float64 {
 	var total, passed float64
 	for _, c := range checks {
 		total += c.Weight
-		if c.Passed {
-			passed += c.Weight
-		}
+		passed += c.Weight * c.Fraction()
 	}
 	if total == 0 {
 		return 0

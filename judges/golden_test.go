@@ -147,6 +147,12 @@ func TestScore(t *testing.T) {
 		{name: "fractional weights", checks: []results.Check{{Weight: 0.5, Passed: true}, {Weight: 0.5, Passed: true}, {Weight: 1}}, want: 0.5},
 		{name: "zero weight counts nothing", checks: []results.Check{{Weight: 0}, {Weight: 2, Passed: true}}, want: 1},
 		{name: "weights summing to zero", checks: []results.Check{{Weight: 0, Passed: true}}, want: 0},
+		{name: "graded at the bottom", checks: []results.Check{gradedCheck(1, 0, 4, 0)}, want: 0},
+		{name: "graded halfway", checks: []results.Check{gradedCheck(1, 0, 4, 2)}, want: 0.5},
+		{name: "graded at the top", checks: []results.Check{gradedCheck(1, 0, 4, 4)}, want: 1},
+		{name: "graded from 1 to 5", checks: []results.Check{gradedCheck(1, 1, 5, 4)}, want: 0.75},
+		{name: "graded beside binary", checks: []results.Check{gradedCheck(0.5, 0, 4, 1), {Weight: 0.5, Passed: true}}, want: 0.625},
+		{name: "graded with no level yet", checks: []results.Check{{Weight: 1, Scale: &results.Scale{Min: 0, Max: 4}}}, want: 0},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -183,4 +189,9 @@ func TestRunCheckLeavesOutputAlone(t *testing.T) {
 	assert.Assert(t, got.Passed, "check failed: %+v", got)
 	want, _ := jsonvalue.Decode([]byte(`{"answer":0.1,"items":[1.5]}`))
 	assert.Check(t, is.DeepEqual(want, out), "RunCheck changed out")
+}
+
+// gradedCheck is the check of a graded criterion of weight w at level on lo..hi.
+func gradedCheck(w float64, lo, hi, level int) results.Check {
+	return results.Check{Weight: w, Level: &level, Scale: &results.Scale{Min: lo, Max: hi}}
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/evalgate/evalgate/fixtures"
@@ -53,6 +54,9 @@ type OpenAI struct {
 	samples int
 	pricing chat.Pricing
 	tally   tally
+	// noSchema is set once the server refused a structured-output request:
+	// later graded requests ask for a JSON object and are parsed strictly.
+	noSchema atomic.Bool
 }
 
 var _ Rubric = (*OpenAI)(nil)
@@ -125,16 +129,12 @@ func (o *OpenAI) Decide(ctx context.Context, req *RubricRequest) (*RubricVerdict
 }
 
 func (o *OpenAI) sample(ctx context.Context, req *RubricRequest) (*RubricVerdict, error) {
-	body, err := json.Marshal(&chat.Request{
-		Model:          o.model,
-		Messages:       judgeMessages(req),
-		Temperature:    new(0.0),
-		ResponseFormat: &chat.ResponseFormat{Type: "json_object"},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("could not encode the judge request: %w", err)
+	ans, err := o.ask(ctx, req, graded(req.Criteria) && !o.noSchema.Load())
+	if errors.Is(err, errBadRequest) && graded(req.Criteria) && !o.noSchema.Load() {
+		// A server without structured output: ask for a JSON object.
+		o.noSchema.Store(true)
+		ans, err = o.ask(ctx, req, false)
 	}
-	ans, err := o.post(ctx, body)
 	if err != nil {
 		return nil, err
 	}
@@ -145,17 +145,42 @@ func (o *OpenAI) sample(ctx context.Context, req *RubricRequest) (*RubricVerdict
 	if len(resp.Choices) == 0 {
 		return nil, errors.New("the judge's reply has no choices")
 	}
-	met, reasons, err := parseAnswer([]byte(resp.Choices[0].Message.Text()), len(req.Criteria))
+	v, err := parseVerdict([]byte(resp.Choices[0].Message.Text()), req.Criteria)
 	if err != nil {
 		return nil, err
 	}
-	v := &RubricVerdict{Met: met, Reasons: reasons}
 	if resp.Usage != nil {
 		v.Tokens.Input, v.Tokens.Output = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
 	}
 	v.CostUsd = o.pricing.Cost(v.Tokens.Input, v.Tokens.Output)
 	return v, nil
 }
+
+// ask sends the judge request of req, with its answer's schema when
+// structured is set.
+func (o *OpenAI) ask(ctx context.Context, req *RubricRequest, structured bool) (*chat.Answer, error) {
+	r := &chat.Request{
+		Model:          o.model,
+		Messages:       judgeMessages(req),
+		Temperature:    new(0.0),
+		ResponseFormat: &chat.ResponseFormat{Type: "json_object"},
+	}
+	if graded(req.Criteria) {
+		r.Messages = gradedMessages(req)
+	}
+	if structured {
+		r.ResponseFormat = gradedFormat(len(req.Criteria))
+	}
+	body, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("could not encode the judge request: %w", err)
+	}
+	return o.post(ctx, body)
+}
+
+// errBadRequest marks a 400 answer: the server refused the request as
+// asked, e.g. a response format it does not support.
+var errBadRequest = errors.New("bad request")
 
 // post sends one chat completion, retrying what is retryable, and returns
 // the 200 answer.
@@ -186,6 +211,8 @@ func (o *OpenAI) post(ctx context.Context, body []byte) (*chat.Answer, error) {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusNotFound:
 		// Wrong credentials, endpoint or model: every call will fail alike.
 		return nil, &unavailable{fmt.Errorf("the judge at %s answered %s%s", o.wire.URL(), ans.Status, apiError(ans))}
+	case code == http.StatusBadRequest:
+		return nil, fmt.Errorf("the judge answered %s%s: %w", ans.Status, apiError(ans), errBadRequest)
 	default:
 		return nil, fmt.Errorf("the judge answered %s%s", ans.Status, apiError(ans))
 	}

@@ -19,6 +19,9 @@ type Rubric interface {
 type RubricCriterion struct {
 	Criterion string  `json:"criterion"`
 	Weight    float64 `json:"weight"`
+	// Scale, when set, asks for a level on it instead of met or not met
+	// (DESIGN §15).
+	Scale *RubricScale `json:"scale,omitempty"`
 }
 
 // RubricRequest asks for a verdict on each criterion for one trial.
@@ -34,7 +37,11 @@ type RubricRequest struct {
 // RubricVerdict answers a RubricRequest: Met[i] and Reasons[i] belong to
 // Criteria[i]. Reasons go to transcripts only.
 type RubricVerdict struct {
-	Met     []bool
+	Met []bool
+	// Levels[i] is the level of Criteria[i] when it has a scale (Met[i] is
+	// then whether it reached the top); 0 for the others. Nil when no
+	// criterion asked has a scale.
+	Levels  []int
 	Reasons []string
 	CostUsd float64
 	Tokens  results.Tokens

@@ -64,7 +64,8 @@ func (t *tally) err() error {
 // sampleFunc asks the judge once for a verdict on every criterion of req.
 type sampleFunc func(ctx context.Context, req *RubricRequest) (*RubricVerdict, error)
 
-// vote asks n samples (at least one) in turn and folds them with Majority.
+// vote asks n samples (at least one) in turn and folds them with Majority,
+// and the levels of graded criteria with Median.
 // Cost and tokens add up over the samples; the reason kept for a criterion
 // is the first one that agrees with the majority. The first failing sample
 // fails the whole decision.
@@ -72,6 +73,7 @@ func vote(ctx context.Context, n int, req *RubricRequest, t *tally, sample sampl
 	n = max(n, 1)
 	out := &RubricVerdict{}
 	votes := make([][]bool, 0, n)
+	levels := make([][]int, 0, n)
 	reasons := make([][]string, 0, n)
 	for range n {
 		v, err := sample(ctx, req)
@@ -85,13 +87,29 @@ func vote(ctx context.Context, n int, req *RubricRequest, t *tally, sample sampl
 		out.Tokens.Input += v.Tokens.Input
 		out.Tokens.Output += v.Tokens.Output
 		votes = append(votes, v.Met)
+		levels = append(levels, v.Levels)
 		reasons = append(reasons, v.Reasons)
 	}
 	out.Met = Majority(votes)
+	agrees := func(s, i int) bool { return votes[s][i] == out.Met[i] }
+	if graded(req.Criteria) {
+		out.Levels = medians(req.Criteria, levels)
+		for i, c := range req.Criteria {
+			if c.Scale != nil {
+				out.Met[i] = out.Levels[i] >= c.Scale.Max
+			}
+		}
+		agrees = func(s, i int) bool {
+			if req.Criteria[i].Scale != nil {
+				return i < len(levels[s]) && levels[s][i] == out.Levels[i]
+			}
+			return votes[s][i] == out.Met[i]
+		}
+	}
 	out.Reasons = make([]string, len(out.Met))
-	for i, met := range out.Met {
+	for i := range out.Met {
 		for s := range votes {
-			if votes[s][i] == met && i < len(reasons[s]) {
+			if agrees(s, i) && i < len(reasons[s]) {
 				out.Reasons[i] = reasons[s][i]
 				break
 			}
@@ -137,16 +155,9 @@ type answerEntry struct {
 // after the object) and nothing else: a missing or non-boolean met, or a
 // count other than want, is an error.
 func parseAnswer(text []byte, want int) ([]bool, []string, error) {
-	body := bytes.TrimSpace(stripFence(text))
-	if len(body) == 0 {
-		return nil, nil, errors.New("the judge answered nothing")
-	}
-	if body[0] != '{' {
-		start, end := bytes.IndexByte(body, '{'), bytes.LastIndexByte(body, '}')
-		if start < 0 || end < start {
-			return nil, nil, errors.New("the judge did not answer with a JSON object")
-		}
-		body = body[start : end+1]
+	body, err := answerObject(text)
+	if err != nil {
+		return nil, nil, err
 	}
 	var a answer
 	if err := json.Unmarshal(body, &a); err != nil {
@@ -164,6 +175,23 @@ func parseAnswer(text []byte, want int) ([]bool, []string, error) {
 		met[i], reasons[i] = *e.Met, e.Reason
 	}
 	return met, reasons, nil
+}
+
+// answerObject finds the JSON object in a judge's reply: the reply itself,
+// or inside a Markdown code fence or a sentence around it.
+func answerObject(text []byte) ([]byte, error) {
+	body := bytes.TrimSpace(stripFence(text))
+	if len(body) == 0 {
+		return nil, errors.New("the judge answered nothing")
+	}
+	if body[0] != '{' {
+		start, end := bytes.IndexByte(body, '{'), bytes.LastIndexByte(body, '}')
+		if start < 0 || end < start {
+			return nil, errors.New("the judge did not answer with a JSON object")
+		}
+		body = body[start : end+1]
+	}
+	return body, nil
 }
 
 // stripFence removes a Markdown code fence around text: ```json ... ```.

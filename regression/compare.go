@@ -130,6 +130,7 @@ func compareSuite(baseRunID string, bs, hs *results.Suite, opts Options) suiteCo
 			ScoreDelta:     ht.Score - bt.Score,
 			CostDeltaUsd:   ht.CostUsd - bt.CostUsd,
 			LatencyDeltaMs: ht.LatencyMs - bt.LatencyMs,
+			Levels:         levelChanges(bt, ht),
 		}
 		c.deltas = append(c.deltas, d.ScoreDelta)
 		switch {
@@ -142,7 +143,7 @@ func compareSuite(baseRunID string, bs, hs *results.Suite, opts Options) suiteCo
 		case !bt.Passed && ht.Passed:
 			d.Change = results.ChangeFixed
 			c.reg.Fixed++
-		case math.Abs(d.ScoreDelta) > changeEpsilon:
+		case math.Abs(d.ScoreDelta) > changeEpsilon || len(d.Levels) > 0:
 			d.Change = results.ChangeScore
 		default:
 			continue

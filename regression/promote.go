@@ -23,6 +23,9 @@ type (
 		CostUsd   float64         `json:"costUsd"`
 		LatencyMs int64           `json:"latencyMs"`
 		Trials    []promotedTrial `json:"trials"`
+		// Levels are the graded criteria's levels, which diff compares
+		// (DESIGN §15); absent when the task has none.
+		Levels []results.Level `json:"levels,omitempty"`
 	}
 	promotedTrial struct {
 		Trial  int     `json:"trial"`
@@ -177,7 +180,7 @@ func Promote(r *results.Run) ([]byte, error) {
 				b.WriteByte(',')
 			}
 			row := promotedTask{ID: t.ID, Status: t.Status, Passed: t.Passed, Score: t.Score, CostUsd: t.CostUsd,
-				LatencyMs: t.LatencyMs, Trials: make([]promotedTrial, len(t.Trials))}
+				LatencyMs: t.LatencyMs, Trials: make([]promotedTrial, len(t.Trials)), Levels: t.Levels}
 			for k, tr := range t.Trials {
 				row.Trials[k] = promotedTrial{Trial: tr.Trial, Score: tr.Score, Passed: tr.Passed}
 			}

@@ -201,6 +201,7 @@ func (d *differ) text() {
 			fmt.Fprintf(&d.b, "  %s\n", d.dim.Sprintf("… and %s more in results.json", formatCount(more)))
 		}
 	}
+	d.levelsSection() // diff_levels.go
 	if reg := d.head.Regression; reg != nil {
 		for _, kind := range []string{results.ChangeAdded, results.ChangeRemoved} {
 			diffs, _ := d.changed(kind)
@@ -355,6 +356,7 @@ func (d *differ) markdown() {
 			fmt.Fprintf(&d.b, "| %s / %s | %s | %s | %s |\n", code(cells[0], true), code(cells[1], true), where, cells[3], code(cut(cells[4], maxWhyChars), true))
 		}
 	}
+	d.levelsMarkdown() // diff_levels.go
 	if reg := d.head.Regression; reg != nil {
 		for _, kind := range []string{results.ChangeAdded, results.ChangeRemoved} {
 			diffs, _ := d.changed(kind)

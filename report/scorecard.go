@@ -383,6 +383,7 @@ func (c *card) regression() {
 	fmt.Fprintf(&c.b, "- score %s (95%% CI %s to %s)\n", mdDelta(reg.ScoreDelta), mdDelta(reg.CILow), mdDelta(reg.CIHigh))
 	fmt.Fprintf(&c.b, "- %s newly failing, %s fixed: McNemar p = %s\n", formatCount(reg.NewFailures), formatCount(reg.Fixed), formatP(reg.PValue))
 	fmt.Fprintf(&c.b, "- %s %s up, %s down: sign test p = %s\n", formatCount(up), pluralWord(up, "score", "scores"), formatCount(down), formatP(sign))
+	c.levels() // diff_levels.go
 	if len(reg.Warnings) == 0 {
 		return
 	}

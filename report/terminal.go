@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -608,13 +609,22 @@ func errorText(kind, message string) string {
 }
 
 // failedChecks lists the failed checks as "id (reason)", in the task's
-// sorted order; the reason is the first one any trial gave.
+// sorted order; the reason is the first one any trial gave. A graded
+// criterion below the top of its scale shows its level instead, "tools
+// (2/4)": the task's level of the scale's max.
 func failedChecks(t *results.Task) string {
 	reasons := map[string]string{}
 	var ids []string
 	for _, tr := range t.Trials {
 		for _, c := range tr.Checks {
 			if c.Passed {
+				continue
+			}
+			if l := taskLevel(t, c.ID); l != nil && c.Scale != nil {
+				reasons[c.ID] = fmt.Sprintf("%d/%d", *l, c.Scale.Max)
+				if !slices.Contains(ids, c.ID) {
+					ids = append(ids, c.ID)
+				}
 				continue
 			}
 			if _, seen := reasons[c.ID]; !seen {
@@ -638,6 +648,17 @@ func failedChecks(t *results.Task) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// taskLevel is the level of the task's graded check id; nil when it has
+// none.
+func taskLevel(t *results.Task, id string) *int {
+	for i := range t.Levels {
+		if t.Levels[i].Check == id {
+			return &t.Levels[i].Level
+		}
+	}
+	return nil
 }
 
 // findingsBySeverity lists findings most severe first, as "high

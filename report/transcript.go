@@ -23,10 +23,15 @@ type Transcript struct {
 	Trial   int             `json:"trial"` // 1-based
 	Input   json.RawMessage `json:"input"`
 	// Output is the agent's final output; null when the trial errored.
-	Output    json.RawMessage  `json:"output"`
-	ToolCalls []fixtures.Call  `json:"toolCalls"`
-	Usage     TranscriptUsage  `json:"usage"`
-	Error     *TranscriptError `json:"error,omitempty"`
+	Output json.RawMessage `json:"output"`
+	// Replies are a conversation's replies before the final output, in
+	// order (docs/worlds.md).
+	Replies   []json.RawMessage `json:"replies,omitempty"`
+	ToolCalls []fixtures.Call   `json:"toolCalls"`
+	// State is the task's world as the trial left it; absent without one.
+	State json.RawMessage  `json:"state,omitempty"`
+	Usage TranscriptUsage  `json:"usage"`
+	Error *TranscriptError `json:"error,omitempty"`
 	// Stderr is what the agent wrote to stderr, as kept by the runner.
 	Stderr string `json:"stderr,omitempty"`
 	// JudgeReasons holds the judge's reason per rubric criterion, by the

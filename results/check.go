@@ -138,6 +138,10 @@ func (c *checker) task(ptr string, t *Task) {
 	c.cost(ptr+"/judgeCostUsd", t.JudgeCostUsd)
 	c.tokens(ptr+"/tokens", t.Tokens)
 	c.count(ptr+"/toolCalls", int64(t.ToolCalls))
+	for i, l := range t.Levels {
+		c.count(fmt.Sprintf("%s/levels/%d/criterion", ptr, i), int64(l.Criterion))
+		c.in(fmt.Sprintf("%s/levels/%d/level", ptr, i), float64(l.Level), -MaxScaleBound, MaxScaleBound, "a whole number from -1e6 to 1e6")
+	}
 	for i := range t.Trials {
 		tr := &t.Trials[i]
 		p := fmt.Sprintf("%s/trials/%d", ptr, i)
@@ -157,6 +161,31 @@ func (c *checker) task(ptr string, t *Task) {
 			c.count(q+"/schemaViolations", int64(u.SchemaViolations))
 			c.count(q+"/sideEffectRepeats", int64(u.SideEffectRepeats))
 		}
+		for j := range tr.Checks {
+			c.level(fmt.Sprintf("%s/checks/%d", p, j), &tr.Checks[j])
+		}
+	}
+}
+
+// MaxScaleBound bounds the ends of a graded criterion's scale.
+const MaxScaleBound = 1e6
+
+// level checks a graded criterion: a scale whose ends are in range and
+// the right way round, a level on it, a criterion index.
+func (c *checker) level(ptr string, k *Check) {
+	if k.Criterion != nil {
+		c.count(ptr+"/criterion", int64(*k.Criterion))
+	}
+	if k.Scale == nil {
+		if k.Level != nil && c.err == nil {
+			c.err = &NumberError{Pointer: ptr + "/level", Got: float64(*k.Level), Want: "no level on a check without a scale"}
+		}
+		return
+	}
+	c.in(ptr+"/scale/min", float64(k.Scale.Min), -MaxScaleBound, MaxScaleBound, "a whole number from -1e6 to 1e6")
+	c.in(ptr+"/scale/max", float64(k.Scale.Max), float64(k.Scale.Min)+1, MaxScaleBound, "a whole number above scale/min, up to 1e6")
+	if k.Level != nil {
+		c.in(ptr+"/level", float64(*k.Level), float64(k.Scale.Min), float64(k.Scale.Max), fmt.Sprintf("a level from %d to %d", k.Scale.Min, k.Scale.Max))
 	}
 }
 

@@ -45,6 +45,25 @@ func TestCheck(t *testing.T) {
 		{"schema violations", func(r *results.Run) {
 			r.Suites[0].Tasks[0].Trials[0].Tools = []results.ToolUse{{Name: "x", SchemaViolations: -1}}
 		}, "/suites/0/tasks/0/trials/0/tools/0/schemaViolations: expected a whole number from 0 to 1e12, got -1"},
+		{"level above the scale", func(r *results.Run) {
+			r.Suites[0].Tasks[0].Trials[0].Checks = []results.Check{graded(5, 0, 4)}
+		}, "/suites/0/tasks/0/trials/0/checks/0/level: expected a level from 0 to 4, got 5"},
+		{"level below the scale", func(r *results.Run) {
+			r.Suites[0].Tasks[0].Trials[0].Checks = []results.Check{graded(0, 1, 3)}
+		}, "/suites/0/tasks/0/trials/0/checks/0/level: expected a level from 1 to 3, got 0"},
+		{"scale the wrong way round", func(r *results.Run) {
+			r.Suites[0].Tasks[0].Trials[0].Checks = []results.Check{graded(2, 4, 2)}
+		}, "/suites/0/tasks/0/trials/0/checks/0/scale/max: expected a whole number above scale/min, up to 1e6, got 2"},
+		{"level without a scale", func(r *results.Run) {
+			c := graded(2, 0, 4)
+			c.Scale = nil
+			r.Suites[0].Tasks[0].Trials[0].Checks = []results.Check{c}
+		}, "/suites/0/tasks/0/trials/0/checks/0/level: expected no level on a check without a scale, got 2"},
+		{"negative criterion index", func(r *results.Run) {
+			c := graded(2, 0, 4)
+			c.Criterion = resultstest.Ptr(-1)
+			r.Suites[0].Tasks[0].Trials[0].Checks = []results.Check{c}
+		}, "/suites/0/tasks/0/trials/0/checks/0/criterion: expected a whole number from 0 to 1e12, got -1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -76,4 +95,10 @@ func TestReadChecks(t *testing.T) {
 			assert.Error(t, err, `could not parse results "`+path+`": `+c.want)
 		})
 	}
+}
+
+// graded is a graded criterion's check at level on min..max.
+func graded(level, lo, hi int) results.Check {
+	return results.Check{ID: "tools", Kind: "criterion", Weight: 1, Criterion: resultstest.Ptr(0),
+		Level: &level, Scale: &results.Scale{Min: lo, Max: hi}}
 }

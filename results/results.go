@@ -43,8 +43,10 @@ const (
 	ErrMaxTurns       = "max-turns"
 	ErrModel          = "model" // the model API failed for an OpenAI-compatible agent
 	ErrCancelled      = "cancelled"
-	ErrAgentReported  = "agent-error" // the agent's own {"type":"error"} line
-	ErrCheck          = "check"       // a program check crashed, hung or answered garbage
+	ErrAgentReported  = "agent-error"    // the agent's own {"type":"error"} line
+	ErrHandler        = "handler"        // a fixture's handler program crashed, timed out or broke its protocol
+	ErrSimulator      = "user-simulator" // the user simulator's model gave no answer
+	ErrCheck          = "check"          // a program check crashed, hung or answered garbage
 )
 
 // Severities of a finding, most severe first.
@@ -236,17 +238,24 @@ type Task struct {
 	Passed       bool    `json:"passed"` // every trial passed (pass^k)
 
 	// PassAtK is true when at least one trial passed.
-	PassAtK      bool      `json:"passAtK"`
-	TrialsPassed int       `json:"trialsPassed"`
-	LatencyMs    int64     `json:"latencyMs"` // mean over trials
-	CostUsd      float64   `json:"costUsd"`   // agent + judge, summed over trials
-	AgentCostUsd float64   `json:"agentCostUsd"`
-	JudgeCostUsd float64   `json:"judgeCostUsd"`
-	Tokens       Tokens    `json:"tokens"`
-	ToolCalls    int       `json:"toolCalls"`
-	SchemaValid  *bool     `json:"schemaValid,omitempty"`
-	FailedChecks []string  `json:"failedChecks,omitempty"` // ids of checks that failed in any trial, sorted
-	Findings     []Finding `json:"findings,omitempty"`     // union over trials
+	PassAtK      bool    `json:"passAtK"`
+	TrialsPassed int     `json:"trialsPassed"`
+	LatencyMs    int64   `json:"latencyMs"` // mean over trials
+	CostUsd      float64 `json:"costUsd"`   // agent + judge, summed over trials
+	AgentCostUsd float64 `json:"agentCostUsd"`
+	JudgeCostUsd float64 `json:"judgeCostUsd"`
+	// UserCostUsd is what the user simulator cost over the trials, apart
+	// from CostUsd; absent when nothing.
+	UserCostUsd  float64  `json:"userCostUsd,omitempty"`
+	Tokens       Tokens   `json:"tokens"`
+	ToolCalls    int      `json:"toolCalls"`
+	SchemaValid  *bool    `json:"schemaValid,omitempty"`
+	FailedChecks []string `json:"failedChecks,omitempty"` // ids of checks that failed in any trial, sorted
+	// Levels holds each graded criterion's level over the trials (see
+	// TaskLevels), in check order; nil when the task has none. It is what
+	// baselines keep and diff compares (DESIGN §15).
+	Levels   []Level   `json:"levels,omitempty"`
+	Findings []Finding `json:"findings,omitempty"` // union over trials
 	// LinesAfterFinal counts, over the trials, the lines the agent wrote
 	// after its final line; they were ignored (usage lines aside).
 	LinesAfterFinal int `json:"linesAfterFinal,omitempty"`
@@ -309,9 +318,12 @@ type Trial struct {
 	LatencyMs    int64   `json:"latencyMs"`
 	AgentCostUsd float64 `json:"agentCostUsd"`
 	JudgeCostUsd float64 `json:"judgeCostUsd"`
-	Tokens       Tokens  `json:"tokens"`
-	ToolCalls    int     `json:"toolCalls"`
-	SchemaValid  *bool   `json:"schemaValid,omitempty"`
+	// UserCostUsd is what the user simulator cost in an open conversation,
+	// apart from the agent's and the judge's; absent when nothing.
+	UserCostUsd float64 `json:"userCostUsd,omitempty"`
+	Tokens      Tokens  `json:"tokens"`
+	ToolCalls   int     `json:"toolCalls"`
+	SchemaValid *bool   `json:"schemaValid,omitempty"`
 	// Tools holds each called tool's counts, sorted by name; absent when
 	// the agent called none.
 	Tools    []ToolUse `json:"tools,omitempty"`
@@ -336,6 +348,33 @@ type Check struct {
 	Reason string `json:"reason,omitempty"`
 	// Judged is true for a rubric criterion decided by a judge.
 	Judged bool `json:"judged,omitempty"`
+	// Criterion is the index of the rubric criterion the check is, in its
+	// task's rubric; set for graded criteria, whose ID may be the author's.
+	Criterion *int `json:"criterion,omitempty"`
+	// Level is the level a graded criterion reached on Scale: a number,
+	// never the judge's reason (DESIGN §15). Nil for a binary check, and
+	// for a judged criterion the judge did not decide.
+	Level *int `json:"level,omitempty"`
+	// Scale is the graded criterion's scale; nil for a binary check.
+	Scale *Scale `json:"scale,omitempty"`
+}
+
+// Scale is the range of a graded criterion's levels, Min < Max.
+type Scale struct {
+	Min int `json:"min"`
+	Max int `json:"max"`
+}
+
+// Fraction is the share of its weight a graded check earns: (Level −
+// Min)/(Max − Min); for a binary check, 1 when it passed and 0 when not.
+func (c *Check) Fraction() float64 {
+	if c.Level != nil && c.Scale != nil && c.Scale.Max > c.Scale.Min {
+		return float64(*c.Level-c.Scale.Min) / float64(c.Scale.Max-c.Scale.Min)
+	}
+	if c.Passed {
+		return 1
+	}
+	return 0
 }
 
 // Finding is an openwop safety finding: a kind and a severity, never content.
@@ -403,6 +442,19 @@ type TaskDiff struct {
 	ScoreDelta     float64 `json:"scoreDelta"`
 	CostDeltaUsd   float64 `json:"costDeltaUsd"`
 	LatencyDeltaMs int64   `json:"latencyDeltaMs"`
+	// Levels lists the graded criteria whose level moved, in the task's
+	// check order; nil when none did (DESIGN §15).
+	Levels []LevelChange `json:"levels,omitempty"`
+}
+
+// LevelChange is one graded criterion's level in the baseline and now:
+// with trials, each is the median over the trials (the lower of the two
+// middle levels of an even count).
+type LevelChange struct {
+	Check     string `json:"check"`     // the check's id: the criterion's id, else rubric[i]
+	Criterion int    `json:"criterion"` // its index in the task's rubric
+	Base      int    `json:"base"`
+	Head      int    `json:"head"`
 }
 
 // Read loads a results.json file, whose numbers must be in range (Check).

@@ -37,6 +37,12 @@ type Request struct {
 	Input   json.RawMessage   // any JSON value
 	Memory  []json.RawMessage // the task's memory seed; nil in live-shadow mode
 	Tools   []suites.Tool     // the suite's declared tools
+	// Turns are the user's scripted messages after the input (task
+	// turns), each a JSON value; nil when the task is not a conversation.
+	Turns []json.RawMessage
+	// sim plays the user of an open conversation (task user); nil when
+	// the task has none or the run has no simulator.
+	sim *simulation
 	// Timeout is the trial's budget; ctx carries the same deadline.
 	Timeout time.Duration
 	// Env holds NAME=value pairs added to the agent's environment for
@@ -96,9 +102,16 @@ func (u *Usage) Add(u2 Usage) {
 // Outcome is what one trial produced.
 type Outcome struct {
 	Output json.RawMessage // the final output, a JSON value; nil when Err is set
-	Usage  Usage
-	Err    *AgentError
-	Stderr []byte // bounded; for transcripts only
+	// Replies are the agent's answers before its final output in a
+	// conversation: Replies[0] answers the input, Replies[i] the turn
+	// i-1; the final output answers the last turn sent.
+	Replies []json.RawMessage
+	// ReplyCalls is, for each reply, how many tool calls the agent had
+	// made when it replied: a turn's checks see the trace up to its reply.
+	ReplyCalls []int
+	Usage      Usage
+	Err        *AgentError
+	Stderr     []byte // bounded; for transcripts only
 	// Mute is how the agent ended ("exit status 2") when it failed by
 	// itself before writing anything on stdout: what a command that cannot
 	// run looks like (not found, a missing script, an interpreter error).

@@ -79,6 +79,12 @@ type toolResultLine struct {
 	IsError bool            `json:"isError"`
 }
 
+// userLine is the next turn of a conversation, sent after a reply.
+type userLine struct {
+	Type    string          `json:"type"`
+	Content json.RawMessage `json:"content"`
+}
+
 // usage is the usage report of a "usage" line.
 func (m *agentLine) usage() Usage {
 	return Usage{Model: m.Model, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CostUsd: m.CostUsd}
@@ -99,7 +105,7 @@ type agentLine struct {
 	OutputTokens int64   `json:"outputTokens"`
 	CostUsd      float64 `json:"costUsd"`
 
-	// final; nil when the key is missing, "null" for a null output
+	// final and reply; nil when the key is missing, "null" for a null output
 	Output json.RawMessage `json:"output"`
 
 	// error
@@ -209,7 +215,8 @@ type conversation struct {
 	maxLine  int
 	maxTotal int64
 
-	seen map[string]bool // tool_call ids
+	seen  map[string]bool // tool_call ids
+	calls int             // tool calls answered so far
 }
 
 // run talks to the agent until the task ends and fills out.
@@ -280,6 +287,30 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 			}
 			out.Output = bytes.Clone(m.Output)
 			return endDone
+		case "reply":
+			if m.Output == nil {
+				out.Err = c.protocolError(`reply has no "output" (use null for no output)`, "")
+				return endKill
+			}
+			next, more, aerr := c.req.nextTurn(c.ctx, len(out.Replies), m.Output)
+			if aerr != nil {
+				out.Err = aerr
+				return endKill
+			}
+			if !more {
+				// No turn is left: the reply is the final output.
+				out.Output = bytes.Clone(m.Output)
+				return endDone
+			}
+			out.Replies = append(out.Replies, bytes.Clone(m.Output))
+			out.ReplyCalls = append(out.ReplyCalls, c.calls)
+			b, err := marshalLine(userLine{Type: "user", Content: next})
+			if err == nil {
+				if _, err := c.p.Write(b); err != nil && c.ctx.Err() != nil {
+					out.Err = contextError(c.ctx, c.req)
+					return endKill
+				}
+			}
 		case "error":
 			// The agent's message is its own words: transcripts only.
 			out.Err = &AgentError{Kind: results.ErrAgentReported, Message: fmt.Sprintf("line %d: the agent reported an error", c.p.LinesRead()), Detail: m.Message}
@@ -298,6 +329,7 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 // means the agent stopped reading; the caller carries on reading its
 // output unless the context has ended.
 func (c *conversation) answer(id, name string, args json.RawMessage) error {
+	c.calls++
 	var res fixtures.Result
 	if c.tools == nil {
 		res = fixtures.Result{Content: jsonText("this run serves no tools"), IsError: true}

@@ -133,6 +133,22 @@ func (o *OpenAI) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
 		}
 		msg := resp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 {
+			text := msg.Text()
+			next, more, aerr := req.nextTurn(ctx, len(out.Replies), jsonText(text))
+			if aerr != nil {
+				out.Err = aerr
+				return out
+			}
+			if more {
+				// A conversation: the reply answers this turn, and the next
+				// user message follows it, with a fresh turn budget.
+				out.Replies = append(out.Replies, jsonText(text))
+				out.ReplyCalls = append(out.ReplyCalls, calls)
+				user := inputText(next)
+				msgs = append(msgs, chat.Message{Role: "assistant", Content: &text}, chat.Message{Role: "user", Content: &user})
+				turn = 0
+				continue
+			}
 			out.Output = jsonText(msg.Text())
 			return out
 		}

@@ -50,6 +50,9 @@ const maxPooled = 1 << 20
 
 // Run runs one trial. tools is not used: a plain program cannot call tools.
 func (pl *Plain) Run(ctx context.Context, req *Request, _ Tools) *Outcome {
+	if len(req.Turns) > 0 || req.sim != nil {
+		return &Outcome{Err: &AgentError{Kind: results.ErrProtocol, Message: "the task is a conversation (turns), which a plain agent cannot hold: use an evalgate/1 or OpenAI-compatible agent"}}
+	}
 	input, err := plainInput(req.Input)
 	if err != nil {
 		return &Outcome{Fatal: fmt.Errorf("could not encode task %q for the agent: %w", req.TaskID, err)}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -53,6 +54,12 @@ type Options struct {
 	// Programs runs the program checks (assert exec), one process per
 	// program per worker; nil fails them as unsupported.
 	Programs *judges.Programs
+	// HandlerEnv is the whole environment of the fixtures' handler
+	// programs, the agents' scrubbed one; nil scrubs this process's.
+	HandlerEnv []string
+	// Simulator plays the user of open conversations (task user); a trial
+	// of such a task fails with kind user-simulator when it is nil.
+	Simulator UserSimulator
 }
 
 // DefaultMaxRepeats is Options.MaxRepeats when unset (config
@@ -98,6 +105,11 @@ type TrialRecord struct {
 	Mode    string
 	Input   json.RawMessage
 	Output  json.RawMessage
+	Replies []json.RawMessage // a conversation's replies before the final output
+	// ReplyCalls is how many tool calls were made before each reply.
+	ReplyCalls []int
+	// State is the task's world at the end of the trial; nil without one.
+	State   json.RawMessage
 	Trace   []fixtures.Call
 	Usage   Usage
 	Err     *AgentError
@@ -503,19 +515,23 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 	start := time.Now()
 	out := r.opts.Agent.Run(tctx, req, sess)
 	latency := time.Since(start)
+	sess.Close()
 	cancel()
 	if out.Fatal != nil {
 		return results.Trial{}, nil, out.Fatal
 	}
 	rec := &TrialRecord{
-		Trial:  n,
-		Mode:   req.Mode,
-		Input:  t.Input,
-		Output: out.Output,
-		Trace:  sess.Trace(),
-		Usage:  out.Usage,
-		Err:    out.Err,
-		Stderr: out.Stderr,
+		Trial:      n,
+		Mode:       req.Mode,
+		Input:      t.Input,
+		Output:     out.Output,
+		Replies:    out.Replies,
+		ReplyCalls: out.ReplyCalls,
+		State:      sess.State(),
+		Trace:      sess.Trace(),
+		Usage:      out.Usage,
+		Err:        out.Err,
+		Stderr:     out.Stderr,
 	}
 	res := results.Trial{
 		Trial:        n,
@@ -530,6 +546,9 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 		LinesAfterFinal: out.LinesAfterFinal,
 		UsageReported:   out.Usage.Reported,
 	}
+	if req.sim != nil {
+		res.UserCostUsd = req.sim.usage.CostUsd
+	}
 	switch {
 	case out.Err != nil && ctx.Err() != nil:
 		res.Status, res.ErrorKind = results.StatusError, results.ErrCancelled
@@ -538,6 +557,10 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 	case sess.Failed():
 		res.Status, res.ErrorKind = results.StatusError, results.ErrUnmatchedTool
 		res.ErrorMessage = "a tool call had no fixture, and the fixtures say onUnmatched: fail"
+	case sess.HandlerError() != nil:
+		he := sess.HandlerError()
+		res.Status, res.ErrorKind, res.ErrorMessage = results.StatusError, results.ErrHandler, he.Error()
+		rec.Err = &AgentError{Kind: results.ErrHandler, Message: he.Error(), Detail: he.Detail}
 	default:
 		r.judge(ctx, s, t, req, sess, rec, &res)
 	}
@@ -565,11 +588,12 @@ func (r *run) request(s *suites.Suite, t *suites.Task, n int) (*Request, *fixtur
 	}
 	mode := r.mode(s, t)
 	live := mode == "live-shadow"
-	sess := fixtures.NewSession(&t.Fixtures, fixtures.Options{
+	sess := fixtures.NewSession(s.TaskFixtures(t), fixtures.Options{
 		Live:        live,
 		Canary:      r.opts.Canary,
 		Tools:       s.Tools,
 		ToolTimeout: time.Duration(t.ToolTimeoutMs) * time.Millisecond,
+		Handlers:    fixtures.Handlers{Dir: filepath.Dir(s.Path), Env: r.opts.HandlerEnv, Timeout: timeout},
 	})
 	req := &Request{
 		SuiteID: s.ID,
@@ -579,6 +603,12 @@ func (r *run) request(s *suites.Suite, t *suites.Task, n int) (*Request, *fixtur
 		Input:   t.Input,
 		Tools:   s.Tools,
 		Timeout: timeout,
+	}
+	for _, turn := range t.Turns {
+		req.Turns = append(req.Turns, turn.User)
+	}
+	if t.User != nil {
+		req.sim = &simulation{sim: r.opts.Simulator, user: t.User}
 	}
 	if !live {
 		req.Memory = t.Fixtures.MemorySeed
@@ -606,6 +636,12 @@ func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, req *R
 		LatencyMs: res.LatencyMs,
 		CostUsd:   rec.Usage.CostUsd,
 		Vars:      t.Vars,
+
+		State:        rec.State,
+		InitialState: sess.InitialState(),
+		GoldState:    r.goldState(ctx, s, t, req, res),
+		Replies:      rec.Replies,
+		ReplyCalls:   rec.ReplyCalls,
 	}
 	r.score(ctx, s, t, req.Timeout, obs, rec, res)
 	if r.opts.Detect == nil || res.ErrorKind == results.ErrTimeout || res.ErrorKind == results.ErrCancelled {
@@ -616,6 +652,30 @@ func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, req *R
 	res.JudgeCostUsd += d.CostUsd
 	res.Tokens.Input += d.Tokens.Input
 	res.Tokens.Output += d.Tokens.Output
+}
+
+// goldState replays the task's goldCalls through its fixtures on a fresh
+// copy of the initial world and returns the world they leave; nil when the
+// task has none. A gold call that fails as a tool error is part of the
+// gold, as in τ-bench. A handler that fails during the replay makes the
+// trial an error of kind handler.
+func (r *run) goldState(ctx context.Context, s *suites.Suite, t *suites.Task, req *Request, res *results.Trial) json.RawMessage {
+	if len(t.Expected.GoldCalls) == 0 {
+		return nil
+	}
+	gold := fixtures.NewSession(s.TaskFixtures(t), fixtures.Options{
+		Canary:   r.opts.Canary,
+		Tools:    s.Tools,
+		Handlers: fixtures.Handlers{Dir: filepath.Dir(s.Path), Env: r.opts.HandlerEnv, Timeout: req.Timeout},
+	})
+	defer gold.Close()
+	for i, gc := range t.Expected.GoldCalls {
+		gold.Call(ctx, fmt.Sprintf("gold-%d", i+1), gc.Tool, gc.Args)
+	}
+	if he := gold.HandlerError(); he != nil {
+		res.Status, res.ErrorKind, res.ErrorMessage = results.StatusError, results.ErrHandler, "replaying the goldCalls: "+he.Error()
+	}
+	return gold.State()
 }
 
 // score runs the checks of a trial that produced an output: golden checks,
@@ -721,7 +781,20 @@ func (r *run) rubric(ctx context.Context, s *suites.Suite, t *suites.Task, obs *
 	var judged []int
 	var req judges.RubricRequest
 	for i, c := range t.Expected.Rubric {
-		id := fmt.Sprintf("rubric[%d]", i)
+		id := cmp.Or(c.ID, fmt.Sprintf("rubric[%d]", i))
+		if c.Scale != nil {
+			if c.Scale.Deterministic() {
+				level := judges.GradeLevel(c.Scale, obs, out)
+				checks = append(checks, judges.GradedCheck(id, i, &c, &level))
+				continue
+			}
+			judged = append(judged, len(checks))
+			ck := judges.GradedCheck(id, i, &c, nil)
+			ck.Judged = true
+			checks = append(checks, ck)
+			req.Criteria = append(req.Criteria, judges.RubricCriterion{Criterion: c.Criterion, Weight: c.Weight, Scale: judges.ScaleFor(c.Scale)})
+			continue
+		}
 		if c.Assert != nil {
 			ck := judges.RunCheck(c.Assert, obs, out)
 			ck.ID, ck.Kind, ck.Weight = id, "criterion", c.Weight
@@ -752,9 +825,18 @@ func (r *run) rubric(ctx context.Context, s *suites.Suite, t *suites.Task, obs *
 	res.Tokens.Output += v.Tokens.Output
 	rec.Reasons = map[string]string{}
 	for i, ci := range judged {
-		checks[ci].Passed = v.Met[i]
-		if !v.Met[i] {
-			checks[ci].Reason = "not-met"
+		switch {
+		case checks[ci].Scale != nil:
+			if i >= len(v.Levels) {
+				return checks, fmt.Errorf("the judge gave no level for criterion %d", i+1)
+			}
+			level := v.Levels[i]
+			judges.SetLevel(&checks[ci], &level)
+		default:
+			checks[ci].Passed = v.Met[i]
+			if !v.Met[i] {
+				checks[ci].Reason = "not-met"
+			}
 		}
 		if i < len(v.Reasons) {
 			rec.Reasons[checks[ci].ID] = v.Reasons[i]
@@ -942,6 +1024,7 @@ func aggregate(s *suites.Suite, t *suites.Task, trials []results.Trial) results.
 		latency += tr.LatencyMs
 		res.AgentCostUsd += tr.AgentCostUsd
 		res.JudgeCostUsd += tr.JudgeCostUsd
+		res.UserCostUsd += tr.UserCostUsd
 		res.Tokens.Input += tr.Tokens.Input
 		res.Tokens.Output += tr.Tokens.Output
 		res.ToolCalls += tr.ToolCalls
@@ -978,6 +1061,7 @@ func aggregate(s *suites.Suite, t *suites.Task, trials []results.Trial) results.
 		res.FailedChecks = append(res.FailedChecks, id)
 	}
 	slices.Sort(res.FailedChecks)
+	res.Levels = results.TaskLevels(trials)
 	switch {
 	case res.ErrorKind != "":
 		res.Status = results.StatusError

@@ -50,6 +50,16 @@ type decoder struct {
 	// schemaValues counts their values against MaxSuiteSchemaValues.
 	schemas      map[string]*jsonschema.Schema
 	schemaValues int
+	// worldUses are the parts of tasks that need a world the task does not
+	// hold, reported by finishWorld unless the suite holds one.
+	worldUses []worldUse
+	// argUses are the placeholders' argument names, checked against the
+	// tools' inputSchemas by finishWorld; tool is the fixture being read.
+	argUses []argUse
+	tool    string
+	// dataFiles are the files the suite reads as data (stateFile), which
+	// are not suites when their folder is walked.
+	dataFiles []string
 }
 
 // schema compiles the JSON Schema v, whose JSON is text, at ptr: once per
@@ -232,7 +242,9 @@ func (d *decoder) shareExprs(s *Suite) {
 			share(c)
 		}
 		for i := range t.Expected.Rubric {
-			share(t.Expected.Rubric[i].Assert)
+			for _, c := range t.Expected.Rubric[i].Checks() {
+				share(c)
+			}
 		}
 	}
 	d.exprUses, d.badExprs, d.sharedExprs = nil, nil, nil
@@ -262,7 +274,8 @@ func (d *decoder) suite(root *value) *Suite {
 	}
 	s.Tags = stringList(root.get("tags"))
 	s.Tools = d.tools(root.get("tools"))
-
+	s.Fixtures = d.suiteFixtures(root.get("fixtures"))
+	d.finishWorld(s, root)
 	return s
 }
 
@@ -325,9 +338,22 @@ func (d *decoder) task(v *value, ptr string, index int) *Task {
 	t.Metadata = metadata(v.get("metadata"))
 	t.Fixtures = d.fixtures(v.get("fixtures"), ptr+"/fixtures")
 	t.Faults = t.Fixtures.Faults()
+	t.Turns = d.turns(v.get("turns"), ptr+"/turns")
+	t.User = d.simulatedUser(v.get("user"), ptr, v.getField("turns"))
 	t.Adversarial = d.adversarial(v.get("adversarial"), ptr+"/adversarial", &t.Fixtures)
 	if ev := v.get("expected"); ev != nil && ev.kind == kindObject {
 		t.Expected = d.expected(ev, ptr+"/expected")
+		for _, k := range []string{"state", "unchanged", "goldCalls"} {
+			d.needWorld(hasWorld(v, &t.Fixtures), ev.getField(k), ptr+"/expected/"+k, fmt.Sprintf("the check %q", k))
+		}
+	}
+	if fv := v.get("fixtures"); fv != nil {
+		for i, rv := range objects(fv.get("toolResponses")) {
+			if use := describeUse(rv); use != "" {
+				k := presentKeys(rv, worldKeys)[0]
+				d.needWorld(hasWorld(v, &t.Fixtures), rv.getField(k), pointerIndex(ptr+"/fixtures/toolResponses", i)+"/"+k, use)
+			}
+		}
 	}
 	if slices.Contains(t.Tags, ScenarioBudgetExceeded) && !d.again && !hasBudget(t.Expected.Assert) {
 		for i, tv := range v.get("tags").items {
@@ -402,6 +428,17 @@ func (d *decoder) fixtures(v *value, ptr string) Fixtures {
 		fx.OnUnmatched = ou
 	}
 	fx.Canaries = stringList(v.get("canaries"))
+	if sv := v.get("state"); sv != nil {
+		fx.State = raw(sv)
+	}
+	if f := v.getField("stateFile"); f != nil {
+		world := d.stateFile(f.val, ptr+"/stateFile")
+		if v.get("state") != nil {
+			d.keyErrorf(f, ptr+"/stateFile", `the world is "state" or "stateFile", not both`)
+		} else {
+			fx.State = world
+		}
+	}
 	for _, m := range objects(v.get("memorySeed")) {
 		fx.MemorySeed = append(fx.MemorySeed, m.compact())
 	}
@@ -425,6 +462,7 @@ func (d *decoder) fixtures(v *value, ptr string) Fixtures {
 		}
 		r.Fault = str(rv.get("fault"))
 		d.oneAnswer(rv, pointerIndex(ptr+"/toolResponses", i))
+		d.stateful(rv, pointerIndex(ptr+"/toolResponses", i), &r)
 		fx.ToolResponses = append(fx.ToolResponses, r)
 	}
 	return fx
@@ -466,6 +504,7 @@ func (d *decoder) expected(v *value, ptr string) Expected {
 		if av := cv.get("assert"); av != nil && av.kind == kindObject {
 			c.Assert = d.check(av, cptr+"/assert", fmt.Sprintf("rubric[%d]", i), ids)
 		}
+		d.criterionExt(cv, cptr, &c, ids)
 		e.Rubric = append(e.Rubric, c)
 	}
 	for i, cv := range objects(v.get("assert")) {
@@ -480,6 +519,7 @@ func (d *decoder) expected(v *value, ptr string) Expected {
 			e.OutputSchema = d.schema(ptr+"/outputSchema", sv, e.OutputSchemaRaw)
 		}
 	}
+	d.expectedWorld(v, ptr, &e, ids)
 
 	kindV := v.get("kind")
 	switch e.Kind {
@@ -487,15 +527,15 @@ func (d *decoder) expected(v *value, ptr string) Expected {
 		if f := v.getField("rubric"); f != nil {
 			d.keyErrorf(f, ptr+"/rubric", `kind "golden" is scored by match and assert, not by a rubric; use kind "rubric"`)
 		}
-		if v.get("match") == nil && v.get("assert") == nil && v.get("outputSchema") == nil {
-			d.errorf(kindV, ptr+"/kind", `kind "golden" needs "match", "assert" or "outputSchema"`)
+		if v.get("match") == nil && v.get("assert") == nil && v.get("outputSchema") == nil && v.get("state") == nil && v.get("unchanged") == nil && v.get("goldCalls") == nil {
+			d.errorf(kindV, ptr+"/kind", `kind "golden" needs "match", "assert", "outputSchema", "state", "unchanged" or "goldCalls"`)
 			break
 		}
-		if e.Match == nil && e.OutputSchemaRaw == nil && len(e.Assert) > 0 && checkWeights(e.Assert) == 0 {
+		if e.Match == nil && e.OutputSchemaRaw == nil && e.State == nil && e.Unchanged == nil && e.GoldCalls == nil && len(e.Assert) > 0 && checkWeights(e.Assert) == 0 {
 			d.errorf(v.get("assert"), ptr+"/assert", "the check weights add up to 0; with no match, at least one check needs a weight above 0")
 		}
 	case KindRubric:
-		for _, key := range []string{"match", "assert", "outputSchema"} {
+		for _, key := range []string{"match", "assert", "outputSchema", "state", "unchanged", "goldCalls", "goldIgnore"} {
 			if f := v.getField(key); f != nil {
 				d.keyErrorf(f, pointer(ptr, key), `kind "rubric" is scored by its criteria; %q belongs to kind "golden" (a criterion can have its own "assert")`, key)
 			}
@@ -596,12 +636,7 @@ var checkKeys = []string{CheckExpr, CheckToolCalled, CheckToolNotCalled, CheckTo
 func (d *decoder) check(v *value, ptr, defaultID string, ids map[string]*value) *Check {
 	c := &Check{ID: defaultID, Weight: 1, Pos: d.pos(v)}
 	if idv := v.get("id"); idv != nil && idv.kind == kindString {
-		c.ID = idv.lit
-		if prev, ok := ids[c.ID]; ok {
-			d.errorf(idv, ptr+"/id", "duplicate check id %q; first used at line %d", c.ID, prev.line)
-		} else {
-			ids[c.ID] = idv
-		}
+		c.ID = d.authorID(idv, ptr, ids)
 	} else if _, taken := ids[c.ID]; taken {
 		d.errorf(v, ptr, "another check already has the id %q; give this one an id", c.ID)
 	} else {

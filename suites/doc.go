@@ -13,7 +13,8 @@
 //     with messages that say what was expected;
 //  3. semantic: what a schema cannot say: unique task ids, what each kind of
 //     expectation needs, regexes, schemas, JSON pointers and expressions
-//     that must compile.
+//     that must compile, and the scales of graded criteria (Scale: every
+//     level of min..max described, nothing outside it, a weight above 0).
 //
 // Every value keeps its position, so an error reads
 //

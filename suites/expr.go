@@ -26,6 +26,13 @@ const (
 	ExprLatencyMs = "latencyMs"
 	ExprCostUsd   = "costUsd"
 	ExprToolCalls = "toolCalls"
+	// ExprState and ExprInitialState are the world at the end of the
+	// trial and at its start (DESIGN §14); null when the task has none.
+	ExprState        = "state"
+	ExprInitialState = "initialState"
+	// ExprArgs is the call's arguments, in the expressions of a stateful
+	// fixture (require, result, $expr), which see it with state.
+	ExprArgs = "args"
 )
 
 // exprEnv declares the variables, all dynamically typed: their types are
@@ -37,6 +44,50 @@ var exprEnv = types.Map{
 	ExprLatencyMs: types.Any,
 	ExprCostUsd:   types.Any,
 	ExprToolCalls: types.Any,
+
+	ExprState:        types.Any,
+	ExprInitialState: types.Any,
+}
+
+// worldEnv declares the variables of a stateful fixture's expressions.
+var worldEnv = types.Map{ExprState: types.Any, ExprArgs: types.Any}
+
+// worldConfigs recycle the compiler configurations of a stateful
+// fixture's expressions: booleans (require) and values (result, $expr).
+var worldConfigs = [2]sync.Pool{
+	{New: func() any { return worldConfig(true) }},
+	{New: func() any { return worldConfig(false) }},
+}
+
+func worldConfig(boolean bool) *conf.Config {
+	c := conf.CreateNew()
+	expr.Env(worldEnv)(c)
+	if boolean {
+		expr.AsBool()(c)
+	}
+	c.Check()
+	return c
+}
+
+// CompileWorldExpr compiles an expression of a stateful fixture, over the
+// variables state (the world, decoded as output is) and args (the call's
+// arguments). A require expression is boolean and must yield true or
+// false; a result or $expr expression yields any JSON value.
+func CompileWorldExpr(src string, boolean bool) (*vm.Program, error) {
+	if err := exprLimit(src); err != nil {
+		return nil, err
+	}
+	pool := &worldConfigs[0]
+	if !boolean {
+		pool = &worldConfigs[1]
+	}
+	cfg := pool.Get().(*conf.Config)
+	defer pool.Put(cfg)
+	tree, err := checker.ParseCheck(src, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return compiler.Compile(tree, cfg)
 }
 
 // exprConfigs recycles compiler configurations. expr.Compile builds a new
@@ -64,6 +115,8 @@ var exprConfigs = sync.Pool{New: func() any {
 //   - latencyMs: the trial's latency in milliseconds (float64).
 //   - costUsd: the trial's cost in US dollars (float64).
 //   - toolCalls: the number of tool calls (int).
+//   - state, initialState: the task's world at the end of the trial and
+//     at its start, decoded as output is; nil when the task has none.
 //
 // expr's operators and builtins (contains, matches, startsWith, in, len,
 // fromJSON, all, any, filter, ...) stay available. A name that is neither a

@@ -27,19 +27,21 @@ func Parse(path string, data []byte) (*Suite, error) {
 }
 
 func parse(path string, data []byte) (*Suite, Errors) {
-	return parseData(path, data, false)
+	s, _, errs := parseData(path, data, false)
+	return s, errs
 }
 
 // parseData parses a suite; inFile says data is what the file at path holds,
-// so compact tasks may be kept as their place in it.
-func parseData(path string, data []byte, inFile bool) (*Suite, Errors) {
+// so compact tasks may be kept as their place in it. dataFiles are the
+// files the suite reads as data, named even when the suite is not valid.
+func parseData(path string, data []byte, inFile bool) (s *Suite, dataFiles []string, errs Errors) {
 	trimmed := bytes.TrimPrefix(data, utf8BOM)
 	b := newBuilder(path, false)
 	if inFile {
 		b.fileOffset = len(data) - len(trimmed)
 	}
 	data = trimmed
-	s, errs := b.build(data)
+	s, errs = b.build(data)
 	if b.badExpr.Load() {
 		// An expression does not compile. The checks beside decoding only
 		// say so; decoding again with the checks in place reports it at
@@ -47,8 +49,9 @@ func parseData(path string, data []byte, inFile bool) (*Suite, Errors) {
 		again := newBuilder(path, true)
 		again.fileOffset = b.fileOffset
 		s, errs = again.build(data)
+		b = again
 	}
-	return s, errs
+	return s, b.d.dataFiles, errs
 }
 
 // build reads data, a suite file without its byte order mark.
@@ -252,6 +255,7 @@ func (b *builder) finish(root *value, errs Errors) (*Suite, Errors) {
 		return nil, errs
 	}
 	b.d.shareExprs(s)
+	s.DataFiles = b.d.dataFiles
 	return s, nil
 }
 
@@ -298,34 +302,70 @@ type ParseHook func(path string, size int, json bool) (done func())
 // LoadWith is Load with hook, when not nil, around the parse of each file.
 func LoadWith(hook ParseHook, paths ...string) ([]*Suite, error) {
 	files, errs := suiteFiles(paths)
-	var suites []*Suite
-	defined := map[string]*Suite{}
+	// Each file's outcome is kept until every suite has said which files
+	// it reads as data (fixtures.stateFile): those are not suites, and
+	// what parsing them as suites found is dropped.
+	type loaded struct {
+		file string
+		s    *Suite
+		data []byte
+		errs Errors
+	}
+	var all []loaded
+	data := map[string]bool{}
 	for _, f := range files {
-		data, e := readSuite(f)
+		raw, e := readSuite(f)
 		if e != nil {
-			errs = append(errs, e)
+			all = append(all, loaded{file: f, errs: Errors{e}})
 			continue
 		}
 		var done func()
 		if hook != nil {
-			done = hook(f, len(data), isJSON(f, bytes.TrimPrefix(data, utf8BOM)))
+			done = hook(f, len(raw), isJSON(f, bytes.TrimPrefix(raw, utf8BOM)))
 		}
-		s, ferrs := parseData(f, data, true)
+		s, dataFiles, ferrs := parseData(f, raw, true)
 		if done != nil {
 			done()
 		}
+		for _, df := range dataFiles {
+			data[dataKey(df)] = true
+		}
 		if len(ferrs) > 0 {
-			errs = append(errs, ferrs...)
+			all = append(all, loaded{file: f, errs: ferrs})
 			continue
 		}
-		if prev, ok := defined[s.ID]; ok {
-			errs = append(errs, suiteIDClash(s, data, prev))
+		all = append(all, loaded{file: f, s: s, data: raw})
+	}
+	var suites []*Suite
+	defined := map[string]*Suite{}
+	for _, l := range all {
+		if data[dataKey(l.file)] {
 			continue
 		}
-		defined[s.ID] = s
-		suites = append(suites, s)
+		if l.s == nil {
+			errs = append(errs, l.errs...)
+			continue
+		}
+		if prev, ok := defined[l.s.ID]; ok {
+			errs = append(errs, suiteIDClash(l.s, l.data, prev))
+			continue
+		}
+		defined[l.s.ID] = l.s
+		suites = append(suites, l.s)
 	}
 	return suites, errs.Err()
+}
+
+// dataKey is how a data file and a walked file are told to be the same:
+// the absolute path with links resolved.
+func dataKey(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	return path
 }
 
 // suiteIDClash reports a suite whose id another file defined first, at

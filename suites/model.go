@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 
 	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/expr-lang/expr/vm"
@@ -33,6 +34,13 @@ type Suite struct {
 	Trials      int // 0 when the suite does not say
 	Tools       []Tool
 	Tags        []string
+
+	// Fixtures is the suite-level extension `fixtures`: a world and tool
+	// fixtures every task shares (see TaskFixtures); nil when absent.
+	Fixtures *Fixtures
+	// DataFiles are the files the suite reads as data (fixtures.stateFile):
+	// Load does not take them for suites when it walks their folder.
+	DataFiles []string
 
 	Tasks []*Task
 
@@ -103,6 +111,13 @@ type Task struct {
 	// Vars is the row a task of a dataset was made from, a JSON object;
 	// nil for other tasks. Program checks get it as "vars".
 	Vars json.RawMessage
+	// Turns are the scripted user messages after the input (extension
+	// `turns`): a conversation (DESIGN §14).
+	Turns []Turn
+	// User is the extension `user`: an open conversation, whose user a
+	// model plays from hidden instructions (the run's user simulator); nil
+	// when absent.
+	User *SimulatedUser
 
 	// compact is set when the task is compact: tasks of large suites keep
 	// only what selection, modes and reports need, and Full decodes the rest
@@ -121,6 +136,36 @@ type compactForm struct {
 	ds   int32
 }
 
+// Turn is one scripted user message of a conversation, and what the
+// agent's reply to it must meet.
+type Turn struct {
+	User json.RawMessage // any JSON value, usually a string
+	// Expect scores the reply to this turn: the golden shape without kind
+	// (match, assert); nil when the reply is not scored.
+	Expect *Expected
+	Pos    Pos
+}
+
+// SimulatedUser is the hidden side of an open conversation.
+type SimulatedUser struct {
+	// Instructions are what the simulated user wants and knows; the agent
+	// never sees them.
+	Instructions string
+	// MaxTurns bounds the user's messages after the input;
+	// DefaultUserMaxTurns when 0.
+	MaxTurns int
+	Pos      Pos
+}
+
+// DefaultUserMaxTurns is SimulatedUser.MaxTurns when unset.
+const DefaultUserMaxTurns = 10
+
+// TurnCheckID is the id of a turn's check in results: "turns[1].match",
+// "turns[1].polite".
+func TurnCheckID(turn int, id string) string {
+	return fmt.Sprintf("turns[%d].%s", turn, id)
+}
+
 // Kinds of expectation.
 const (
 	KindGolden = "golden"
@@ -137,7 +182,34 @@ type Expected struct {
 	// OutputSchema is the extension `outputSchema`, compiled; nil when absent.
 	OutputSchema    *jsonschema.Schema
 	OutputSchemaRaw json.RawMessage
+
+	// State is the extension `state`: a JSON subset the final world must
+	// contain (check "state"); nil when absent.
+	State json.RawMessage
+	// Unchanged is the extension `unchanged`: pointers whose value in the
+	// final world must equal the initial world's (check "unchanged").
+	Unchanged []string
+	// GoldCalls is the extension `goldCalls`: the calls a correct agent
+	// makes, replayed through the same fixtures on a fresh copy of the
+	// initial world; the agent's final world must equal the one they leave,
+	// but for the pointers of GoldIgnore (check "goldState").
+	GoldCalls  []GoldCall
+	GoldIgnore []string
 }
+
+// GoldCall is one call of a task's gold solution.
+type GoldCall struct {
+	Tool string
+	Args json.RawMessage // an object; nil when absent (no arguments)
+	Pos  Pos
+}
+
+// Ids (and kinds) of the end-state checks.
+const (
+	CheckState     = "state"
+	CheckUnchanged = "unchanged"
+	CheckGoldState = "goldState"
+)
 
 // Match strategies.
 const (
@@ -168,6 +240,13 @@ type Criterion struct {
 	Weight    float64
 	Assert    *Check // extension: decided by this check, never by a judge
 	Pos       Pos
+
+	// ID is the extension `id`: what results, the scorecard and diff call
+	// the criterion; "" for rubric[i].
+	ID string
+	// Scale is the extension `scale`: the criterion is graded on levels
+	// (DESIGN §15). Nil for a criterion met or not met.
+	Scale *Scale
 }
 
 // Check kinds, named after the key that introduces them.
@@ -218,6 +297,28 @@ type Fixtures struct {
 	// Extensions.
 	OnUnmatched string   // "error" (default) or "fail"
 	Canaries    []string // strings that must never reach the output or a tool call
+	// State is the initial world (extension `state`, or the file
+	// `stateFile` names), a JSON document the stateful tool fixtures read
+	// and change; nil when absent. Every trial starts from its own copy.
+	State json.RawMessage
+}
+
+// TaskFixtures returns the fixtures a trial of t runs with: the task's
+// own, followed by the suite's toolResponses (so the task's entries match
+// first), and the suite's world when the task has none. t.Fixtures itself
+// is not changed.
+func (s *Suite) TaskFixtures(t *Task) *Fixtures {
+	if s.Fixtures == nil {
+		return &t.Fixtures
+	}
+	f := t.Fixtures
+	if f.State == nil {
+		f.State = s.Fixtures.State
+	}
+	if len(s.Fixtures.ToolResponses) > 0 {
+		f.ToolResponses = append(slices.Clip(f.ToolResponses), s.Fixtures.ToolResponses...)
+	}
+	return &f
 }
 
 // Unmatched-call policies.
@@ -242,6 +343,34 @@ type ToolResponse struct {
 	HasRaw bool
 	Fault  string // FaultTimeout, or "" for none
 	Pos    Pos
+
+	// Stateful fixtures (DESIGN §14), over the task's world.
+	Require []string  // expr-lang booleans over state and args, in order
+	Effect  []PatchOp // JSON Patch applied to the world, all or none
+	From    *Template // answer: the world's value at this pointer, after the effect
+	Result  string    // answer: an expression over state (after the effect) and args
+	// Handler is a program that answers the calls instead (cwd: the
+	// suite's folder): JSON Lines, {call, state} in, {result, isError,
+	// state | patch} out.
+	Handler []string
+}
+
+// Stateful reports whether the entry reads or changes the world, or
+// answers through a handler program.
+func (r *ToolResponse) Stateful() bool {
+	return len(r.Require) > 0 || len(r.Effect) > 0 || r.From != nil || r.Result != "" || len(r.Handler) > 0
+}
+
+// PatchOp is one JSON Patch operation of an effect, with its templates.
+type PatchOp struct {
+	Op   string
+	Path Template
+	From *Template // move and copy
+	// Value is the operation's value (add, replace, test), nil when absent.
+	// Its strings may hold placeholders, and an object {"$expr": "..."} is
+	// computed over state and args.
+	Value json.RawMessage
+	Pos   Pos
 }
 
 // Fixture faults (`fault`).
@@ -387,7 +516,9 @@ func (s *Suite) share(full *Task) {
 		share(c)
 	}
 	for i := range full.Expected.Rubric {
-		share(full.Expected.Rubric[i].Assert)
+		for _, c := range full.Expected.Rubric[i].Checks() {
+			share(c)
+		}
 	}
 }
 

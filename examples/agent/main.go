@@ -12,7 +12,14 @@
 // what tool results say.
 //
 // Tools: crm:lookup {orderId} -> {status, daysSinceDelivery, total, currency,
-// eta?, courierNote?} and kb:search {query} -> {refundWindowDays}.
+// eta?, courierNote?} and kb:search {query} -> {refundWindowDays}. When the
+// task declares crm:refund {orderId}, the agent really refunds through it
+// (examples/worlds, where the tools change a world) and escalates when the
+// refund fails.
+//
+// It holds a conversation: when it needs the order number it asks for it
+// with a reply line and reads the customer's next message, remembering that
+// they wanted a refund; without a next message, the reply is its answer.
 package main
 
 import (
@@ -29,6 +36,15 @@ type task struct {
 	TaskID string            `json:"taskId"`
 	Input  json.RawMessage   `json:"input"`
 	Memory []json.RawMessage `json:"memory"`
+	Tools  []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+// userLine is the customer's next message in a conversation.
+type userLine struct {
+	Type    string          `json:"type"`
+	Content json.RawMessage `json:"content"`
 }
 
 type toolResult struct {
@@ -51,6 +67,12 @@ type agent struct {
 	in    *bufio.Scanner
 	out   *json.Encoder
 	calls int
+	// canRefund is set when the task declares crm:refund: the refund is
+	// then made, not only decided.
+	canRefund bool
+	// wantsRefund remembers, across a conversation, that the customer
+	// asked for a refund before giving the order number.
+	wantsRefund bool
 }
 
 var orderID = regexp.MustCompile(`\b[A-Z]-\d+\b`)
@@ -71,18 +93,44 @@ func main() {
 		fmt.Fprintln(os.Stderr, "agent: the first line is not a task")
 		os.Exit(2)
 	}
+	for _, tl := range t.Tools {
+		a.canRefund = a.canRefund || tl.Name == "crm:refund"
+	}
+	message := text(t.Input)
+	for {
+		answer, askMore := a.handle(message, tier(t.Memory))
+		a.send(map[string]any{"type": "usage", "model": "support-desk-rules-v1",
+			"inputTokens": 40 + len(message)/4, "outputTokens": 25, "costUsd": 0.0002})
+		if !askMore {
+			a.send(map[string]any{"type": "final", "output": answer})
+			return
+		}
+		// A reply: the customer may answer; if not, it was the last word.
+		a.send(map[string]any{"type": "reply", "output": answer})
+		if !a.in.Scan() {
+			return
+		}
+		var u userLine
+		if err := json.Unmarshal(a.in.Bytes(), &u); err != nil || u.Type != "user" {
+			fmt.Fprintln(os.Stderr, "agent: expected the customer's next message")
+			os.Exit(3)
+		}
+		message = text(u.Content)
+	}
+}
+
+// text is a message as the agent reads it: a JSON string, or the
+// "message" of an object.
+func text(v json.RawMessage) string {
 	var message string
-	if err := json.Unmarshal(t.Input, &message); err != nil {
+	if err := json.Unmarshal(v, &message); err != nil {
 		var obj struct {
 			Message string `json:"message"`
 		}
-		_ = json.Unmarshal(t.Input, &obj)
+		_ = json.Unmarshal(v, &obj)
 		message = obj.Message
 	}
-	answer := a.handle(message, tier(t.Memory))
-	a.send(map[string]any{"type": "usage", "model": "support-desk-rules-v1",
-		"inputTokens": 40 + len(message)/4, "outputTokens": 25, "costUsd": 0.0002})
-	a.send(map[string]any{"type": "final", "output": answer})
+	return message
 }
 
 // tier reads the customer's tier from the memory seed ({"key": "tier", "value": "gold"}).
@@ -99,19 +147,22 @@ func tier(memory []json.RawMessage) string {
 	return ""
 }
 
-func (a *agent) handle(message, tier string) any {
+// handle answers one message; askMore is set when the answer asks the
+// customer for more (the order number).
+func (a *agent) handle(message, tier string) (answer any, askMore bool) {
 	id := orderID.FindString(message)
 	lower := strings.ToLower(message)
 	switch {
 	case strings.Contains(lower, "delete") && strings.Contains(lower, "account"):
 		// Account deletion needs an identity check this channel cannot do.
-		return "I'm sorry, but I can't delete accounts from this chat. Please use the account settings page, where we can verify it is you."
-	case strings.Contains(lower, "refund") && id != "":
-		return a.refund(id)
+		return "I'm sorry, but I can't delete accounts from this chat. Please use the account settings page, where we can verify it is you.", false
+	case (strings.Contains(lower, "refund") || a.wantsRefund) && id != "":
+		return a.refund(id), false
 	case (strings.Contains(lower, "where") || strings.Contains(lower, "status")) && id != "":
-		return a.status(id, tier)
+		return a.status(id, tier), false
 	default:
-		return "I can help with refunds and order status. Please include your order number, like A-17."
+		a.wantsRefund = a.wantsRefund || strings.Contains(lower, "refund")
+		return "I can help with refunds and order status. Please include your order number, like A-17.", true
 	}
 }
 
@@ -133,6 +184,11 @@ func (a *agent) refund(id string) any {
 	case o.Status != "delivered": // the deliberate bug: a lost parcel should be refunded
 		return map[string]any{"action": "deny", "orderId": id, "reason": "not-delivered"}
 	case o.DaysSinceDelivery <= policy.RefundWindowDays:
+		if a.canRefund {
+			if _, ok := a.call("crm:refund", map[string]any{"orderId": id}); !ok {
+				return map[string]any{"action": "escalate", "orderId": id, "reason": "refund-failed"}
+			}
+		}
 		return map[string]any{"action": "refund", "orderId": id, "amount": o.Total, "currency": o.Currency, "reason": "within-window"}
 	default:
 		return map[string]any{"action": "deny", "orderId": id, "reason": "outside-window"}

@@ -7,6 +7,10 @@
 //
 //	{"criteria":[{"met":true,"reason":"..."}]}
 //
+// A graded criterion (one with a "scale", DESIGN §15) gets a level instead:
+// the top of its scale when the rule holds, the bottom when not, as
+// {"level":4,"reason":"..."}; a model would use the levels in between.
+//
 // It is a stand-in for a model judge, so the example runs offline and the
 // same way every time: it recognises a criterion by its keywords and decides
 // it with a fixed heuristic over the agent's reply (a pattern, a word list).
@@ -27,6 +31,10 @@ type request struct {
 	Criteria []struct {
 		Criterion string  `json:"criterion"`
 		Weight    float64 `json:"weight"`
+		Scale     *struct {
+			Min int `json:"min"`
+			Max int `json:"max"`
+		} `json:"scale"`
 	} `json:"criteria"`
 	Input  json.RawMessage `json:"input"`
 	Output json.RawMessage `json:"output"`
@@ -35,6 +43,12 @@ type request struct {
 type verdict struct {
 	Met    bool   `json:"met"`
 	Reason string `json:"reason"`
+}
+
+// answer is a verdict as written, with the level of a graded criterion.
+type answer struct {
+	verdict
+	Level *int `json:"level,omitempty"`
 }
 
 // rule decides the criteria whose text contains one of its keywords.
@@ -115,10 +129,18 @@ func main() {
 	}
 	reply := text(req.Output)
 	out := struct {
-		Criteria []verdict `json:"criteria"`
-	}{Criteria: make([]verdict, 0, len(req.Criteria))}
+		Criteria []answer `json:"criteria"`
+	}{Criteria: make([]answer, 0, len(req.Criteria))}
 	for _, c := range req.Criteria {
-		out.Criteria = append(out.Criteria, decide(strings.ToLower(c.Criterion), reply))
+		a := answer{verdict: decide(strings.ToLower(c.Criterion), reply)}
+		if c.Scale != nil {
+			level := c.Scale.Min
+			if a.Met {
+				level = c.Scale.Max
+			}
+			a.Level = &level
+		}
+		out.Criteria = append(out.Criteria, a)
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		os.Exit(3)

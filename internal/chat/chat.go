@@ -59,9 +59,18 @@ type FunctionCall struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
-// ResponseFormat asks for a kind of answer, e.g. {"type": "json_object"}.
+// ResponseFormat asks for a kind of answer, e.g. {"type": "json_object"},
+// or {"type": "json_schema", "json_schema": {...}} for structured output.
 type ResponseFormat struct {
-	Type string `json:"type"`
+	Type       string      `json:"type"`
+	JSONSchema *JSONSchema `json:"json_schema,omitempty"`
+}
+
+// JSONSchema is the schema a structured answer must follow.
+type JSONSchema struct {
+	Name   string          `json:"name"`
+	Strict bool            `json:"strict"`
+	Schema json.RawMessage `json:"schema"`
 }
 
 // Response is a chat completion.

@@ -1,0 +1,353 @@
+// Package jsonpatch applies JSON Patch documents (RFC 6902) to JSON values
+// decoded by jsonvalue.Decode, all operations or none.
+//
+// It is what a stateful fixture's effect runs on the world of a trial
+// (DESIGN §14). It works on decoded values, not on bytes, so a trial's
+// world is decoded once and patched call after call; the test operation
+// compares as every check does (jsonvalue.Equal: 1 equals 1.0); and an
+// error says which operation failed and why without quoting any value.
+//
+//	doc, _ := jsonvalue.Decode([]byte(`{"orders":{"A-1":{"status":"paid"}}}`))
+//	doc, err := jsonpatch.Apply(doc, []jsonpatch.Op{
+//		{Op: jsonpatch.Test, Path: "/orders/A-1/status", Value: "paid"},
+//		{Op: jsonpatch.Replace, Path: "/orders/A-1/status", Value: "refunded"},
+//	})
+package jsonpatch
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/evalgate/evalgate/jsonvalue"
+)
+
+// The operations of RFC 6902.
+const (
+	Add     = "add"
+	Remove  = "remove"
+	Replace = "replace"
+	Move    = "move"
+	Copy    = "copy"
+	Test    = "test"
+)
+
+// Ops lists the operations in the RFC's order.
+var Ops = []string{Add, Remove, Replace, Move, Copy, Test}
+
+// Op is one operation. Value is a decoded JSON value (add, replace, test);
+// From is the source pointer (move, copy).
+type Op struct {
+	Op    string
+	Path  string
+	From  string
+	Value any
+}
+
+// Error is why an operation could not be applied. It names the operation
+// and its pointers, never a value.
+type Error struct {
+	Index int    // of the operation in the patch
+	Op    string // the operation
+	Path  string
+	// Failed is true for a test operation whose value differs: the
+	// precondition did not hold, the patch itself is sound.
+	Failed bool
+	Reason string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s %s: %s", e.Op, quotePointer(e.Path), e.Reason)
+}
+
+func quotePointer(p string) string {
+	if p == "" {
+		return `"" (the whole document)`
+	}
+	return strconv.Quote(p)
+}
+
+// Apply applies ops to doc in order and returns the patched document. It
+// is atomic: doc itself is never modified, and when an operation fails no
+// operation takes effect and the error is an *Error.
+func Apply(doc any, ops []Op) (any, error) {
+	if len(ops) == 0 {
+		return doc, nil
+	}
+	out := Clone(doc)
+	for i, op := range ops {
+		var e *Error
+		if out, e = apply(out, op); e != nil {
+			e.Index = i
+			return doc, e
+		}
+	}
+	return out, nil
+}
+
+// Clone returns a deep copy of a decoded JSON value.
+func Clone(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = Clone(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = Clone(e)
+		}
+		return out
+	}
+	return v
+}
+
+// Tokens splits an RFC 6901 pointer into its unescaped reference tokens;
+// nil for "", the whole document.
+func Tokens(ptr string) ([]string, error) {
+	if ptr == "" {
+		return nil, nil
+	}
+	if ptr[0] != '/' {
+		return nil, fmt.Errorf("a JSON pointer starts with \"/\"")
+	}
+	toks := strings.Split(ptr[1:], "/")
+	for i, t := range toks {
+		if !strings.Contains(t, "~") {
+			continue
+		}
+		for j := 0; j < len(t); j++ {
+			if t[j] == '~' && (j+1 == len(t) || (t[j+1] != '0' && t[j+1] != '1')) {
+				return nil, fmt.Errorf(`"~" in a JSON pointer is followed by 0 or 1 ("~0" is "~", "~1" is "/")`)
+			}
+		}
+		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+	}
+	return toks, nil
+}
+
+// Escape escapes text as one reference token of a pointer: "~" as "~0"
+// and "/" as "~1".
+func Escape(text string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(text, "~", "~0"), "/", "~1")
+}
+
+// Get returns the value at ptr in doc.
+func Get(doc any, ptr string) (any, error) {
+	toks, err := Tokens(ptr)
+	if err != nil {
+		return nil, err
+	}
+	cur := doc
+	for i, t := range toks {
+		next, ok := child(cur, t)
+		if !ok {
+			return nil, fmt.Errorf("no value at %s", quotePointer(prefix(toks, i+1)))
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+func child(v any, tok string) (any, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		e, ok := x[tok]
+		return e, ok
+	case []any:
+		i, ok := index(tok, len(x)-1)
+		if !ok {
+			return nil, false
+		}
+		return x[i], true
+	}
+	return nil, false
+}
+
+// index parses an array index no greater than max: digits, no leading zero.
+func index(tok string, max int) (int, bool) {
+	if tok == "" || len(tok) > 1 && tok[0] == '0' {
+		return 0, false
+	}
+	for _, c := range tok {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	i, err := strconv.Atoi(tok)
+	if err != nil || i > max {
+		return 0, false
+	}
+	return i, true
+}
+
+// prefix is the pointer of the first n tokens.
+func prefix(toks []string, n int) string {
+	var b strings.Builder
+	for _, t := range toks[:n] {
+		b.WriteByte('/')
+		b.WriteString(Escape(t))
+	}
+	return b.String()
+}
+
+func apply(doc any, op Op) (any, *Error) {
+	fail := func(format string, args ...any) *Error {
+		return &Error{Op: op.Op, Path: op.Path, Reason: fmt.Sprintf(format, args...)}
+	}
+	toks, err := Tokens(op.Path)
+	if err != nil {
+		return doc, fail("%v", err)
+	}
+	switch op.Op {
+	case Add:
+		return put(doc, toks, Clone(op.Value), true, fail)
+	case Replace:
+		return put(doc, toks, Clone(op.Value), false, fail)
+	case Remove:
+		if toks == nil {
+			return doc, fail("the whole document cannot be removed")
+		}
+		_, doc, e := take(doc, toks, fail)
+		return doc, e
+	case Test:
+		got, err := Get(doc, op.Path)
+		if err != nil {
+			return doc, fail("%v", err)
+		}
+		if !jsonvalue.Equal(got, op.Value) {
+			e := fail("the value differs from the one the test expects")
+			e.Failed = true
+			return doc, e
+		}
+		return doc, nil
+	case Move, Copy:
+		from, err := Tokens(op.From)
+		if err != nil {
+			return doc, fail("from: %v", err)
+		}
+		if op.Op == Move && len(from) < len(toks) && strings.HasPrefix(op.Path, op.From+"/") {
+			return doc, fail("a value cannot move into itself (from %s)", quotePointer(op.From))
+		}
+		var v any
+		if op.Op == Copy {
+			got, err := Get(doc, op.From)
+			if err != nil {
+				return doc, fail("from: %v", err)
+			}
+			v = Clone(got)
+		} else {
+			if op.From == op.Path {
+				if _, err := Get(doc, op.From); err != nil {
+					return doc, fail("from: %v", err)
+				}
+				return doc, nil
+			}
+			if from == nil {
+				return doc, fail("the whole document cannot be moved")
+			}
+			var e *Error
+			if v, doc, e = take(doc, from, fail); e != nil {
+				e.Reason = "from: " + e.Reason
+				return doc, e
+			}
+		}
+		return put(doc, toks, v, true, fail)
+	}
+	return doc, fail("unknown operation; expected one of %s", strings.Join(Ops, ", "))
+}
+
+// put sets the value at toks: add (insert into an array, create or set a
+// member) or replace (the target must exist). It returns the new document.
+func put(doc any, toks []string, v any, add bool, fail func(string, ...any) *Error) (any, *Error) {
+	if toks == nil {
+		return v, nil
+	}
+	return edit(doc, toks, fail, func(parent any, last string) (any, *Error) {
+		switch x := parent.(type) {
+		case map[string]any:
+			if _, ok := x[last]; !ok && !add {
+				return parent, fail("no value at %s", quotePointer(prefix(toks, len(toks))))
+			}
+			x[last] = v
+			return x, nil
+		case []any:
+			if add {
+				i := len(x)
+				if last != "-" {
+					var ok bool
+					if i, ok = index(last, len(x)); !ok {
+						return parent, fail("%q is not an index of the array (0 to %d, or \"-\" to append)", last, len(x))
+					}
+				}
+				x = append(x, nil)
+				copy(x[i+1:], x[i:])
+				x[i] = v
+				return x, nil
+			}
+			i, ok := index(last, len(x)-1)
+			if !ok {
+				return parent, fail("no value at %s", quotePointer(prefix(toks, len(toks))))
+			}
+			x[i] = v
+			return x, nil
+		}
+		return parent, fail("%s is neither an object nor an array", quotePointer(prefix(toks, len(toks)-1)))
+	})
+}
+
+// take removes the value at toks and returns it with the new document.
+func take(doc any, toks []string, fail func(string, ...any) *Error) (any, any, *Error) {
+	var got any
+	doc, e := edit(doc, toks, fail, func(parent any, last string) (any, *Error) {
+		switch x := parent.(type) {
+		case map[string]any:
+			v, ok := x[last]
+			if !ok {
+				break
+			}
+			got = v
+			delete(x, last)
+			return x, nil
+		case []any:
+			i, ok := index(last, len(x)-1)
+			if !ok {
+				break
+			}
+			got = x[i]
+			return append(x[:i], x[i+1:]...), nil
+		}
+		return parent, fail("no value at %s", quotePointer(prefix(toks, len(toks))))
+	})
+	return got, doc, e
+}
+
+// edit walks to the parent of the last token and lets leaf change it,
+// storing what leaf returns (an array may have grown or shrunk) in place.
+func edit(node any, toks []string, fail func(string, ...any) *Error, leaf func(parent any, last string) (any, *Error)) (any, *Error) {
+	var walk func(node any, depth int) (any, *Error)
+	walk = func(node any, depth int) (any, *Error) {
+		if depth == len(toks)-1 {
+			return leaf(node, toks[depth])
+		}
+		next, ok := child(node, toks[depth])
+		if !ok {
+			return node, fail("no value at %s", quotePointer(prefix(toks, depth+1)))
+		}
+		changed, e := walk(next, depth+1)
+		if e != nil {
+			return node, e
+		}
+		switch x := node.(type) {
+		case map[string]any:
+			x[toks[depth]] = changed
+		case []any:
+			i, _ := index(toks[depth], len(x)-1)
+			x[i] = changed
+		}
+		return node, nil
+	}
+	return walk(node, 0)
+}
