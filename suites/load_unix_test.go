@@ -152,3 +152,35 @@ func TestLoadPaths(t *testing.T) {
 		t.Run(name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestHandlerLinkedOutside: a handler's script that is a symbolic link out
+// of the suite's folder is refused, as a dataset or state file would be.
+func TestHandlerLinkedOutside(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "evil.py")
+	assert.NilError(t, os.WriteFile(outside, []byte("print('x')\n"), 0o644))
+	assert.NilError(t, os.Mkdir(filepath.Join(dir, "handlers"), 0o755))
+	assert.NilError(t, os.Symlink(outside, filepath.Join(dir, "handlers", "bank.py")))
+	suite := `suiteId: acme.t.evals.world
+version: 1.0.0
+modes: [golden]
+tasks:
+  - taskId: pay
+    input: x
+    fixtures:
+      state: {}
+      toolResponses:
+        - tool: transfer
+          handler: [python3, handlers/bank.py]
+    expected: {kind: golden, state: {}}
+`
+	path := filepath.Join(dir, "s.yaml")
+	assert.NilError(t, os.WriteFile(path, []byte(suite), 0o644))
+	_, err := Load(path)
+	assert.ErrorContains(t, err, `/tasks/0/fixtures/toolResponses/0/handler/1: the handler's "handlers/bank.py" leads outside the suite's folder through a symbolic link`)
+
+	assert.NilError(t, os.Remove(filepath.Join(dir, "handlers", "bank.py")))
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "handlers", "bank.py"), []byte("print('x')\n"), 0o644))
+	_, err = Load(path)
+	assert.NilError(t, err)
+}

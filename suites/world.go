@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // patchOps are the JSON Patch operations an effect may use (RFC 6902).
@@ -49,6 +50,7 @@ func (d *decoder) stateful(rv *value, ptr string, r *ToolResponse) {
 	d.tool = r.Tool
 	if hv := rv.get("handler"); hv != nil {
 		r.Handler = stringList(hv)
+		d.handlerPaths(hv, ptr+"/handler")
 		for _, k := range []string{"response", "error", "raw", "fault", "require", "effect", "from", "result"} {
 			if f := rv.getField(k); f != nil {
 				d.keyErrorf(f, ptr+"/"+k, "a fixture with a handler answers through its program; %q cannot be set with it", k)
@@ -396,4 +398,33 @@ func (d *decoder) stateFile(v *value, ptr string) []byte {
 		return nil
 	}
 	return root.compact()
+}
+
+// handlerPaths holds a handler's command to the suite's folder, as the
+// suite's other files are held (DESIGN §17): a program is a name found on
+// PATH (python3) or a file inside the suite's folder, and every word of the
+// command that names a path (handlers/bank.py) stays inside it, symbolic
+// links resolved. A suite from a pull request cannot point a handler at a
+// program or a script elsewhere on the runner.
+func (d *decoder) handlerPaths(hv *value, ptr string) {
+	if d.again || hv.kind != kindArray {
+		return
+	}
+	dir := filepath.Dir(d.file)
+	realDir, dirErr := filepath.EvalSymlinks(dir)
+	for i, w := range hv.items {
+		if w.kind != kindString || !strings.ContainsAny(w.lit, `/\`) {
+			continue // a program on PATH, a flag or a plain word
+		}
+		wptr := pointerIndex(ptr, i)
+		rel := filepath.FromSlash(w.lit)
+		if !filepath.IsLocal(rel) {
+			d.errorf(w, wptr, "a handler runs in the suite's folder and names files inside it: expected a program on PATH (such as python3) or a path relative to the suite's folder (such as handlers/bank.py), got %s", describe(w))
+			continue
+		}
+		real, err := filepath.EvalSymlinks(filepath.Join(dir, rel))
+		if err == nil && dirErr == nil && !within(realDir, real) {
+			d.errorf(w, wptr, "the handler's %s leads outside the suite's folder through a symbolic link", describe(w))
+		}
+	}
 }
