@@ -79,24 +79,7 @@ func TestActEndToEnd(t *testing.T) {
 		out := t.TempDir()
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
-		args := []string{"pull_request",
-			"--workflows", filepath.Join("action", "testdata", "e2e", "workflow.yml"),
-			"--eventpath", filepath.Join("action", "testdata", "e2e", "event.json"),
-			"--platform", "ubuntu-latest=-self-hosted",
-			"--no-cache-server",
-			"--secret", "GITHUB_TOKEN=ghs_e2e_token",
-			"--env", "GITHUB_API_URL=" + f.apiURL(),
-			"--env", "GITHUB_REPOSITORY=acme/agent",
-			"--env", "E2E_OUT=" + out,
-			"--env", "E2E_AGENT_MODE=" + tc.agentMode,
-		}
-		for _, s := range standIns {
-			args = append(args, "--local-repository", s)
-		}
-		cmd := exec.CommandContext(ctx, act, args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "NO_COLOR=1")
-		logBytes, err := cmd.CombinedOutput()
+		logBytes, err := actCommand(ctx, act, root, "workflow.yml", f, standIns, "E2E_OUT="+out, "E2E_AGENT_MODE="+tc.agentMode).CombinedOutput()
 		log := string(logBytes)
 		_ = os.WriteFile(filepath.Join(out, "act.log"), logBytes, 0o644)
 		exit := 0
@@ -178,6 +161,31 @@ func TestActEndToEnd(t *testing.T) {
 	assert.Equal(t, bodies[2], bodies[1], "a refused update leaves the comment as it was")
 }
 
+// actCommand is act running the workflow action/testdata/e2e/<workflow>
+// on the pull_request event in host mode, from the repository root, against
+// the fake GitHub API f, with the stand-in actions and env (NAME=value).
+func actCommand(ctx context.Context, act, root, workflow string, f *fakeGitHub, standIns []string, env ...string) *exec.Cmd {
+	args := []string{"pull_request",
+		"--workflows", filepath.Join("action", "testdata", "e2e", workflow),
+		"--eventpath", filepath.Join("action", "testdata", "e2e", "event.json"),
+		"--platform", "ubuntu-latest=-self-hosted",
+		"--no-cache-server",
+		"--secret", "GITHUB_TOKEN=ghs_e2e_token",
+		"--env", "GITHUB_API_URL=" + f.apiURL(),
+		"--env", "GITHUB_REPOSITORY=acme/agent",
+	}
+	for _, e := range env {
+		args = append(args, "--env", e)
+	}
+	for _, s := range standIns {
+		args = append(args, "--local-repository", s)
+	}
+	cmd := exec.CommandContext(ctx, act, args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	return cmd
+}
+
 // standInActions writes, for every action that action.yml uses by
 // owner/repo@ref, a local action that fails the job when it runs, and
 // returns act's --local-repository mappings to them.
@@ -236,25 +244,7 @@ func TestActSharded(t *testing.T) {
 	runAct := func(t *testing.T, drop string) (string, int) {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
-		args := []string{"pull_request",
-			"--workflows", filepath.Join("action", "testdata", "e2e", "sharded.yml"),
-			"--eventpath", filepath.Join("action", "testdata", "e2e", "event.json"),
-			"--platform", "ubuntu-latest=-self-hosted",
-			"--no-cache-server",
-			"--secret", "GITHUB_TOKEN=ghs_e2e_token",
-			"--env", "GITHUB_API_URL=" + f.apiURL(),
-			"--env", "GITHUB_REPOSITORY=acme/agent",
-			"--env", "E2E_OUT=" + out,
-			"--env", "E2E_AGENT_MODE=fixed",
-			"--env", "E2E_DROP_SHARD=" + drop,
-		}
-		for _, s := range standIns {
-			args = append(args, "--local-repository", s)
-		}
-		cmd := exec.CommandContext(ctx, act, args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "NO_COLOR=1")
-		logBytes, err := cmd.CombinedOutput()
+		logBytes, err := actCommand(ctx, act, root, "sharded.yml", f, standIns, "E2E_OUT="+out, "E2E_AGENT_MODE=fixed", "E2E_DROP_SHARD="+drop).CombinedOutput()
 		log := string(logBytes)
 		_ = os.WriteFile(filepath.Join(out, "act-"+drop+".log"), logBytes, 0o644)
 		exit := 0
