@@ -113,8 +113,12 @@ func balance(plan []runner.Planned, history *results.Run, n int) (assign map[tas
 // balanceShards makes the shard filter of sel assign tasks by their past
 // latency in the results at spec (a results.json, a folder holding one, a
 // baseline or git:<ref>:<path>), over the tasks sel chooses. Without a
-// past latency for any of them, it says so and leaves the hash.
+// past latency for any of them, it says so and leaves the hash; "none"
+// leaves it silently, as --baseline none compares with nothing.
 func (j *job) balanceShards(all []*suites.Suite, sel *runner.Selection, spec string) error {
+	if spec == NoBaseline {
+		return nil // as --baseline none: nothing to go by, the hash stays
+	}
 	if strings.HasPrefix(spec, regression.ArtifactPrefix) {
 		return invalid(fmt.Errorf("--balance %q: an artifact must be downloaded first: `evalgate baseline fetch` writes it to a file (the Action does this with its baseline input); pass that file", spec))
 	}
