@@ -293,7 +293,7 @@ func (im *importer) providers(v any) []provider {
 		case id == "echo":
 			pr.agent = "  plain: [cat]\n"
 		case vendor == "exec":
-			pr.agent = fmt.Sprintf("  plain: [/bin/sh, -c, %s]\n", strconv.Quote("exec "+strings.TrimSpace(model)+` "$(cat)"`))
+			pr.agent = im.execProvider(strings.TrimSpace(model))
 		case vendors[vendor] != [2]string{} && model != "":
 			m := model
 			for _, pre := range []string{"chat:", "messages:", "completion:"} {
@@ -334,13 +334,7 @@ func (im *importer) scriptProvider(ref string) (string, string) {
 	if _, err := inputfile.Read(p, MaxConfigBytes); err != nil {
 		return "", "could not read " + file + ": " + err.Error()
 	}
-	// The agent runs in the project file's folder, the output folder.
-	absOut, err1 := filepath.Abs(im.out)
-	absFile, err2 := filepath.Abs(p)
-	rel, err3 := filepath.Rel(absOut, absFile)
-	if err1 != nil || err2 != nil || err3 != nil {
-		rel = absFile
-	}
+	rel := im.fromOut(p)
 	data, _ := runners.ReadFile("runners/" + runner)
 	im.files["providers/"+runner] = data
 	args := []string{interp, "providers/" + runner, filepath.ToSlash(rel)}
@@ -629,6 +623,29 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// execProvider runs an exec: command as promptfoo does: in the config's
+// folder (so a script named relative to it is found), the prompt as its
+// argument.
+func (im *importer) execProvider(cmd string) string {
+	script := "exec " + cmd + ` "$(cat)"`
+	if dir := im.fromOut(im.dir); dir != "." {
+		script = "cd '" + strings.ReplaceAll(dir, "'", `'\''`) + "' && " + script
+	}
+	return fmt.Sprintf("  plain: [/bin/sh, -c, %s]\n", strconv.Quote(script))
+}
+
+// fromOut names path relative to the output folder, where the agent runs
+// (the project file's folder); an absolute path when it cannot.
+func (im *importer) fromOut(path string) string {
+	absOut, err1 := filepath.Abs(im.out)
+	abs, err2 := filepath.Abs(path)
+	rel, err3 := filepath.Rel(absOut, abs)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return abs
+	}
+	return filepath.ToSlash(rel)
 }
 
 // slug makes a name fit a suite id or a file name.

@@ -120,3 +120,21 @@ func TestRunners(t *testing.T) {
 		})
 	}
 }
+
+// TestImportExecRunsInConfigFolder: promptfoo runs an exec: command in the
+// config's folder, so the agent changes into it from the output folder.
+func TestImportExecRunsInConfigFolder(t *testing.T) {
+	root := t.TempDir()
+	cfgDir := filepath.Join(root, "it's here")
+	assert.NilError(t, os.MkdirAll(cfgDir, 0o755))
+	cfg := filepath.Join(cfgDir, "promptfooconfig.yaml")
+	assert.NilError(t, os.WriteFile(cfg, []byte("prompts: [hi]\nproviders: ['exec: python3 reply.py']\ntests: [{assert: [{type: contains, value: hi}]}]\n"), 0o644))
+
+	res, err := Import(cfg, Options{Out: filepath.Join(root, "out")})
+	assert.NilError(t, err)
+	assert.Assert(t, strings.Contains(string(res.Files["evalgate.yaml"]), `plain: [/bin/sh, -c, "cd '../it'\\''s here' && exec python3 reply.py \"$(cat)\""]`), string(res.Files["evalgate.yaml"]))
+
+	res, err = Import(cfg, Options{Out: cfgDir})
+	assert.NilError(t, err)
+	assert.Assert(t, strings.Contains(string(res.Files["evalgate.yaml"]), `plain: [/bin/sh, -c, "exec python3 reply.py \"$(cat)\""]`), string(res.Files["evalgate.yaml"]))
+}
