@@ -115,7 +115,7 @@ func TestSubcommands(t *testing.T) {
 		{name: "run without agent", args: []string{"run", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: "no agent to run"},
 		{name: "balance without a shard", args: []string{"run", "--agent-cmd", "true", "--balance", "x.json", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: "--balance goes with --shard i/n"},
 		{name: "balance by an artifact", args: []string{"run", "--agent-cmd", "true", "--shard", "1/2", "--balance", "github-artifact:evalgate-baseline", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: "an artifact must be downloaded first"},
-		{name: "balance by none keeps the hash", args: []string{"run", "--agent-cmd", "true", "--shard", "1/2", "--balance", "none", "--gate", "true", "../examples/evals/order-status.json"}, wantCode: 0},
+		{name: "balance by none keeps the hash", args: []string{"run", "--agent-cmd", "true", "--shard", "1/2", "--balance", "none", "--gate", "true", "--out", filepath.Join(t.TempDir(), "out"), "../examples/evals/order-status.json"}, wantCode: 0},
 		{name: "balance by a missing file", args: []string{"run", "--agent-cmd", "true", "--shard", "1/2", "--balance", "nope.json", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: "--balance: could not read"},
 		{name: "bad gate is exit 2 before running", args: []string{"run", "--agent-cmd", "false", "--gate", "aggregateScore >=", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: "gate"},
 		{name: "unknown gate variable", args: []string{"run", "--agent-cmd", "false", "--gate", "score > 1", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: "score"},
