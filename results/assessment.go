@@ -1,7 +1,6 @@
 package results
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 )
@@ -58,7 +57,7 @@ func (c *checker) assessment(a *Assessment) {
 		}
 		for _, d := range ax.Names() {
 			if v := ax.Dimensions[d]; v != nil {
-				c.score(fmt.Sprintf("/assessment/%s/dimensions/%s", name, d), *v)
+				c.score(c.at("/assessment/%s/dimensions/%s", name, d), *v)
 			}
 		}
 	}

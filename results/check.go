@@ -36,7 +36,20 @@ func (e *NumberError) Error() string {
 // or absurdly large, anything not finite. It is what Read and the
 // baseline reader ask of a file before comparing with it.
 func (r *Run) Check() error {
-	c := &checker{}
+	// A first pass only looks: pointers are built, for the message, by a
+	// second pass once a problem is known to be there. A results file of
+	// 200,000 tasks has millions of numbers and, nearly always, no problem.
+	if (&checker{}).run(r) == nil {
+		return nil
+	}
+	if err := (&checker{where: true}).run(r); err != nil {
+		return err
+	}
+	return nil
+}
+
+// run checks r, and returns the first problem.
+func (c *checker) run(r *Run) *NumberError {
 	c.assessment(r.Assessment)
 	c.stats("", &r.Stats)
 	r.Trust.check(c)
@@ -44,16 +57,14 @@ func (r *Run) Check() error {
 		c.latency("/shard/plannedMs", r.Shard.PlannedMs)
 	}
 	for i, sh := range r.Shards {
-		c.latency(fmt.Sprintf("/shards/%d/plannedMs", i), sh.PlannedMs)
-		c.latency(fmt.Sprintf("/shards/%d/wallMs", i), sh.WallMs)
+		p := c.at("/shards/%d", i)
+		c.latency(p+"/plannedMs", sh.PlannedMs)
+		c.latency(p+"/wallMs", sh.WallMs)
 	}
 	for i := range r.Suites {
-		c.suite(fmt.Sprintf("/suites/%d", i), &r.Suites[i])
+		c.suite(c.at("/suites/%d", i), &r.Suites[i])
 	}
-	if c.err != nil {
-		return c.err
-	}
-	return nil
+	return c.err
 }
 
 // CheckTask checks the figures of one task at the JSON pointer ptr, for a
@@ -69,8 +80,22 @@ func CheckTask(ptr string, score, costUsd float64, latencyMs int64) error {
 	return nil
 }
 
-// checker keeps the first problem found.
-type checker struct{ err *NumberError }
+// checker keeps the first problem found. Without where, it does not build
+// the JSON pointers of what it checks (at gives ""), and a problem's
+// pointer is only its last part.
+type checker struct {
+	err   *NumberError
+	where bool
+}
+
+// at formats a pointer when the checker says where, else "": "" + "/score"
+// allocates nothing.
+func (c *checker) at(format string, args ...any) string {
+	if !c.where {
+		return ""
+	}
+	return fmt.Sprintf(format, args...)
+}
 
 func (c *checker) in(ptr string, x, lo, hi float64, want string) {
 	if c.err == nil && (math.IsNaN(x) || x < lo || x > hi) {
@@ -124,7 +149,7 @@ func (c *checker) suite(ptr string, s *Suite) {
 	}
 	c.stats(ptr, &s.Stats)
 	for i := range s.Tasks {
-		c.task(fmt.Sprintf("%s/tasks/%d", ptr, i), &s.Tasks[i])
+		c.task(c.at("%s/tasks/%d", ptr, i), &s.Tasks[i])
 	}
 }
 
@@ -139,12 +164,12 @@ func (c *checker) task(ptr string, t *Task) {
 	c.tokens(ptr+"/tokens", t.Tokens)
 	c.count(ptr+"/toolCalls", int64(t.ToolCalls))
 	for i, l := range t.Levels {
-		c.count(fmt.Sprintf("%s/levels/%d/criterion", ptr, i), int64(l.Criterion))
-		c.in(fmt.Sprintf("%s/levels/%d/level", ptr, i), float64(l.Level), -MaxScaleBound, MaxScaleBound, "a whole number from -1e6 to 1e6")
+		c.count(c.at("%s/levels/%d/criterion", ptr, i), int64(l.Criterion))
+		c.in(c.at("%s/levels/%d/level", ptr, i), float64(l.Level), -MaxScaleBound, MaxScaleBound, "a whole number from -1e6 to 1e6")
 	}
 	for i := range t.Trials {
 		tr := &t.Trials[i]
-		p := fmt.Sprintf("%s/trials/%d", ptr, i)
+		p := c.at("%s/trials/%d", ptr, i)
 		c.score(p+"/score", tr.Score)
 		c.latency(p+"/latencyMs", tr.LatencyMs)
 		c.cost(p+"/agentCostUsd", tr.AgentCostUsd)
@@ -152,7 +177,7 @@ func (c *checker) task(ptr string, t *Task) {
 		c.tokens(p+"/tokens", tr.Tokens)
 		c.count(p+"/toolCalls", int64(tr.ToolCalls))
 		for j, u := range tr.Tools {
-			q := fmt.Sprintf("%s/tools/%d", p, j)
+			q := c.at("%s/tools/%d", p, j)
 			c.count(q+"/calls", int64(u.Calls))
 			c.count(q+"/matched", int64(u.Matched))
 			c.count(q+"/errors", int64(u.Errors))
@@ -162,7 +187,7 @@ func (c *checker) task(ptr string, t *Task) {
 			c.count(q+"/sideEffectRepeats", int64(u.SideEffectRepeats))
 		}
 		for j := range tr.Checks {
-			c.level(fmt.Sprintf("%s/checks/%d", p, j), &tr.Checks[j])
+			c.level(c.at("%s/checks/%d", p, j), &tr.Checks[j])
 		}
 	}
 }
