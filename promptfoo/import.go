@@ -25,7 +25,7 @@ const MaxConfigBytes = 64 << 20
 // ErrNotPromptfoo is the error of a file that is not a promptfoo config.
 var ErrNotPromptfoo = errors.New("not a promptfoo config")
 
-//go:embed runners/javascript.cjs runners/python.py runners/provider.py runners/provider.cjs
+//go:embed runners/javascript.cjs runners/contains-json.cjs runners/python.py runners/provider.py runners/provider.cjs
 var runners embed.FS
 
 // Result is what an import writes: Files by path relative to the output
@@ -103,6 +103,27 @@ type test struct {
 type assertion struct {
 	loc string
 	raw map[string]any
+	// set holds the assertions of an assert-set with a threshold, which
+	// becomes one check.
+	set []assertion
+}
+
+// textChecks reports whether every assertion maps to an expression that
+// cannot fail to evaluate, so an assert-set of them can be one expression.
+func textChecks(as []assertion) bool {
+	for _, a := range as {
+		typ, _ := a.raw["type"].(string)
+		switch strings.TrimPrefix(typ, "not-") {
+		case "equals", "contains", "icontains", "starts-with", "regex",
+			"contains-any", "contains-all", "icontains-any", "icontains-all":
+		default:
+			return false
+		}
+		if a.set != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Options configure Import.
@@ -478,9 +499,14 @@ func (im *importer) assertList(v any, loc string) []assertion {
 		}
 		if m["type"] == "assert-set" {
 			inner := im.assertList(m["assert"], aloc)
+			if _, ok := number(m["threshold"]); ok && textChecks(inner) {
+				// Its threshold decides: the set is one check.
+				out = append(out, assertion{loc: aloc, raw: m, set: inner})
+				continue
+			}
 			im.mapped(aloc, "assert-set", "its assertions, each a check")
 			if m["threshold"] != nil {
-				im.unsupported(aloc+".threshold", "assert-set threshold", "an assert-set's own threshold is not kept; each of its checks counts on its own")
+				im.unsupported(aloc+".threshold", "assert-set threshold", "kept only for a set of text checks (equals, contains, icontains, starts-with, regex, the -any/-all lists and their not- forms); each of this set's checks counts on its own")
 			}
 			out = append(out, inner...)
 			continue

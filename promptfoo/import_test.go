@@ -138,3 +138,46 @@ func TestImportExecRunsInConfigFolder(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Assert(t, strings.Contains(string(res.Files["evalgate.yaml"]), `plain: [/bin/sh, -c, "exec python3 reply.py \"$(cat)\""]`), string(res.Files["evalgate.yaml"]))
 }
+
+// TestContainsJSONRunner: contains-json finds a JSON object as promptfoo
+// does: anywhere in the output, an unclosed one at the end closed, a bare
+// array not counted.
+func TestContainsJSONRunner(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"javascript.cjs", "contains-json.cjs"} {
+		data, err := runners.ReadFile("runners/" + name)
+		assert.NilError(t, err)
+		assert.NilError(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+	}
+	cases := []struct {
+		output string
+		want   bool
+	}{
+		{`Here it is: {"a": 1} and more`, true},
+		{`no JSON at all`, false},
+		{`{}`, true},
+		{`{"a": {"b": [1, 2]}`, true},
+		{`{not json} then {"ok": true}`, true},
+		{`{"a": }`, false},
+		{`[1, 2, 3]`, false},
+		{`{"a": "}"`, false},
+	}
+	var req strings.Builder
+	var want strings.Builder
+	for _, c := range cases {
+		line, err := json.Marshal(map[string]any{"input": "q", "output": c.output, "trace": []any{}, "vars": map[string]any{}})
+		assert.NilError(t, err)
+		req.Write(line)
+		req.WriteString("\n")
+		want.WriteString(`{"pass":` + map[bool]string{true: "true", false: "false"}[c.want] + "}\n")
+	}
+	cmd := exec.Command("node", "javascript.cjs", "contains-json.cjs")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(req.String())
+	out, err := cmd.Output()
+	assert.NilError(t, err)
+	assert.Equal(t, string(out), want.String())
+}

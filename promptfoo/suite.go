@@ -268,6 +268,8 @@ func (im *importer) check(a assertion, typ string) (check, criterion map[string]
 	}
 	expr := ""
 	switch base {
+	case "assert-set":
+		return im.assertSet(a)
 	case "equals":
 		if !isStr {
 			return nil, nil, "equals with a value that is not a string"
@@ -323,6 +325,15 @@ func (im *importer) check(a assertion, typ string) (check, criterion map[string]
 			return nil, nil, "is-json with a schema: use outputSchema by hand"
 		}
 		expr = "let v = fromJSON(output); true"
+	case "contains-json":
+		if val != nil {
+			return nil, nil, "contains-json with a schema: evalgate has no check that validates JSON found inside the output"
+		}
+		c := im.containsJSON()
+		if negate {
+			c["negate"] = true
+		}
+		return c, nil, ""
 	case "latency":
 		th, ok := number(a.raw["threshold"])
 		if !ok || negate {
@@ -421,4 +432,51 @@ func baseName(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// assertSet maps an assert-set with a threshold, which passes as promptfoo
+// decides it: when the weighted share of its assertions that pass reaches
+// the threshold. It is one check; its weight and metric are the set's.
+func (im *importer) assertSet(a assertion) (check, criterion map[string]any, why string) {
+	th, _ := number(a.raw["threshold"])
+	var terms []string
+	total := 0.0
+	for _, in := range a.set {
+		typ, _ := in.raw["type"].(string)
+		c, _, why := im.check(in, typ)
+		if why != "" {
+			return nil, nil, "its assertion " + in.loc + ": " + why
+		}
+		e, _ := c["expr"].(string)
+		if c["negate"] == true {
+			e = "!(" + e + ")"
+		}
+		w, ok := number(in.raw["weight"])
+		if !ok {
+			w = 1
+		}
+		total += w
+		terms = append(terms, fmt.Sprintf("(%s ? %s : 0)", e, strconv.FormatFloat(w, 'g', -1, 64)))
+		im.mapped(in.loc, typ, "a term of the assert-set's check")
+	}
+	expr := "false"
+	switch {
+	case total > 0:
+		expr = fmt.Sprintf("(%s) / %s >= %s", strings.Join(terms, " + "), strconv.FormatFloat(total, 'g', -1, 64), strconv.FormatFloat(th, 'g', -1, 64))
+	case th <= 0:
+		expr = "true" // promptfoo scores a set without weight 0
+	}
+	return map[string]any{"expr": expr}, nil, ""
+}
+
+// containsJSON is a program check that finds a JSON object in the output
+// as promptfoo's contains-json does.
+func (im *importer) containsJSON() map[string]any {
+	for _, runner := range []string{"javascript.cjs", "contains-json.cjs"} {
+		if _, ok := im.files["evals/"+checksDir+"/"+runner]; !ok {
+			data, _ := runners.ReadFile("runners/" + runner)
+			im.files["evals/"+checksDir+"/"+runner] = data
+		}
+	}
+	return map[string]any{"exec": []any{"node", checksDir + "/javascript.cjs", checksDir + "/contains-json.cjs"}}
 }
