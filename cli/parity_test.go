@@ -24,7 +24,7 @@ func TestPromptfooParity(t *testing.T) {
 	}
 	configs, err := filepath.Glob("../promptfoo/testdata/parity/*/promptfooconfig.yaml")
 	assert.NilError(t, err)
-	assert.Assert(t, len(configs) >= 12)
+	assert.Assert(t, len(configs) >= 13)
 	for _, config := range configs {
 		name := filepath.Base(filepath.Dir(config))
 		t.Run(name, func(t *testing.T) {
