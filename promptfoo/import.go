@@ -78,6 +78,8 @@ type importer struct {
 	// codes are the program-check files written, by language and file, so
 	// assertions of the same file share a program.
 	codes map[string]string
+	// schemas are the contains-json modules written, by their schema.
+	schemas map[string]string
 	// cur is the inline code of the test being mapped, by language: the
 	// row carries it to the runner.
 	cur  map[string][]string

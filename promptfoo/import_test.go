@@ -180,4 +180,49 @@ func TestContainsJSONRunner(t *testing.T) {
 	out, err := cmd.Output()
 	assert.NilError(t, err)
 	assert.Equal(t, string(out), want.String())
+
+	// With a schema: one of the objects found must validate.
+	res, err := Import(writeConfig(t, `prompts: [hi]
+providers: [echo]
+tests:
+  - assert:
+      - type: contains-json
+        value: {type: object, required: [n], properties: {n: {type: integer, minimum: 2}, tags: {type: array, items: {enum: [a, b]}}}, additionalProperties: false}
+`), Options{})
+	assert.NilError(t, err)
+	module := res.Files["evals/checks/contains-json-1.cjs"]
+	assert.Assert(t, module != nil, "%v", res.Report.Unsupported)
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "contains-json-1.cjs"), module, 0o644))
+	req.Reset()
+	want.Reset()
+	for _, c := range []struct {
+		output string
+		want   bool
+	}{
+		{`{"n": 1} then {"n": 3, "tags": ["a"]}`, true},
+		{`{"n": 1}`, false},
+		{`{"n": 2.5}`, false},
+		{`{"n": 2, "tags": ["c"]}`, false},
+		{`{"n": 2, "other": 1}`, false},
+		{`{"m": 2}`, false},
+	} {
+		line, err := json.Marshal(map[string]any{"input": "q", "output": c.output, "trace": []any{}, "vars": map[string]any{}})
+		assert.NilError(t, err)
+		req.Write(line)
+		req.WriteString("\n")
+		want.WriteString(`{"pass":` + map[bool]string{true: "true", false: "false"}[c.want] + "}\n")
+	}
+	cmd = exec.Command("node", "javascript.cjs", "contains-json-1.cjs")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(req.String())
+	out, err = cmd.Output()
+	assert.NilError(t, err)
+	assert.Equal(t, string(out), want.String())
+}
+
+func writeConfig(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "promptfooconfig.yaml")
+	assert.NilError(t, os.WriteFile(p, []byte(content), 0o644))
+	return p
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ardanlabs/jinja"
+	"go.yaml.in/yaml/v3"
 )
 
 // The files an import writes beside the project files.
@@ -326,10 +327,10 @@ func (im *importer) check(a assertion, typ string) (check, criterion map[string]
 		}
 		expr = "let v = fromJSON(output); true"
 	case "contains-json":
-		if val != nil {
-			return nil, nil, "contains-json with a schema: evalgate has no check that validates JSON found inside the output"
+		c, why := im.containsJSON(val)
+		if why != "" {
+			return nil, nil, why
 		}
-		c := im.containsJSON()
 		if negate {
 			c["negate"] = true
 		}
@@ -470,13 +471,116 @@ func (im *importer) assertSet(a assertion) (check, criterion map[string]any, why
 }
 
 // containsJSON is a program check that finds a JSON object in the output
-// as promptfoo's contains-json does.
-func (im *importer) containsJSON() map[string]any {
+// as promptfoo's contains-json does; with a schema, one that validates.
+func (im *importer) containsJSON(val any) (map[string]any, string) {
+	module := checksDir + "/contains-json.cjs"
+	if val != nil {
+		schema := val
+		if s, ok := val.(string); ok {
+			if strings.HasPrefix(s, "file://") || strings.Contains(s, "{{") || strings.Contains(s, "{%") {
+				return nil, "contains-json with a schema from a file or a template is not imported"
+			}
+			var parsed any
+			if err := yaml.Unmarshal([]byte(s), &parsed); err != nil {
+				return nil, "contains-json with a schema that is not YAML or JSON"
+			}
+			schema = parsed
+		}
+		if why := schemaSubset(schema); why != "" {
+			return nil, "contains-json with a schema: " + why
+		}
+		data, err := json.Marshal(schema)
+		if err != nil {
+			return nil, "contains-json with a schema that is not JSON"
+		}
+		if im.schemas == nil {
+			im.schemas = map[string]string{}
+		}
+		file, ok := im.schemas[string(data)]
+		if !ok {
+			file = fmt.Sprintf("%s/contains-json-%d.cjs", checksDir, len(im.schemas)+1)
+			im.schemas[string(data)] = file
+			im.files["evals/"+file] = fmt.Appendf(nil, "// contains-json with a schema, written by evalgate import promptfoo.\n'use strict';\nmodule.exports = require('./contains-json.cjs').withSchema(%s);\n", data)
+		}
+		module = file
+	}
 	for _, runner := range []string{"javascript.cjs", "contains-json.cjs"} {
 		if _, ok := im.files["evals/"+checksDir+"/"+runner]; !ok {
 			data, _ := runners.ReadFile("runners/" + runner)
 			im.files["evals/"+checksDir+"/"+runner] = data
 		}
 	}
-	return map[string]any{"exec": []any{"node", checksDir + "/javascript.cjs", checksDir + "/contains-json.cjs"}}
+	return map[string]any{"exec": []any{"node", checksDir + "/javascript.cjs", module}}, ""
+}
+
+// schemaSubset says why a JSON Schema uses more than the keywords the
+// contains-json runner validates; "" when it does not.
+func schemaSubset(v any) string {
+	if _, ok := v.(bool); ok {
+		return ""
+	}
+	s, ok := v.(map[string]any)
+	if !ok {
+		return "a schema must be an object or a boolean"
+	}
+	isNum := func(x any) bool { _, ok := number(x); return ok }
+	for k, x := range s {
+		why := ""
+		switch k {
+		case "title", "description":
+		case "type":
+			types, isList := x.([]any)
+			if !isList {
+				types = []any{x}
+			}
+			for _, t := range types {
+				switch t {
+				case "null", "boolean", "string", "number", "integer", "array", "object":
+				default:
+					why = "an unknown type"
+				}
+			}
+		case "enum":
+			if _, ok := x.([]any); !ok {
+				why = "enum must be a list"
+			}
+		case "const":
+		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems":
+			if !isNum(x) {
+				why = k + " must be a number"
+			}
+		case "pattern":
+			if _, ok := x.(string); !ok {
+				why = "pattern must be a string"
+			}
+		case "required":
+			list, ok := x.([]any)
+			for _, r := range list {
+				if _, isStr := r.(string); !isStr {
+					ok = false
+				}
+			}
+			if !ok {
+				why = "required must be a list of names"
+			}
+		case "items", "additionalProperties":
+			why = schemaSubset(x)
+		case "properties":
+			props, ok := x.(map[string]any)
+			if !ok {
+				why = "properties must be an object"
+			}
+			for _, p := range props {
+				if why == "" {
+					why = schemaSubset(p)
+				}
+			}
+		default:
+			why = "the keyword " + k + " is not validated here (only type, enum, const, the bounds, pattern, required, properties, additionalProperties and items are)"
+		}
+		if why != "" {
+			return why
+		}
+	}
+	return ""
 }
