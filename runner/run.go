@@ -695,7 +695,7 @@ func (r *run) score(ctx context.Context, s *suites.Suite, t *suites.Task, timeou
 		return
 	}
 	res.SchemaValid = valid
-	checks = append(checks, r.builtinChecks(s, t, rec.Trace)...)
+	checks = append(checks, r.builtinChecks(s, t, rec.Trace, res.Tools)...)
 	if t.Expected.Kind == suites.KindRubric {
 		var err error
 		checks, err = r.rubric(ctx, s, t, obs, rec, res, checks)
@@ -872,8 +872,9 @@ func dedupeFindings(fs []results.Finding) []results.Finding {
 // builtinChecks are the checks the runner adds to a trial from the suite's
 // declarations rather than the task's assertions: toolArgs when the trial
 // called a tool that declares an inputSchema, replanLoop for a task
-// tagged replan-loop.
-func (r *run) builtinChecks(s *suites.Suite, t *suites.Task, trace []fixtures.Call) []results.Check {
+// tagged replan-loop, from the trial's tool counts (toolUse of the same
+// trace).
+func (r *run) builtinChecks(s *suites.Suite, t *suites.Task, trace []fixtures.Call, tools []results.ToolUse) []results.Check {
 	var out []results.Check
 	checked, invalid := false, false
 	for _, c := range trace {
@@ -897,7 +898,7 @@ func (r *run) builtinChecks(s *suites.Suite, t *suites.Task, trace []fixtures.Ca
 			limit = DefaultMaxRepeats
 		}
 		most := 0
-		for _, u := range toolUse(trace, nil) {
+		for _, u := range tools {
 			most = max(most, u.MaxSame)
 		}
 		c := results.Check{ID: CheckReplanLoop, Kind: "maxRepeats", Weight: 1, Passed: most <= limit}
