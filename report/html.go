@@ -232,13 +232,7 @@ func baselineScore(score, delta float64) *float64 {
 // axis places a score on the score bar's 0–100 axis; a score outside
 // [0, 1] (or NaN) from a hand-made results file stays on the bar.
 func axis(score float64) string {
-	switch {
-	case !(score > 0):
-		return "0"
-	case score > 1:
-		return "100"
-	}
-	return units(score * 100)
+	return units(clamp(score, 0, 1) * 100)
 }
 
 // units prints a length of a chart with at most two decimals.
@@ -271,7 +265,7 @@ var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"deref":    func(p *int) int { return *p },
 	"deref64":  func(p *float64) float64 { return *p },
 	"score2":   score2, // an assessment's scores, cut as its badge cuts them
-	"pct":      func(p *float64) string { return units(clamp01(*p) * 100) },
+	"pct":      func(p *float64) string { return axis(*p) },
 }).Parse(htmlTemplates))
 
 // htmlTemplates are the page's templates: "start" and "end" around the

@@ -89,12 +89,5 @@ func newHTMLAssessment(a *results.Assessment) *htmlAssessment {
 }
 
 // posX and posY place a score, clamped to 0..1, on the dual-axis chart.
-func posX(score float64) float64 { return posMargin + clamp01(score)*posPlot }
-func posY(score float64) float64 { return (1 - clamp01(score)) * posPlot }
-
-func clamp01(f float64) float64 {
-	if !(f >= 0) { // NaN too
-		return 0
-	}
-	return min(f, 1)
-}
+func posX(score float64) float64 { return posMargin + clamp(score, 0, 1)*posPlot }
+func posY(score float64) float64 { return (1 - clamp(score, 0, 1)) * posPlot }

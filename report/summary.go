@@ -209,10 +209,11 @@ func WriteSummary(dir string, s *results.Suite, modelClass string) error {
 	return nil
 }
 
-// clamp bounds v to [lo, hi]; NaN becomes lo.
+// clamp bounds v to [lo, hi]; NaN becomes lo, and so does -0 at lo = 0
+// (a chart never prints "-0").
 func clamp(v, lo, hi float64) float64 {
 	switch {
-	case math.IsNaN(v), v < lo:
+	case math.IsNaN(v), v <= lo:
 		return lo
 	case v > hi:
 		return hi
