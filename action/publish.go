@@ -127,21 +127,26 @@ func Publish(ctx context.Context, opts PublishOptions) (Published, error) {
 	}
 
 	if getenv("GITHUB_OUTPUT") != "" {
-		outs := map[string]string{
-			OutputPassed:         strconv.FormatBool(opts.Run.Passed),
-			OutputAggregateScore: strconv.FormatFloat(opts.Run.AggregateScore, 'f', 4, 64),
-			OutputResults:        opts.ResultsPath,
-			OutputScorecard:      opts.ScorecardPath,
-			OutputCommentURL:     pub.CommentURL,
-		}
-		if t := opts.Run.Trust; t != nil {
-			outs[OutputTrustLevel] = strconv.Itoa(t.Level)
-		}
-		if err := WriteOutputs(getenv, outs); err != nil {
+		if err := WriteOutputs(getenv, stepOutputs(opts, pub.CommentURL)); err != nil {
 			return pub, err
 		}
 	}
 	return pub, nil
+}
+
+// stepOutputs are the action's step outputs for the run of opts.
+func stepOutputs(opts PublishOptions, commentURL string) map[string]string {
+	outs := map[string]string{
+		OutputPassed:         strconv.FormatBool(opts.Run.Passed),
+		OutputAggregateScore: strconv.FormatFloat(opts.Run.AggregateScore, 'f', 4, 64),
+		OutputResults:        opts.ResultsPath,
+		OutputScorecard:      opts.ScorecardPath,
+		OutputCommentURL:     commentURL,
+	}
+	if t := opts.Run.Trust; t != nil {
+		outs[OutputTrustLevel] = strconv.Itoa(t.Level)
+	}
+	return outs
 }
 
 // notAnnotated says how many failing tasks have no annotation and where

@@ -2,7 +2,6 @@ package action
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -31,13 +30,11 @@ func publishShard(getenv func(string) string, opts PublishOptions) (Published, e
 		}
 	}
 	if getenv("GITHUB_OUTPUT") != "" {
-		if err := WriteOutputs(getenv, map[string]string{
-			OutputPassed:         strconv.FormatBool(r.Passed),
-			OutputAggregateScore: strconv.FormatFloat(r.AggregateScore, 'f', 4, 64),
-			OutputResults:        opts.ResultsPath,
-			OutputScorecard:      opts.ScorecardPath,
-			OutputCommentURL:     "",
-		}); err != nil {
+		outs := stepOutputs(opts, "")
+		// A shard's trust scorecard saw part of the run: the merge job's
+		// is the level.
+		delete(outs, OutputTrustLevel)
+		if err := WriteOutputs(getenv, outs); err != nil {
 			return pub, err
 		}
 	}
