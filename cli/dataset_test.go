@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalgate/evalgate/results"
 	"gotest.tools/v3/assert"
 )
 
@@ -153,6 +154,43 @@ func TestImportPromptfoo(t *testing.T) {
 	r = runCLI(t, dir, nil, "import", "promptfoo", example, "--out", "imported")
 	assert.Equal(t, r.code, 2)
 	assert.Assert(t, strings.Contains(r.stderr, "would overwrite"), r.stderr)
+
+	// Imported in place, the CSV sheet stays where it is: its suite reads
+	// it at every run, with the verdicts of the rows copied above.
+	inPlace := filepath.Join(dir, "in-place")
+	assert.NilError(t, os.CopyFS(inPlace, os.DirFS(filepath.Dir(example))))
+	r = runCLI(t, inPlace, nil, "import", "promptfoo", "promptfooconfig.yaml", "--out", ".")
+	assert.Equal(t, r.code, 0, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Assert(t, strings.Contains(r.stdout, "a dataset of tests.suite.yaml, which reads the sheet where it is"), r.stdout)
+	r = runCLI(t, inPlace, nil, "run", "--gate", "passRate >= 0.8")
+	assert.Equal(t, r.code, 0, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	verdicts := func(folder string) map[[2]int]bool {
+		var rep struct {
+			Tasks []struct {
+				SuiteID, TaskID    string
+				TestIdx, PromptIdx int
+			}
+		}
+		data, err := os.ReadFile(filepath.Join(folder, "import-report.json"))
+		assert.NilError(t, err)
+		assert.NilError(t, json.Unmarshal(data, &rep))
+		run, err := results.Read(filepath.Join(folder, "evalgate-out", "results.json"))
+		assert.NilError(t, err)
+		passed := map[string]bool{}
+		for _, s := range run.Suites {
+			for _, task := range s.Tasks {
+				passed[s.ID+" "+task.ID] = task.Passed
+			}
+		}
+		out := map[[2]int]bool{}
+		for _, task := range rep.Tasks {
+			p, ok := passed[task.SuiteID+" "+task.TaskID]
+			assert.Assert(t, ok, "task %s %s did not run", task.SuiteID, task.TaskID)
+			out[[2]int{task.TestIdx, task.PromptIdx}] = p
+		}
+		return out
+	}
+	assert.DeepEqual(t, verdicts(inPlace), verdicts(filepath.Join(dir, "imported")))
 
 	writeFiles(t, dir, map[string]string{"suite.yaml": "suiteId: acme.evals.x\nversion: 1.0.0\nmodes: [golden]\ntasks: []\n"})
 	r = runCLI(t, dir, nil, "import", "promptfoo", "suite.yaml")

@@ -121,7 +121,8 @@ var commandDocs = map[string]commandDoc{
 	"import": {
 		about: "Imports a promptfoo config: writes evalgate.yaml (evalgate.<label>.yaml for each " +
 			"further provider), evals/promptfoo.suite.yaml with a task per test and prompt in " +
-			"evals/promptfoo.tests.jsonl, the program checks that run JavaScript and Python " +
+			"evals/promptfoo.tests.jsonl (a CSV sheet inside --out stays where it is: its suite, " +
+			"written beside it, reads it at every run), the program checks that run JavaScript and Python " +
 			"assertions, and import-report.json; prints what mapped to what and what did not, " +
 			"with locations. It never overwrites a file without --force " +
 			"(docs/migrating-from-promptfoo.md).",

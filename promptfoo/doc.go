@@ -2,7 +2,10 @@
 // evalgate files: a project file per provider, a suite whose tasks are a
 // JSON Lines dataset of one row per test and prompt, the program checks
 // that keep JavaScript and Python assertions' meaning, and a report of
-// what mapped to what and what did not (DESIGN §16).
+// what mapped to what and what did not (DESIGN §16). A CSV sheet of tests
+// inside the output folder is kept where it is: its suite, beside it,
+// reads it at every run through a dataset with a promptfoo member, which
+// this package registers with package suites (Sheet).
 //
 // Prompts are rendered with each test's vars by a Jinja-compatible engine
 // (github.com/ardanlabs/jinja), which reads promptfoo's Nunjucks. Tests

@@ -78,20 +78,32 @@ type importer struct {
 	// codes are the program-check files written, by language and file, so
 	// assertions of the same file share a program.
 	codes map[string]string
-	// schemas are the contains-json modules written, by their schema.
-	schemas map[string]string
 	// cur is the inline code of the test being mapped, by language: the
 	// row carries it to the runner.
 	cur  map[string][]string
 	seen map[string]bool // locations reported as mapped
 	// judged is set when an assertion became a criterion a judge decides.
 	judged bool
+	// base is defaultTest, as every test starts from it, and defaultTest
+	// its setting as the config writes it.
+	base        test
+	defaultTest any
+	// checks is where the suite's program checks are, relative to the
+	// suite's folder: "checks" for evals/, another for a sheet's suite.
+	checks string
+	// quiet is set when the importer maps a sheet's rows for a run
+	// (Sheet): nothing is reported or written.
+	quiet bool
 }
 
 // test is one promptfoo test after defaultTest is merged in.
 type test struct {
-	loc         string // where its assertions are: "tests[3]", "data.csv:4"
-	index       int
+	loc   string // where its assertions are: "tests[3]", "data.csv:4"
+	index int
+	// sheet and line are the CSV file (as the config names it) and the
+	// line a test read from a CSV starts at.
+	sheet       string
+	line        int
 	description string
 	vars        map[string]any
 	asserts     []assertion
@@ -156,7 +168,7 @@ func Import(path string, opts Options) (*Result, error) {
 	if cfg["prompts"] == nil || (cfg["tests"] == nil && cfg["providers"] == nil) {
 		return nil, fmt.Errorf("%s: %w: expected a YAML mapping with prompts, providers and tests", path, ErrNotPromptfoo)
 	}
-	im := &importer{dir: filepath.Dir(path), out: cmpOr(opts.Out, "."), files: map[string][]byte{}, codes: map[string]string{}, seen: map[string]bool{}}
+	im := &importer{dir: filepath.Dir(path), out: cmpOr(opts.Out, "."), files: map[string][]byte{}, codes: map[string]string{}, seen: map[string]bool{}, checks: checksDir}
 	name := slug(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	if d, ok := cfg["description"].(string); ok && d != "" {
 		name = slug(d)
@@ -171,6 +183,7 @@ func Import(path string, opts Options) (*Result, error) {
 	}
 	prompts := im.prompts(cfg["prompts"])
 	providers := im.providers(cfg["providers"])
+	im.defaultTest = cfg["defaultTest"]
 	tests := im.tests(cfg["tests"], cfg["defaultTest"])
 	if err := im.suite(prompts, providers, tests); err != nil {
 		return nil, err
@@ -182,14 +195,14 @@ func Import(path string, opts Options) (*Result, error) {
 }
 
 func (im *importer) mapped(loc, typ, to string) {
-	if !im.seen[loc] {
+	if !im.quiet && !im.seen[loc] {
 		im.seen[loc] = true
 		im.rep.Mapped = append(im.rep.Mapped, Mapped{Location: loc, Type: typ, To: to})
 	}
 }
 
 func (im *importer) unsupported(loc, typ, reason string) {
-	if !im.seen["!"+loc] {
+	if !im.quiet && !im.seen["!"+loc] {
 		im.seen["!"+loc] = true
 		im.rep.Unsupported = append(im.rep.Unsupported, Unsupported{Location: loc, Type: typ, Reason: reason})
 	}
@@ -380,19 +393,8 @@ func projectFile(i int, label string) string {
 }
 
 func (im *importer) tests(v, def any) []test {
-	var base test
-	if d, ok := def.(map[string]any); ok {
-		base.vars, _ = d["vars"].(map[string]any)
-		base.asserts = im.assertList(d["assert"], "defaultTest")
-		if th, ok := number(d["threshold"]); ok {
-			base.threshold = &th
-		}
-		for k := range d {
-			if k != "vars" && k != "assert" && k != "threshold" {
-				im.unsupported("defaultTest."+k, k, "evalgate has no counterpart for this setting")
-			}
-		}
-	}
+	base := im.defaults(def)
+	im.base = base
 	var raw []test
 	list := asList(v)
 	for i, t := range list {
@@ -410,30 +412,58 @@ func (im *importer) tests(v, def any) []test {
 	if len(list) == 0 {
 		raw = append(raw, test{loc: "defaultTest"})
 	}
-	// Merge defaultTest and expand array vars, as promptfoo does.
 	var out []test
 	for i, t := range raw {
 		t.index = i
-		vars := map[string]any{}
-		for k, val := range base.vars {
-			vars[k] = val
+		out = append(out, withDefaults(base, t)...)
+	}
+	return out
+}
+
+// defaults reads defaultTest: the vars, assertions and threshold every
+// test starts from.
+func (im *importer) defaults(def any) test {
+	var base test
+	d, ok := def.(map[string]any)
+	if !ok {
+		return base
+	}
+	base.vars, _ = d["vars"].(map[string]any)
+	base.asserts = im.assertList(d["assert"], "defaultTest")
+	if th, ok := number(d["threshold"]); ok {
+		base.threshold = &th
+	}
+	for k := range d {
+		if k != "vars" && k != "assert" && k != "threshold" {
+			im.unsupported("defaultTest."+k, k, "evalgate has no counterpart for this setting")
 		}
-		for k, val := range t.vars {
-			vars[k] = val
+	}
+	return base
+}
+
+// withDefaults merges defaultTest (base) into t and expands list vars, as
+// promptfoo does: the tests t makes, one for each combination.
+func withDefaults(base, t test) []test {
+	vars := map[string]any{}
+	for k, val := range base.vars {
+		vars[k] = val
+	}
+	for k, val := range t.vars {
+		vars[k] = val
+	}
+	t.asserts = append(slices.Clone(base.asserts), t.asserts...)
+	if t.threshold == nil {
+		t.threshold = base.threshold
+	}
+	all := expand(vars)
+	out := make([]test, 0, len(all))
+	for k, vs := range all {
+		tt := t
+		tt.vars = vs
+		if len(all) > 1 {
+			tt.variant = k + 1
 		}
-		t.asserts = append(slices.Clone(base.asserts), t.asserts...)
-		if t.threshold == nil {
-			t.threshold = base.threshold
-		}
-		all := expand(vars)
-		for k, vs := range all {
-			tt := t
-			tt.vars = vs
-			if len(all) > 1 {
-				tt.variant = k + 1
-			}
-			out = append(out, tt)
-		}
+		out = append(out, tt)
 	}
 	return out
 }
@@ -580,34 +610,39 @@ func (im *importer) csvTests(name string, data []byte) []test {
 			break
 		}
 		line, _ := r.FieldPos(0)
-		t := test{loc: fmt.Sprintf("%s:%d", name, line), vars: map[string]any{}}
-		for i, h := range header {
-			if i >= len(rec) {
-				break
-			}
-			cell := rec[i]
-			_, col := r.FieldPos(i)
-			loc := fmt.Sprintf("%s:%d:%d", name, line, col)
-			switch {
-			case strings.HasPrefix(h, "__expected"):
-				if cell != "" {
-					t.asserts = append(t.asserts, assertion{loc: loc, raw: expectedAssertion(cell)})
-				}
-			case h == "__description":
-				t.description = cell
-			case strings.HasPrefix(h, "__metadata"):
-				// Metadata filters promptfoo's runs; it does not score.
-			case strings.HasPrefix(h, "__"):
-				if cell != "" {
-					im.unsupported(loc, h, "this promptfoo column has no evalgate counterpart")
-				}
-			default:
-				t.vars[h] = cell
-			}
-		}
-		out = append(out, t)
+		out = append(out, im.csvTest(name, header, rec, line, func(i int) int { _, col := r.FieldPos(i); return col }))
 	}
 	return out
+}
+
+// csvTest reads the row of a CSV of tests that starts at line; col gives
+// a cell's column, for the report.
+func (im *importer) csvTest(name string, header, rec []string, line int, col func(int) int) test {
+	t := test{loc: fmt.Sprintf("%s:%d", name, line), sheet: name, line: line, vars: map[string]any{}}
+	for i, h := range header {
+		if i >= len(rec) {
+			break
+		}
+		cell := rec[i]
+		loc := fmt.Sprintf("%s:%d:%d", name, line, col(i))
+		switch {
+		case strings.HasPrefix(h, "__expected"):
+			if cell != "" {
+				t.asserts = append(t.asserts, assertion{loc: loc, raw: expectedAssertion(cell)})
+			}
+		case h == "__description":
+			t.description = cell
+		case strings.HasPrefix(h, "__metadata"):
+			// Metadata filters promptfoo's runs; it does not score.
+		case strings.HasPrefix(h, "__"):
+			if cell != "" {
+				im.unsupported(loc, h, "this promptfoo column has no evalgate counterpart")
+			}
+		default:
+			t.vars[h] = cell
+		}
+	}
+	return t
 }
 
 // expectedAssertion reads an __expected cell: "type: value" for the types

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -38,13 +39,170 @@ func TestImportMappings(t *testing.T) {
 	golden.Assert(t, b.String(), "mappings.golden")
 
 	out := t.TempDir()
-	for name, data := range res.Files {
-		assert.NilError(t, os.MkdirAll(filepath.Dir(filepath.Join(out, name)), 0o755))
-		assert.NilError(t, os.WriteFile(filepath.Join(out, name), data, 0o644))
+	assert.NilError(t, os.CopyFS(out, os.DirFS("testdata/mappings")))
+	writeFiles(t, out, res.Files)
+	got := loadTasks(t, out, res)
+	for k := range got {
+		got[k] = ""
 	}
-	loaded, err := suites.Load(filepath.Join(out, "evals"))
+	assert.DeepEqual(t, got, reportTasks(res))
+}
+
+// TestSheetKeptWhereItIs: a CSV sheet inside the output folder stays the
+// source of its tests. Its suite reads it at every run and makes the tasks
+// that copying its rows makes (the sheet outside the output folder), and a
+// row added to the sheet is a task of the next load.
+func TestSheetKeptWhereItIs(t *testing.T) {
+	kept := t.TempDir()
+	assert.NilError(t, os.CopyFS(kept, os.DirFS("testdata/mappings")))
+	resKept, err := Import(filepath.Join(kept, "promptfooconfig.yaml"), Options{Out: kept})
 	assert.NilError(t, err)
-	assert.Equal(t, len(loaded[0].Tasks), len(res.Report.Tasks))
+	assert.Check(t, resKept.Files["tests.suite.yaml"] != nil)
+	writeFiles(t, kept, resKept.Files)
+
+	copied := t.TempDir()
+	resCopied, err := Import("testdata/mappings/promptfooconfig.yaml", Options{Out: copied})
+	assert.NilError(t, err)
+	assert.Check(t, resCopied.Files["tests.suite.yaml"] == nil)
+	writeFiles(t, copied, resCopied.Files)
+	assert.Check(t, slices.Contains(resCopied.Report.Mapped, Mapped{Location: "tests.csv", Type: "tests",
+		To: "its rows, copied into evals/promptfoo.tests.jsonl: the sheet is outside the output folder, and the suite that reads it must sit beside it"}), "%+v", resCopied.Report.Mapped)
+
+	// The same tests, prompt by prompt: the same input, bar and checks
+	// (the program checks named from the sheet's folder).
+	keptTasks, copiedTasks := loadTasks(t, kept, resKept), loadTasks(t, copied, resCopied)
+	assert.Equal(t, len(keptTasks), len(copiedTasks))
+	byTest := func(res *Result, tasks map[string]string) map[[2]int]string {
+		m := map[[2]int]string{}
+		for _, r := range res.Report.Tasks {
+			m[[2]int{r.TestIdx, r.PromptIdx}] = tasks[r.SuiteID+" "+r.TaskID]
+		}
+		return m
+	}
+	want := byTest(resCopied, copiedTasks)
+	for k, got := range byTest(resKept, keptTasks) {
+		assert.Equal(t, strings.ReplaceAll(got, `"evals/checks/`, `"checks/`), want[k], "test %d, prompt %d", k[0], k[1])
+	}
+
+	// A row added to the sheet is three more tasks, one for each prompt.
+	f, err := os.OpenFile(filepath.Join(kept, "tests.csv"), os.O_APPEND|os.O_WRONLY, 0)
+	assert.NilError(t, err)
+	_, err = f.WriteString("7,grade: is seven,,added,,\n")
+	assert.NilError(t, err)
+	assert.NilError(t, f.Close())
+	loaded, err := suites.Load(filepath.Join(kept, "tests.suite.yaml"))
+	assert.NilError(t, err)
+	var added []*suites.Task
+	for _, task := range loaded[0].Tasks {
+		if strings.HasPrefix(task.ID, "tests-5-") {
+			full, err := loaded[0].Full(task)
+			assert.NilError(t, err)
+			added = append(added, full)
+		}
+	}
+	assert.Equal(t, len(added), 3)
+	assert.Equal(t, added[0].Description, "added")
+	assert.Equal(t, len(added[0].Expected.Rubric), 2, "the latency check and the grade: criterion")
+}
+
+// TestSheetSettings: a promptfoo dataset entry with bad settings, or on
+// a file that is not a CSV sheet, is an error at its line.
+func TestSheetSettings(t *testing.T) {
+	for _, tc := range []struct{ entry, file, want string }{
+		{`{prompt: 3}`, "t.csv", "promptfoo: prompt: expected the prompt, a text or a list of chat messages"},
+		{`{prompt: hi, extra: 1}`, "t.csv", `promptfoo: unknown key "extra"; expected prompt, defaultTest, config and checks`},
+		{`{prompt: hi, defaultTest: {vars: {x: [1, 2]}}}`, "t.csv", `promptfoo: defaultTest: the var "x" is a list`},
+		{`{prompt: hi}`, "t.jsonl", `promptfoo: expected the entry's file to be a .csv sheet, got "t.jsonl"`},
+	} {
+		dir := t.TempDir()
+		assert.NilError(t, os.WriteFile(filepath.Join(dir, "t.csv"), []byte("q,__expected\nhi,hi\n"), 0o644))
+		assert.NilError(t, os.WriteFile(filepath.Join(dir, "t.jsonl"), []byte(`{"q":"hi"}`+"\n"), 0o644))
+		suite := "suiteId: a.evals.b\nversion: 1.0.0\nmodes: [golden]\ndatasets:\n  - file: " + tc.file + "\n    promptfoo: " + tc.entry + "\n    task: {taskId: \"t-{row.line}\", input: \"{row.input}\", expected: \"{row.expected}\"}\n"
+		assert.NilError(t, os.WriteFile(filepath.Join(dir, "s.yaml"), []byte(suite), 0o644))
+		_, err := suites.Load(filepath.Join(dir, "s.yaml"))
+		assert.ErrorContains(t, err, "s.yaml:6:")
+		assert.ErrorContains(t, err, tc.want)
+	}
+}
+
+// writeFiles writes an import's files into dir.
+func writeFiles(t *testing.T, dir string, files map[string][]byte) {
+	t.Helper()
+	for name, data := range files {
+		assert.NilError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		assert.NilError(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+	}
+}
+
+// loadTasks loads the suites the first project file of an import written
+// into dir lists, and returns each task, as "suite task", with its input,
+// bar and expectation as JSON.
+func loadTasks(t *testing.T, dir string, res *Result) map[string]string {
+	t.Helper()
+	var project []byte
+	for name, data := range res.Files {
+		if strings.HasPrefix(name, "evalgate") && (project == nil || name < "evalgate.yaml") {
+			project = data
+		}
+	}
+	m := regexp.MustCompile(`suites: \[(.*)\]`).FindSubmatch(project)
+	assert.Assert(t, m != nil, "%s", project)
+	var paths []string
+	for _, p := range strings.Split(string(m[1]), ", ") {
+		paths = append(paths, filepath.Join(dir, p))
+	}
+	loaded, err := suites.Load(paths...)
+	assert.NilError(t, err)
+	out := map[string]string{}
+	for _, s := range loaded {
+		for _, task := range s.Tasks {
+			full, err := s.Full(task)
+			assert.NilError(t, err)
+			// The row the program checks read, but for its id or line.
+			var row map[string]any
+			assert.NilError(t, json.Unmarshal(full.Vars, &row))
+			delete(row, "id")
+			delete(row, "line")
+			b, err := json.Marshal([]any{full.Input, s.PassBar(full), full.Expected, row})
+			assert.NilError(t, err)
+			// Where a check is written, and the folder it runs in, are
+			// the suite file's.
+			var v any
+			assert.NilError(t, json.Unmarshal(b, &v))
+			b, err = json.Marshal(withoutKeys(v, "Pos", "Dir"))
+			assert.NilError(t, err)
+			out[s.ID+" "+task.ID] = string(b)
+		}
+	}
+	return out
+}
+
+// withoutKeys is v without the object members named keys, at any depth.
+func withoutKeys(v any, keys ...string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range keys {
+			delete(x, k)
+		}
+		for k, e := range x {
+			x[k] = withoutKeys(e, keys...)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = withoutKeys(e, keys...)
+		}
+	}
+	return v
+}
+
+// reportTasks is the tasks an import's report lists, as loadTasks names
+// them, with the JSON of what they hold left out.
+func reportTasks(res *Result) map[string]string {
+	out := map[string]string{}
+	for _, r := range res.Report.Tasks {
+		out[r.SuiteID+" "+r.TaskID] = ""
+	}
+	return out
 }
 
 // TestImportRefusesOtherFiles: a file that is not a promptfoo config is
@@ -190,7 +348,12 @@ tests:
         value: {type: object, required: [n], properties: {n: {type: integer, minimum: 2}, tags: {type: array, items: {enum: [a, b]}}}, additionalProperties: false}
 `), Options{})
 	assert.NilError(t, err)
-	module := res.Files["evals/checks/contains-json-1.cjs"]
+	var module []byte
+	for name, data := range res.Files {
+		if strings.HasPrefix(name, "evals/checks/contains-json-") {
+			module = data
+		}
+	}
 	assert.Assert(t, module != nil, "%v", res.Report.Unsupported)
 	assert.NilError(t, os.WriteFile(filepath.Join(dir, "contains-json-1.cjs"), module, 0o644))
 	req.Reset()

@@ -2,8 +2,12 @@ package promptfoo
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,8 +40,8 @@ datasets:
       expected: "{row.expected}"
 `
 
-// suite writes the suite, its rows, its program checks and the project
-// files.
+// suite writes the suite, its rows, the suites of the CSV sheets kept
+// where they are, the program checks and the project files.
 func (im *importer) suite(prompts []prompt, providers []provider, tests []test) error {
 	if len(prompts) == 0 {
 		return fmt.Errorf("%w: no prompt could be imported (see the unsupported list)", ErrNotPromptfoo)
@@ -49,11 +53,16 @@ func (im *importer) suite(prompts []prompt, providers []provider, tests []test) 
 	if len(providers) > 0 {
 		label = providers[0].id
 	}
+	sheets := im.sheets(tests)
 	for n, t := range tests {
-		expected := im.expected(t)
-		var code map[string][]string
-		if len(im.cur) > 0 {
-			code = im.cur
+		expected, code := im.expected(t)
+		if sh := sheets[t.sheet]; sh != nil {
+			// The sheet's suite reads the row where it is, at every run;
+			// mapping it here fills the report and writes its checks.
+			for p := range prompts {
+				im.rep.Tasks = append(im.rep.Tasks, TaskRef{SuiteID: sh.suiteID, TaskID: sheetTaskID(sh.prefix, t.line, p, len(prompts)), TestIdx: n, PromptIdx: p, Provider: label})
+			}
+			continue
 		}
 		for p, pr := range prompts {
 			id := fmt.Sprintf("test-%d", t.index)
@@ -63,26 +72,27 @@ func (im *importer) suite(prompts []prompt, providers []provider, tests []test) 
 			if t.variant > 0 {
 				id += fmt.Sprintf("-v%d", t.variant)
 			}
-			input, ok := render(pr, t.vars)
-			if !ok {
-				im.unsupported(fmt.Sprintf("prompts[%d]", p), "prompt template", "the Jinja-compatible engine could not render it with a test's vars; the prompt is left as written")
-			}
-			bar := 1.0
-			if t.threshold != nil {
-				bar = *t.threshold
-			}
-			row := map[string]any{"id": id, "description": cmpOr(t.description, t.loc), "input": input, "passScore": bar, "expected": expected, "vars": t.vars}
-			if code != nil {
-				row["code"] = code
-			}
+			row := im.row(t, pr, p, expected, code)
+			row["id"] = id
 			if err := enc.Encode(row); err != nil {
 				return fmt.Errorf("could not write the test at %s: %w", t.loc, err)
 			}
 			im.rep.Tasks = append(im.rep.Tasks, TaskRef{SuiteID: im.suiteID, TaskID: id, TestIdx: n, PromptIdx: p, Provider: label})
 		}
 	}
-	im.files[rowsFile] = rows.Bytes()
-	im.files[suiteFile] = fmt.Appendf(nil, suiteTemplate, im.suiteID)
+	var list []string
+	if rows.Len() > 0 {
+		im.files[rowsFile] = rows.Bytes()
+		im.files[suiteFile] = fmt.Appendf(nil, suiteTemplate, im.suiteID)
+		list = append(list, "evals/")
+	}
+	for _, name := range slices.Sorted(maps.Keys(sheets)) {
+		sh := sheets[name]
+		im.files[sh.path] = sh.suite(prompts, im.defaultTest)
+		if len(list) == 0 || !strings.HasPrefix(sh.path, "evals/") {
+			list = append(list, sh.path)
+		}
+	}
 	if len(providers) == 0 {
 		providers = []provider{{id: "none", label: "none", agent: "  plain: [cat]   # no provider was imported: set the agent\n"}}
 	}
@@ -93,9 +103,27 @@ func (im *importer) suite(prompts []prompt, providers []provider, tests []test) 
 		judge = "judge:\n  openai: {baseURL: https://api.openai.com/v1, model: gpt-4o-mini, apiKeyEnv: OPENAI_API_KEY}\n"
 	}
 	for i, p := range providers {
-		im.files[projectFile(i, p.label)] = fmt.Appendf(nil, "# Imported from promptfoo provider %s.\nsuites: [evals/]\nagent:\n%s%s", strconv.Quote(p.id), p.agent, judge)
+		im.files[projectFile(i, p.label)] = fmt.Appendf(nil, "# Imported from promptfoo provider %s.\nsuites: [%s]\nagent:\n%s%s", strconv.Quote(p.id), strings.Join(list, ", "), p.agent, judge)
 	}
 	return nil
+}
+
+// row is the dataset row of test t with prompt pr (the p-th): what the
+// task template reads. expected and code are t's, from expected.
+func (im *importer) row(t test, pr prompt, p int, expected map[string]any, code map[string][]string) map[string]any {
+	input, ok := render(pr, t.vars)
+	if !ok {
+		im.unsupported(fmt.Sprintf("prompts[%d]", p), "prompt template", "the Jinja-compatible engine could not render it with a test's vars; the prompt is left as written")
+	}
+	bar := 1.0
+	if t.threshold != nil {
+		bar = *t.threshold
+	}
+	row := map[string]any{"description": cmpOr(t.description, t.loc), "input": input, "passScore": bar, "expected": expected, "vars": t.vars}
+	if len(code) > 0 {
+		row["code"] = code
+	}
+	return row
 }
 
 // render writes vars into a prompt with a Jinja-compatible engine, which
@@ -150,8 +178,12 @@ func renderText(s string, vars map[string]any) (string, bool) {
 
 // expected maps a test's assertions to an evalgate expectation: golden
 // checks, or a rubric when an assertion needs a judge.
-func (im *importer) expected(t test) map[string]any {
+//
+// code is the inline JavaScript and Python of the test's assertions, by
+// language, which the row carries to the runners.
+func (im *importer) expected(t test) (expected map[string]any, code map[string][]string) {
 	im.cur = map[string][]string{}
+	defer func() { code = im.cur }()
 	var checks []map[string]any
 	var criteria []map[string]any
 	for _, a := range t.asserts {
@@ -193,14 +225,14 @@ func (im *importer) expected(t test) map[string]any {
 			criteria = append(criteria, map[string]any{"criterion": describeCheck(c), "weight": w, "assert": c})
 		}
 		normalize(criteria)
-		return map[string]any{"kind": "rubric", "rubric": criteria}
+		return map[string]any{"kind": "rubric", "rubric": criteria}, nil
 	}
 	if len(checks) == 0 {
 		// promptfoo passes a test without assertions.
 		checks = append(checks, map[string]any{"id": "no-assertions", "expr": "true"})
 	}
 	uniqueIDs(checks)
-	return map[string]any{"kind": "golden", "assert": checks}
+	return map[string]any{"kind": "golden", "assert": checks}, nil
 }
 
 // normalize makes rubric weights fit 0..1, keeping their proportions.
@@ -397,18 +429,26 @@ func (im *importer) program(lang, value string, a assertion) (map[string]any, st
 		if strings.Contains(ref, ":") {
 			return nil, "a file:// assertion naming a function is not imported"
 		}
-		data, shown, err := im.readFile(value)
-		if err != nil {
-			return nil, "could not read " + shown + ": " + err.Error()
+		// Named by its path, not by a count, so that a sheet's suite
+		// (Sheet) names the copy the import wrote.
+		name := lang + "-" + slug(strings.TrimSuffix(filepath.ToSlash(ref), ext)) + ext
+		if !im.quiet {
+			key := lang + "\x00" + filepath.ToSlash(filepath.Clean(ref))
+			for k, n := range im.codes {
+				if n == name && k != key {
+					return nil, "its file's copy would have the name of " + strings.TrimPrefix(k, lang+"\x00") + "'s (" + name + "); rename one of them"
+				}
+			}
+			if _, ok := im.codes[key]; !ok {
+				data, shown, err := im.readFile(value)
+				if err != nil {
+					return nil, "could not read " + shown + ": " + err.Error()
+				}
+				im.codes[key] = name
+				im.files["evals/"+checksDir+"/"+name] = data
+			}
 		}
-		key := lang + "\x00" + shown
-		file, ok := im.codes[key]
-		if !ok {
-			file = fmt.Sprintf("%s/%s-%d-%s", checksDir, lang, len(im.codes)+1, slug(strings.TrimSuffix(baseName(shown), ext))+ext)
-			im.codes[key] = file
-			im.files["evals/"+file] = data
-		}
-		args = []any{file}
+		args = []any{im.checks + "/" + name}
 	} else {
 		// Inline code travels in the row, so one process per worker runs
 		// the inline assertions of every test (#18).
@@ -416,11 +456,8 @@ func (im *importer) program(lang, value string, a assertion) (map[string]any, st
 		im.cur[lang] = append(im.cur[lang], value)
 		args = []any{"--inline", strconv.Itoa(k)}
 	}
-	if _, ok := im.files["evals/"+checksDir+"/"+runner]; !ok {
-		data, _ := runners.ReadFile("runners/" + runner)
-		im.files["evals/"+checksDir+"/"+runner] = data
-	}
-	cmd := append([]any{interp, checksDir + "/" + runner}, args...)
+	im.runner(runner)
+	cmd := append([]any{interp, im.checks + "/" + runner}, args...)
 	if th, ok := number(a.raw["threshold"]); ok {
 		cmd = append(cmd, strconv.FormatFloat(th, 'g', -1, 64))
 	}
@@ -473,7 +510,7 @@ func (im *importer) assertSet(a assertion) (check, criterion map[string]any, why
 // containsJSON is a program check that finds a JSON object in the output
 // as promptfoo's contains-json does; with a schema, one that validates.
 func (im *importer) containsJSON(val any) (map[string]any, string) {
-	module := checksDir + "/contains-json.cjs"
+	module := "contains-json.cjs"
 	if val != nil {
 		schema := val
 		if s, ok := val.(string); ok {
@@ -493,24 +530,25 @@ func (im *importer) containsJSON(val any) (map[string]any, string) {
 		if err != nil {
 			return nil, "contains-json with a schema that is not JSON"
 		}
-		if im.schemas == nil {
-			im.schemas = map[string]string{}
-		}
-		file, ok := im.schemas[string(data)]
-		if !ok {
-			file = fmt.Sprintf("%s/contains-json-%d.cjs", checksDir, len(im.schemas)+1)
-			im.schemas[string(data)] = file
-			im.files["evals/"+file] = fmt.Appendf(nil, "// contains-json with a schema, written by evalgate import promptfoo.\n'use strict';\nmodule.exports = require('./contains-json.cjs').withSchema(%s);\n", data)
-		}
-		module = file
-	}
-	for _, runner := range []string{"javascript.cjs", "contains-json.cjs"} {
-		if _, ok := im.files["evals/"+checksDir+"/"+runner]; !ok {
-			data, _ := runners.ReadFile("runners/" + runner)
-			im.files["evals/"+checksDir+"/"+runner] = data
+		// Named by its schema, so that a sheet's suite (Sheet) names the
+		// module the import wrote.
+		sum := sha256.Sum256(data)
+		module = fmt.Sprintf("contains-json-%x.cjs", sum[:4])
+		if !im.quiet {
+			im.files["evals/"+checksDir+"/"+module] = fmt.Appendf(nil, "// contains-json with a schema, written by evalgate import promptfoo.\n'use strict';\nmodule.exports = require('./contains-json.cjs').withSchema(%s);\n", data)
 		}
 	}
-	return map[string]any{"exec": []any{"node", checksDir + "/javascript.cjs", module}}, ""
+	im.runner("javascript.cjs")
+	im.runner("contains-json.cjs")
+	return map[string]any{"exec": []any{"node", im.checks + "/javascript.cjs", im.checks + "/" + module}}, ""
+}
+
+// runner writes the embedded runner name into the checks folder, once.
+func (im *importer) runner(name string) {
+	if _, ok := im.files["evals/"+checksDir+"/"+name]; !ok && !im.quiet {
+		data, _ := runners.ReadFile("runners/" + name)
+		im.files["evals/"+checksDir+"/"+name] = data
+	}
 }
 
 // schemaSubset says why a JSON Schema uses more than the keywords the

@@ -32,6 +32,29 @@ type dataset struct {
 	// repeats are the problems of the template reported so far, while the
 	// rows are read.
 	repeats map[repeatKey]*repeat
+	// reader, when the entry reads another tool's rows (RegisterRows),
+	// maps each CSV row to the row the template reads.
+	reader RowReader
+}
+
+// A RowReader maps a row of a CSV file written for another tool to the row
+// a dataset's task template reads: a promptfoo sheet of tests, whose
+// columns are vars and assertions, becomes a row with the rendered prompt
+// and the mapped expectation. Row is given the header, the row's cells and
+// the line it starts at; it may be called from several goroutines.
+type RowReader interface {
+	Row(header, cells []string, line int) map[string]any
+}
+
+// rowReaders are the RowReaders by the dataset member that asks for them.
+var rowReaders = map[string]func(settings map[string]any, dir, file string) (RowReader, error){}
+
+// RegisterRows makes a dataset entry with the member key read its CSV rows
+// through the RowReader open returns: open is given the member's settings,
+// the suite's folder and the entry's file. A package registers its reader
+// in its init (package promptfoo registers "promptfoo").
+func RegisterRows(key string, open func(settings map[string]any, dir, file string) (RowReader, error)) {
+	rowReaders[key] = open
 }
 
 // Formats of a dataset file, by its extension.
@@ -75,7 +98,7 @@ func (b *builder) expandDatasets(root *value) {
 		ds := &dataset{index: k, template: tmpl, fileVal: file}
 		b.s.datasets = append(b.s.datasets, ds)
 		ptr := pointerIndex("/datasets", k)
-		if !b.openDataset(ds, file, ptr) || !b.checkTemplate(ds, ptr) {
+		if !b.openDataset(ds, file, ptr) || !b.openReader(ds, dv, ptr) || !b.checkTemplate(ds, ptr) {
 			continue
 		}
 		if !b.readRows(ds, &rows) {
@@ -113,6 +136,34 @@ func (b *builder) openDataset(ds *dataset, file *value, ptr string) bool {
 		return fail(ErrSemantic, "the dataset %s is outside the suite's folder; expected a file inside %s", file.lit, filepath.Dir(b.file))
 	}
 	ds.real = real
+	return true
+}
+
+// openReader sets the RowReader of ds when its entry dv asks for one; it
+// reports a problem at the member.
+func (b *builder) openReader(ds *dataset, dv *value, ptr string) bool {
+	for _, f := range dv.fields {
+		open := rowReaders[f.key]
+		if open == nil {
+			continue
+		}
+		fail := func(format string, args ...any) bool {
+			b.d.errorf(f.val, pointer(ptr, f.key), "%s: "+format, append([]any{f.key}, args...)...)
+			return false
+		}
+		if ds.format != formatCSV {
+			return fail("expected the entry's file to be a .csv sheet, got %q; JSON Lines and JSON rows are read as they are", ds.fileVal.lit)
+		}
+		var settings map[string]any
+		if f.val.kind != kindObject || json.Unmarshal(f.val.compact(), &settings) != nil {
+			return fail("expected an object, got %s", describe(f.val))
+		}
+		r, err := open(settings, filepath.Dir(b.file), ds.fileVal.lit)
+		if err != nil {
+			return fail("%s", err.Error())
+		}
+		ds.reader = r
+	}
 	return true
 }
 
@@ -337,7 +388,7 @@ func csvRows(ds *dataset, f io.Reader, rs rowSink) error {
 			}
 			continue
 		}
-		r.obj = ds.csvObject(rec, cr.FieldPos)
+		r.obj = ds.csvObject(rec, cr.FieldPos, line, col)
 		if !rs.add(r) {
 			return nil
 		}
@@ -345,8 +396,19 @@ func csvRows(ds *dataset, f io.Reader, rs rowSink) error {
 }
 
 // csvObject makes a CSV record an object of strings named by the header,
-// each at its cell's position when pos is not nil.
-func (ds *dataset) csvObject(rec []string, pos func(int) (int, int)) *value {
+// each at its cell's position when pos is not nil; line and col are where
+// the record starts. With a RowReader, the object is the row it makes, at
+// the record's position.
+func (ds *dataset) csvObject(rec []string, pos func(int) (int, int), line, col int) *value {
+	if ds.reader != nil {
+		data, err := json.Marshal(ds.reader.Row(ds.header, rec, line))
+		if err == nil {
+			if v, errs := parseJSONFrom(ds.shown, data, line, col, nil); errs == nil {
+				v.moveTo(line, col)
+				return v
+			}
+		}
+	}
 	obj := &value{kind: kindObject, fields: make([]field, len(rec))}
 	cells := make([]value, len(rec))
 	for i, c := range rec {
@@ -360,8 +422,12 @@ func (ds *dataset) csvObject(rec []string, pos func(int) (int, int)) *value {
 }
 
 // checkHeader checks that a CSV file has every column the template of ds
-// uses, and reports each it has not at the template's string.
+// uses, and reports each it has not at the template's string. The rows a
+// RowReader makes have the names it gives them.
 func (b *builder) checkHeader(ds *dataset) bool {
+	if ds.reader != nil {
+		return true
+	}
 	used := map[string]templateUse{}
 	var order []string
 	templateNames(ds.template, pointerIndex("/datasets", ds.index)+"/task", used, &order)
@@ -778,8 +844,9 @@ type repeat struct {
 	rows  int
 }
 
-// full decodes again the task made from the row at span, for Suite.Full.
-func (ds *dataset) full(span [2]int64) (*value, json.RawMessage, error) {
+// full decodes again the task made from the row at span, which starts at
+// line, for Suite.Full.
+func (ds *dataset) full(span [2]int64, line int) (*value, json.RawMessage, error) {
 	body, err := readSpan(ds.real, span)
 	if err != nil {
 		return nil, nil, err
@@ -791,7 +858,7 @@ func (ds *dataset) full(span [2]int64) (*value, json.RawMessage, error) {
 		if err != nil || len(rec) != len(ds.header) {
 			return nil, nil, fmt.Errorf("the row is no longer a row of %d cells", len(ds.header))
 		}
-		r.obj = ds.csvObject(rec, nil)
+		r.obj = ds.csvObject(rec, nil, line, 1)
 	default:
 		jr, perr := jsonRow(ds, body, 1, 1, span)
 		if perr != nil {

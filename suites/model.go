@@ -493,7 +493,7 @@ func (s *Suite) decodeAgain(t *Task, tv *value, file string) (*Task, error) {
 // again and written into the template again.
 func (s *Suite) fullRow(t *Task) (*Task, error) {
 	ds := s.datasets[t.compact.ds-1]
-	tv, vars, err := ds.full(t.compact.span)
+	tv, vars, err := ds.full(t.compact.span, t.Pos.Line)
 	if err != nil {
 		return nil, fmt.Errorf("could not make task %q again from its row (did %s change during the run?): %w", t.ID, ds.shown, err)
 	}

@@ -53,6 +53,20 @@ type field struct {
 	val     *value
 }
 
+// moveTo places v and everything in it at line:col: a value made rather
+// than read, such as a row a RowReader made, is reported where it came
+// from.
+func (v *value) moveTo(line, col int) {
+	v.line, v.col = line, col
+	for _, it := range v.items {
+		it.moveTo(line, col)
+	}
+	for i := range v.fields {
+		v.fields[i].keyLine, v.fields[i].keyCol = line, col
+		v.fields[i].val.moveTo(line, col)
+	}
+}
+
 // get returns the member named key, or nil.
 func (v *value) get(key string) *value {
 	if v == nil || v.kind != kindObject {

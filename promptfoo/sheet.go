@@ -1,0 +1,219 @@
+package promptfoo
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/evalgate/evalgate/suites"
+)
+
+// A sheet is a CSV file of tests the config names (tests: file://x.csv).
+// The import keeps it where it is: its suite, written beside it, reads its
+// rows at every run through a dataset with a promptfoo member (Sheet), so
+// a row added to the sheet is a task of the next run (DESIGN §16).
+
+// sheetSuite is the suite of a sheet kept where it is.
+type sheetSuite struct {
+	name    string // the sheet as the config names it
+	path    string // the suite file, relative to the output folder, with slashes
+	suiteID string
+	prefix  string // of its task ids: prefix-LINE
+	config  string // the config's folder, relative to the suite's folder
+	checks  string // the program checks' folder, relative to the suite's folder
+}
+
+// sheets decides which CSV sheets of tests keep their rows where they are:
+// those inside the output folder (a suite's dataset is a file inside the
+// suite's folder) whose rows make one test each. The rows of the others
+// are copied into the suite's JSON Lines dataset, and the report says why.
+func (im *importer) sheets(tests []test) map[string]*sheetSuite {
+	out := map[string]*sheetSuite{}
+	decided := map[string]bool{}
+	absOut, err := filepath.Abs(im.out)
+	if err != nil {
+		return out
+	}
+	listVars := false
+	for _, v := range im.base.vars {
+		if _, ok := v.([]any); ok {
+			listVars = true
+		}
+	}
+	for _, t := range tests {
+		if t.sheet == "" || decided[t.sheet] {
+			continue
+		}
+		decided[t.sheet] = true
+		copied := func(why string) {
+			im.mapped(t.sheet, "tests", "its rows, copied into "+rowsFile+": "+why)
+		}
+		if listVars {
+			copied("defaultTest has list vars, which make several tests of each row")
+			continue
+		}
+		abs, err := filepath.Abs(filepath.Join(im.dir, t.sheet))
+		if filepath.IsAbs(t.sheet) {
+			abs, err = t.sheet, nil
+		}
+		rel, rerr := filepath.Rel(absOut, abs)
+		if err != nil || rerr != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			copied("the sheet is outside the output folder, and the suite that reads it must sit beside it")
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		base := slug(strings.TrimSuffix(path.Base(rel), path.Ext(rel)))
+		dir := filepath.Dir(abs)
+		sh := &sheetSuite{
+			name:    t.sheet,
+			path:    path.Join(path.Dir(rel), base+".suite.yaml"),
+			suiteID: im.suiteID + "-" + base,
+			prefix:  base,
+			config:  relSlash(dir, im.dir),
+			checks:  relSlash(dir, filepath.Join(absOut, "evals", checksDir)),
+		}
+		im.mapped(t.sheet, "tests", "a dataset of "+sh.path+", which reads the sheet where it is at every run")
+		out[t.sheet] = sh
+	}
+	return out
+}
+
+// relSlash is target relative to dir, with slashes; target made absolute
+// when it cannot be relative.
+func relSlash(dir, target string) string {
+	abs, err := filepath.Abs(target)
+	if err != nil {
+		return filepath.ToSlash(target)
+	}
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil {
+		return filepath.ToSlash(abs)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// sheetTaskID is the id of the task of the test at line of a sheet with
+// the p-th of n prompts.
+func sheetTaskID(prefix string, line, p, n int) string {
+	id := fmt.Sprintf("%s-%d", prefix, line)
+	if n > 1 {
+		id += fmt.Sprintf("-p%d", p)
+	}
+	return id
+}
+
+// suite is the sheet's suite file: a dataset of the sheet for each prompt.
+func (sh *sheetSuite) suite(prompts []prompt, defaultTest any) []byte {
+	js := func(v any) string {
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Imported from a promptfoo config by evalgate import promptfoo: each row of\n# %s is a test, read where it is at every run (see import-report.json).\n", path.Base(sh.name))
+	fmt.Fprintf(&b, "suiteId: %s\nversion: 1.0.0\nmodes: [golden, rubric]\ndatasets:\n", sh.suiteID)
+	for p, pr := range prompts {
+		var text any = pr.text
+		if pr.chat != nil {
+			text = pr.chat
+		}
+		id := strings.Replace(sheetTaskID(sh.prefix, 0, p, len(prompts)), "-0", "-{row.line}", 1)
+		fmt.Fprintf(&b, "  - file: %s\n    promptfoo:\n      prompt: %s\n", js(path.Base(sh.name)), js(text))
+		if d, ok := defaultTest.(map[string]any); ok {
+			// What a test takes from it; the import reported the rest.
+			kept := map[string]any{}
+			for _, k := range []string{"vars", "assert", "threshold"} {
+				if v, ok := d[k]; ok {
+					kept[k] = v
+				}
+			}
+			fmt.Fprintf(&b, "      defaultTest: %s\n", js(kept))
+		}
+		fmt.Fprintf(&b, "      config: %s\n      checks: %s\n", js(sh.config), js(sh.checks))
+		fmt.Fprintf(&b, "    task:\n      taskId: %s\n      description: \"{row.description}\"\n      input: \"{row.input}\"\n      passScore: \"{row.passScore}\"\n      expected: \"{row.expected}\"\n", js(id))
+	}
+	return []byte(b.String())
+}
+
+// Sheet reads the rows of a promptfoo CSV sheet of tests as the import
+// maps them, for a suite's dataset that has a promptfoo member: each row
+// is a test with defaultTest merged in, the prompt rendered with its vars
+// and its __expected cells mapped to checks. Row gives the dataset row the
+// task template reads: line, description, input, passScore, expected,
+// vars and code. A Sheet may be used by several goroutines.
+type Sheet struct {
+	mu     sync.Mutex
+	im     *importer
+	name   string
+	prompt prompt
+}
+
+// NewSheet reads a dataset's promptfoo member: prompt (a text or chat
+// messages), defaultTest (as promptfoo writes it), config (the folder of
+// the promptfoo config, which file:// references are relative to) and
+// checks (the folder of the import's program checks), both relative to
+// dir, the suite's folder. name is the sheet's file, as errors show it.
+func NewSheet(settings map[string]any, dir, name string) (*Sheet, error) {
+	for k := range settings {
+		switch k {
+		case "prompt", "defaultTest", "config", "checks":
+		default:
+			return nil, fmt.Errorf("unknown key %q; expected prompt, defaultTest, config and checks", k)
+		}
+	}
+	im := &importer{quiet: true, files: map[string][]byte{}, codes: map[string]string{}, seen: map[string]bool{}, checks: checksDir}
+	if c, ok := settings["checks"].(string); ok && c != "" {
+		im.checks = c
+	}
+	im.dir = dir
+	if c, ok := settings["config"].(string); ok && c != "" {
+		im.dir = filepath.Join(dir, filepath.FromSlash(c))
+	}
+	s := &Sheet{im: im, name: name}
+	switch p := settings["prompt"].(type) {
+	case string:
+		s.prompt.text = p
+	case []any:
+		for _, m := range p {
+			msg, ok := m.(map[string]any)
+			if !ok {
+				return nil, errors.New("prompt: expected a text or a list of chat messages, each an object with role and content")
+			}
+			s.prompt.chat = append(s.prompt.chat, msg)
+		}
+	default:
+		return nil, errors.New("prompt: expected the prompt, a text or a list of chat messages")
+	}
+	if d := settings["defaultTest"]; d != nil {
+		if _, ok := d.(map[string]any); !ok {
+			return nil, errors.New("defaultTest: expected an object with vars, assert and threshold, as promptfoo writes it")
+		}
+		im.base = im.defaults(d)
+		for k, v := range im.base.vars {
+			if _, ok := v.([]any); ok {
+				return nil, fmt.Errorf("defaultTest: the var %q is a list, which would make several tests of each row; write these tests in a JSON Lines dataset", k)
+			}
+		}
+	}
+	return s, nil
+}
+
+// Row maps the cells of the row at line (header names the columns).
+func (s *Sheet) Row(header, cells []string, line int) map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := withDefaults(s.im.base, s.im.csvTest(s.name, header, cells, line, func(int) int { return 0 }))[0]
+	expected, code := s.im.expected(t)
+	row := s.im.row(t, s.prompt, 0, expected, code)
+	row["line"] = line
+	return row
+}
+
+func init() {
+	suites.RegisterRows("promptfoo", func(settings map[string]any, dir, file string) (suites.RowReader, error) {
+		return NewSheet(settings, dir, file)
+	})
+}
