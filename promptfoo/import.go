@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -307,8 +308,20 @@ func (im *importer) providers(v any) []provider {
 	for i, p := range asList(v) {
 		loc := fmt.Sprintf("providers[%d]", i)
 		label := ""
+		var settings map[string]any // the provider's config
 		if m, ok := p.(map[string]any); ok {
 			label, _ = m["label"].(string)
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				switch k {
+				case "id", "label":
+				case "config":
+					if settings, ok = m[k].(map[string]any); !ok {
+						im.unsupported(loc+".config", "config", "expected a mapping of settings")
+					}
+				default:
+					im.unsupported(loc+"."+k, k, "evalgate has no counterpart for this provider setting")
+				}
+			}
 			p = m["id"]
 		}
 		id, ok := p.(string)
@@ -318,18 +331,31 @@ func (im *importer) providers(v any) []provider {
 		}
 		pr := provider{id: id, label: cmpOr(label, id)}
 		vendor, model, _ := strings.Cut(id, ":")
+		// others reports the settings a provider does not take.
+		others := func(taken ...string) {
+			for _, k := range slices.Sorted(maps.Keys(settings)) {
+				if !slices.Contains(taken, k) {
+					im.unsupported(loc+".config."+k, k, "evalgate's agent for this provider has no counterpart for this setting")
+				}
+			}
+		}
 		switch {
 		case strings.HasPrefix(id, "file://"):
-			agent, why := im.scriptProvider(strings.TrimPrefix(id, "file://"))
+			agent, why := im.scriptProvider(strings.TrimPrefix(id, "file://"), settings)
 			if why != "" {
 				im.unsupported(loc, "provider "+id, why)
 				continue
 			}
+			if len(settings) > 0 {
+				im.mapped(loc+".config", "config", "the provider's config, as promptfoo gives it (options.config in Python, the constructor's config in JavaScript)")
+			}
 			pr.agent = agent
 		case id == "echo":
 			pr.agent = "  plain: [cat]\n"
+			others()
 		case vendor == "exec":
 			pr.agent = im.execProvider(strings.TrimSpace(model))
+			others()
 		case vendors[vendor] != [2]string{} && model != "":
 			m := model
 			for _, pre := range []string{"chat:", "messages:", "completion:"} {
@@ -337,6 +363,13 @@ func (im *importer) providers(v any) []provider {
 			}
 			ep := vendors[vendor]
 			pr.agent = fmt.Sprintf("  openai:\n    baseURL: %s\n    model: %s\n    apiKeyEnv: %s\n", ep[0], strconv.Quote(m), ep[1])
+			if t, ok := number(settings["temperature"]); ok {
+				pr.agent += "    temperature: " + strconv.FormatFloat(t, 'g', -1, 64) + "\n"
+				im.mapped(loc+".config.temperature", "temperature", "agent.openai.temperature")
+				others("temperature")
+			} else {
+				others()
+			}
 		default:
 			im.unsupported(loc, "provider "+id, "evalgate has no agent for this provider; set agent in evalgate.yaml by hand")
 			continue
@@ -350,7 +383,7 @@ func (im *importer) providers(v any) []provider {
 // scriptProvider wraps a Python or JavaScript provider file as a plain
 // agent: a runner reads the prompt on stdin and calls the file's call_api
 // (callApi) as promptfoo does.
-func (im *importer) scriptProvider(ref string) (string, string) {
+func (im *importer) scriptProvider(ref string, settings map[string]any) (string, string) {
 	file, fn, _ := strings.Cut(ref, ":")
 	runner, interp := "provider.py", "python3"
 	switch strings.ToLower(filepath.Ext(file)) {
@@ -373,7 +406,15 @@ func (im *importer) scriptProvider(ref string) (string, string) {
 	rel := im.fromOut(p)
 	data, _ := runners.ReadFile("runners/" + runner)
 	im.files["providers/"+runner] = data
-	args := []string{interp, "providers/" + runner, filepath.ToSlash(rel)}
+	args := []string{interp, "providers/" + runner}
+	if len(settings) > 0 {
+		cfg, err := json.Marshal(settings)
+		if err != nil {
+			return "", "its config is not JSON: " + err.Error()
+		}
+		args = append(args, "--config", string(cfg))
+	}
+	args = append(args, filepath.ToSlash(rel))
 	if fn != "" {
 		args = append(args, fn)
 	}

@@ -1,8 +1,8 @@
 // Runs a promptfoo JavaScript provider as an evalgate plain agent (written
 // by `evalgate import promptfoo`). Usage:
-//   node provider.cjs PROVIDER_FILE
+//   node provider.cjs [--config JSON] PROVIDER_FILE
 // The prompt comes on stdin (a chat prompt as its JSON). The file exports a
-// provider class (constructed with {config: {}}), a provider object, or a
+// provider class (constructed with {config}, the provider's config, or {}), a provider object, or a
 // function; its callApi(prompt, context) is called as promptfoo calls it,
 // and its "output" printed: a string as it is, anything else as JSON. An
 // "error" it returns ends the task with exit status 1.
@@ -10,11 +10,17 @@
 const path = require('path');
 
 async function main() {
-  let m = require(path.resolve(process.argv[2]));
+  let args = process.argv.slice(2);
+  let config = {};
+  if (args.length > 1 && args[0] === '--config') {
+    config = JSON.parse(args[1]);
+    args = args.slice(2);
+  }
+  let m = require(path.resolve(args[0]));
   if (m && m.default) m = m.default;
   let provider = m;
   if (typeof m === 'function' && m.prototype && typeof m.prototype.callApi === 'function') {
-    provider = new m({ config: {} });
+    provider = new m({ config });
   }
   const call = typeof provider === 'function' ? provider : provider.callApi.bind(provider);
   const chunks = [];

@@ -1,2 +1,3 @@
 def call_api(prompt, options, context):
-    return {"output": prompt.upper()}
+    suffix = options.get("config", {}).get("suffix", "")
+    return {"output": prompt.upper() + suffix}
