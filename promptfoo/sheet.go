@@ -109,8 +109,11 @@ func sheetTaskID(prefix string, line, p, n int) string {
 // suite is the sheet's suite file: a dataset of the sheet for each prompt.
 func (sh *sheetSuite) suite(prompts []prompt, defaultTest any) []byte {
 	js := func(v any) string {
-		b, _ := json.Marshal(v)
-		return string(b)
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // "<" stays "<" in a YAML file a person reads
+		enc.Encode(v)
+		return strings.TrimSuffix(b.String(), "\n")
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Imported from a promptfoo config by evalgate import promptfoo: each row of\n# %s is a test, read where it is at every run (see import-report.json).\n", path.Base(sh.name))
