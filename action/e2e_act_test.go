@@ -1,15 +1,21 @@
 package action
 
 import (
+	"archive/zip"
 	"bufio"
 	"context"
 	"errors"
+	"io"
+	"maps"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,7 +85,7 @@ func TestActEndToEnd(t *testing.T) {
 		out := t.TempDir()
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
-		logBytes, err := actCommand(ctx, act, root, "workflow.yml", f, standIns, "E2E_OUT="+out, "E2E_AGENT_MODE="+tc.agentMode).CombinedOutput()
+		logBytes, err := actCommand(ctx, act, root, "workflow.yml", f, standIns, "", "E2E_OUT="+out, "E2E_AGENT_MODE="+tc.agentMode).CombinedOutput()
 		log := string(logBytes)
 		_ = os.WriteFile(filepath.Join(out, "act.log"), logBytes, 0o644)
 		exit := 0
@@ -164,7 +170,9 @@ func TestActEndToEnd(t *testing.T) {
 // actCommand is act running the workflow action/testdata/e2e/<workflow>
 // on the pull_request event in host mode, from the repository root, against
 // the fake GitHub API f, with the stand-in actions and env (NAME=value).
-func actCommand(ctx context.Context, act, root, workflow string, f *fakeGitHub, standIns []string, env ...string) *exec.Cmd {
+// Unless artifacts is empty, act serves the run's artifacts on loopback and
+// keeps them in that folder.
+func actCommand(ctx context.Context, act, root, workflow string, f *fakeGitHub, standIns []string, artifacts string, env ...string) *exec.Cmd {
 	args := []string{"pull_request",
 		"--workflows", filepath.Join("action", "testdata", "e2e", workflow),
 		"--eventpath", filepath.Join("action", "testdata", "e2e", "event.json"),
@@ -179,6 +187,10 @@ func actCommand(ctx context.Context, act, root, workflow string, f *fakeGitHub, 
 	}
 	for _, s := range standIns {
 		args = append(args, "--local-repository", s)
+	}
+	if artifacts != "" {
+		args = append(args, "--artifact-server-path", artifacts,
+			"--artifact-server-addr", "127.0.0.1", "--artifact-server-port", freePort())
 	}
 	cmd := exec.CommandContext(ctx, act, args...)
 	cmd.Dir = root
@@ -206,6 +218,69 @@ func standInActions(t *testing.T, actionYML string) []string {
 	return mappings
 }
 
+// freePort is a TCP port free on loopback a moment ago, for act's artifact
+// server (act takes a port number, not a listener).
+func freePort() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "0"
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// artifactStandIns maps the actions/upload-artifact and
+// actions/download-artifact that the workflow uses, at the commits it pins,
+// to the stand-ins in action/testdata, which speak act's artifact protocol.
+func artifactStandIns(t *testing.T, root, workflow string) []string {
+	t.Helper()
+	data, err := os.ReadFile(workflow)
+	assert.NilError(t, err)
+	seen := map[string]bool{}
+	var mappings []string
+	for _, m := range regexp.MustCompile(`(?m)^\s*(?:-\s*)?uses:\s*actions/((?:upload|download)-artifact)@([0-9a-f]{40})\b`).FindAllStringSubmatch(string(data), -1) {
+		ref := "actions/" + m[1] + "@" + m[2]
+		if !seen[ref] {
+			seen[ref] = true
+			mappings = append(mappings, ref+"="+filepath.Join(root, "action", "testdata", m[1]))
+		}
+	}
+	assert.Equal(t, len(mappings), 2, "%s uses actions/upload-artifact and actions/download-artifact, each at one commit SHA: %v", workflow, mappings)
+	return mappings
+}
+
+// shardArtifacts reads the results.json of every evalgate-shard-* artifact
+// that act's artifact server keeps in dir (RUN/NAME/NAME.zip), by name.
+func shardArtifacts(t *testing.T, dir string) map[string]*results.Run {
+	t.Helper()
+	zips, err := filepath.Glob(filepath.Join(dir, "*", "evalgate-shard-*", "*.zip"))
+	assert.NilError(t, err)
+	runs := map[string]*results.Run{}
+	for _, z := range zips {
+		name := filepath.Base(filepath.Dir(z))
+		assert.Equal(t, filepath.Base(z), name+".zip")
+		zr, err := zip.OpenReader(z)
+		assert.NilError(t, err, "artifact %s", name)
+		var names []string
+		for _, f := range zr.File {
+			names = append(names, f.Name)
+		}
+		// The upload names one file, so the zip holds it at its top.
+		assert.DeepEqual(t, names, []string{"results.json"})
+		in, err := zr.File[0].Open()
+		assert.NilError(t, err)
+		data, err := io.ReadAll(in)
+		assert.NilError(t, err)
+		assert.NilError(t, zr.Close())
+		path := filepath.Join(t.TempDir(), "results.json")
+		assert.NilError(t, os.WriteFile(path, data, 0o644))
+		r, err := results.Read(path)
+		assert.NilError(t, err, "artifact %s", name)
+		runs[name] = r
+	}
+	return runs
+}
+
 func readKeyValues(t *testing.T, path string) map[string]string {
 	t.Helper()
 	f, err := os.Open(path)
@@ -223,10 +298,14 @@ func readKeyValues(t *testing.T, path string) map[string]string {
 }
 
 // TestActSharded runs a sharded workflow under act as TestActEndToEnd runs
-// the plain one: three matrix jobs with the shard input, then a job with
-// the merge input. The shards post no comment; the merge gates on every
-// task and keeps one sticky comment, whose figures are a single job's; a
-// second run updates it; a lost shard stops the merge with exit 3.
+// the plain one: three matrix jobs with the shard input, each uploading its
+// results.json with actions/upload-artifact, then a job that downloads them
+// with actions/download-artifact and gives them to the merge input. The
+// results go through act's artifact server, and the upload and download
+// actions are stand-ins at the commits the workflow pins. The shards post
+// no comment; the merge gates on every task and keeps one sticky comment,
+// whose figures are a single job's; a second run updates it; a shard that
+// uploads nothing stops the merge with exit 3.
 func TestActSharded(t *testing.T) {
 	if os.Getenv("EVALGATE_E2E_ACT") != "1" {
 		t.Skip("set EVALGATE_E2E_ACT=1 to run the act end-to-end test (scripts/e2e-act.sh)")
@@ -240,31 +319,38 @@ func TestActSharded(t *testing.T) {
 	f := newFakeGitHub(t, "/api/v3")
 	f.token = "ghs_e2e_token"
 	out := t.TempDir()
-	standIns := standInActions(t, filepath.Join(root, "action.yml"))
-	runAct := func(t *testing.T, drop string) (string, int) {
+	standIns := append(standInActions(t, filepath.Join(root, "action.yml")),
+		artifactStandIns(t, root, filepath.Join(root, "action", "testdata", "e2e", "sharded.yml"))...)
+	// runAct runs the workflow with a new artifact store, which it returns.
+	runAct := func(t *testing.T, drop string) (log string, exit int, artifacts string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
-		logBytes, err := actCommand(ctx, act, root, "sharded.yml", f, standIns, "E2E_OUT="+out, "E2E_AGENT_MODE=fixed", "E2E_DROP_SHARD="+drop).CombinedOutput()
-		log := string(logBytes)
+		artifacts = t.TempDir()
+		logBytes, err := actCommand(ctx, act, root, "sharded.yml", f, standIns, artifacts, "E2E_OUT="+out, "E2E_AGENT_MODE=fixed", "E2E_DROP_SHARD="+drop).CombinedOutput()
+		log = string(logBytes)
 		_ = os.WriteFile(filepath.Join(out, "act-"+drop+".log"), logBytes, 0o644)
-		exit := 0
 		if ee, ok := errors.AsType[*exec.ExitError](err); ok {
 			exit = ee.ExitCode()
 		} else {
 			assert.NilError(t, err, "act: %s", log)
 		}
 		assert.Assert(t, !strings.Contains(log, "ghs_e2e_token"), "the token leaked into the log")
-		return log, exit
+		return log, exit, artifacts
 	}
-	merged := func(t *testing.T, log string) {
+	merged := func(t *testing.T, log, artifacts string) {
 		t.Helper()
+		// The shards' results are in the artifact server's store, and
+		// only there: each job had its own workspace.
+		shards := shardArtifacts(t, artifacts)
+		assert.Equal(t, len(shards), 3, "artifacts in %s", artifacts)
 		tasks := 0
 		for _, n := range []string{"1", "2", "3"} {
-			r, err := results.Read(filepath.Join(out, "shard-"+n, "results.json"))
-			assert.NilError(t, err, "shard %s", n)
+			r := shards["evalgate-shard-"+n]
+			assert.Assert(t, r != nil, "no artifact evalgate-shard-%s", n)
 			assert.Check(t, r.Shard != nil && r.Shard.Count == 3, "shard %s: %+v", n, r.Shard)
 			tasks += r.TaskCount
 		}
+		assert.Check(t, strings.Contains(log, "Total of 3 artifact(s) downloaded"), "the merge job did not download three artifacts:\n%s", log)
 		m, err := results.Read(filepath.Join(out, "merged", "results.json"))
 		assert.NilError(t, err)
 		assert.Equal(t, m.TaskCount, tasks)
@@ -281,23 +367,27 @@ func TestActSharded(t *testing.T) {
 	}
 
 	t.Run("the merge job comments once", func(t *testing.T) {
-		log, exit := runAct(t, "")
+		log, exit, artifacts := runAct(t, "")
 		assert.Equal(t, exit, 0, log)
-		merged(t, log)
+		merged(t, log, artifacts)
 		assert.Equal(t, f.count(epCreateComment), 1)
 		assert.Equal(t, f.count(epEditComment), 0)
 		assert.Check(t, strings.Contains(log, "evalgate shard 1 of 3:"), "no shard summary line in the log")
 	})
 	t.Run("a second run updates the comment", func(t *testing.T) {
-		log, exit := runAct(t, "")
+		log, exit, artifacts := runAct(t, "")
 		assert.Equal(t, exit, 0, log)
-		merged(t, log)
+		merged(t, log, artifacts)
 		assert.Equal(t, f.count(epCreateComment), 1)
 		assert.Equal(t, f.count(epEditComment), 1)
 	})
-	t.Run("a lost shard stops the merge with exit 3", func(t *testing.T) {
-		log, exit := runAct(t, "2")
+	t.Run("a shard that uploads nothing stops the merge with exit 3", func(t *testing.T) {
+		log, exit, artifacts := runAct(t, "2")
 		assert.Assert(t, exit != 0, "act passed with a shard lost:\n%s", log)
+		assert.Check(t, strings.Contains(log, "No files were found with the provided path: shard-2/results.json. No artifacts will be uploaded."), "shard 2 uploaded:\n%s", log)
+		shards := shardArtifacts(t, artifacts)
+		assert.Check(t, len(shards) == 2 && shards["evalgate-shard-1"] != nil && shards["evalgate-shard-3"] != nil, "artifacts: %v", slices.Collect(maps.Keys(shards)))
+		assert.Check(t, strings.Contains(log, "Total of 2 artifact(s) downloaded"), "the merge job did not download two artifacts:\n%s", log)
 		assert.Check(t, strings.Contains(log, "shard 2 of 3 is missing"), "the merge did not name the lost shard:\n%s", log)
 		assert.Check(t, strings.Contains(log, "exit code 3") || strings.Contains(log, "exitcode '3'") || strings.Contains(log, "exit status 3"), "not exit 3:\n%s", log)
 		assert.Equal(t, f.count(epEditComment), 1, "a failed merge published")
