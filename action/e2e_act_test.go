@@ -21,7 +21,9 @@ import (
 	"time"
 
 	"github.com/evalgate/evalgate/results"
+	"go.yaml.in/yaml/v3"
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 )
 
 // TestActEndToEnd runs this repository's own action.yml under act in host
@@ -295,6 +297,71 @@ func readKeyValues(t *testing.T, path string) map[string]string {
 	}
 	assert.NilError(t, sc.Err())
 	return out
+}
+
+// shardedRecipe is the sharded workflow users copy; the act test's
+// sharded workflow passes results between jobs with its steps.
+const shardedRecipe = "../examples/workflows/sharded.yml"
+
+// TestShardedRecipeMatchesActTest: the steps that pass the shards' results
+// to the merge job in the recipe are those TestActSharded runs under act:
+// the shard step's out, the upload step, the download step and the merge
+// input, as written, with the same actions at the same commits.
+func TestShardedRecipeMatchesActTest(t *testing.T) {
+	type step = map[string]any
+	read := func(t *testing.T, path string) map[string][]step {
+		t.Helper()
+		data, err := os.ReadFile(path)
+		assert.NilError(t, err)
+		var wf struct {
+			Jobs map[string]struct {
+				Steps []step `yaml:"steps"`
+			} `yaml:"jobs"`
+		}
+		assert.NilError(t, yaml.Unmarshal(data, &wf))
+		jobs := map[string][]step{}
+		for name, j := range wf.Jobs {
+			jobs[name] = j.Steps
+		}
+		return jobs
+	}
+	// find is the job's one step that s picks.
+	find := func(t *testing.T, path, job, what string, steps []step, pick func(s step) bool) step {
+		t.Helper()
+		var found []step
+		for _, s := range steps {
+			if pick(s) {
+				found = append(found, s)
+			}
+		}
+		assert.Assert(t, len(found) == 1, "%s: job %s should have one step that %s, has %d", path, job, what, len(found))
+		return found[0]
+	}
+	uses := func(prefix string) func(s step) bool {
+		return func(s step) bool { u, _ := s["uses"].(string); return strings.HasPrefix(u, prefix) }
+	}
+	with := func(name string) func(s step) bool {
+		return func(s step) bool { w, _ := s["with"].(map[string]any); _, ok := w[name]; return ok }
+	}
+	tested := filepath.Join("testdata", "e2e", "sharded.yml")
+	recipe, act := read(t, shardedRecipe), read(t, tested)
+	for _, c := range []struct {
+		job, what string
+		pick      func(s step) bool
+		input     string // compare this input only, else the whole step
+	}{
+		{job: "shard", what: "runs a shard", pick: with("shard"), input: "out"},
+		{job: "shard", what: "uploads the results", pick: uses("actions/upload-artifact@")},
+		{job: "merge", what: "downloads the shards", pick: uses("actions/download-artifact@")},
+		{job: "merge", what: "merges them", pick: with("merge"), input: "merge"},
+	} {
+		want := find(t, shardedRecipe, c.job, c.what, recipe[c.job], c.pick)
+		got := find(t, tested, c.job, c.what, act[c.job], c.pick)
+		if c.input != "" {
+			want, got = step{c.input: want["with"].(map[string]any)[c.input]}, step{c.input: got["with"].(map[string]any)[c.input]}
+		}
+		assert.Check(t, is.DeepEqual(got, want), "%s: the %s job's step that %s is not as in %s", tested, c.job, c.what, shardedRecipe)
+	}
 }
 
 // TestActSharded runs a sharded workflow under act as TestActEndToEnd runs
