@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the action end to end under act in host mode (no Docker): the
 # repository's own action.yml on a pull_request event against a fake GitHub
-# API on loopback (action/e2e_act_test.go). Installs act with `go install`
-# when it is missing. Called by .ci/run.
+# API on loopback (action/e2e_act_test.go), in one job and then sharded, the
+# shards passing their results to the merge job through act's artifact
+# server. Installs act with `go install` when it is missing. Called by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
