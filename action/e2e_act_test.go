@@ -87,7 +87,7 @@ func TestActEndToEnd(t *testing.T) {
 		out := t.TempDir()
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
-		logBytes, err := actCommand(ctx, act, root, "workflow.yml", f, standIns, "", "E2E_OUT="+out, "E2E_AGENT_MODE="+tc.agentMode).CombinedOutput()
+		logBytes, err := actCommand(ctx, act, root, "workflow.yml", f, standIns, nil, "E2E_OUT="+out, "E2E_AGENT_MODE="+tc.agentMode).CombinedOutput()
 		log := string(logBytes)
 		_ = os.WriteFile(filepath.Join(out, "act.log"), logBytes, 0o644)
 		exit := 0
@@ -171,10 +171,9 @@ func TestActEndToEnd(t *testing.T) {
 
 // actCommand is act running the workflow action/testdata/e2e/<workflow>
 // on the pull_request event in host mode, from the repository root, against
-// the fake GitHub API f, with the stand-in actions and env (NAME=value).
-// Unless artifacts is empty, act serves the run's artifacts on loopback and
-// keeps them in that folder.
-func actCommand(ctx context.Context, act, root, workflow string, f *fakeGitHub, standIns []string, artifacts string, env ...string) *exec.Cmd {
+// the fake GitHub API f, with the stand-in actions, more act flags and env
+// (NAME=value).
+func actCommand(ctx context.Context, act, root, workflow string, f *fakeGitHub, standIns, flags []string, env ...string) *exec.Cmd {
 	args := []string{"pull_request",
 		"--workflows", filepath.Join("action", "testdata", "e2e", workflow),
 		"--eventpath", filepath.Join("action", "testdata", "e2e", "event.json"),
@@ -190,10 +189,7 @@ func actCommand(ctx context.Context, act, root, workflow string, f *fakeGitHub, 
 	for _, s := range standIns {
 		args = append(args, "--local-repository", s)
 	}
-	if artifacts != "" {
-		args = append(args, "--artifact-server-path", artifacts,
-			"--artifact-server-addr", "127.0.0.1", "--artifact-server-port", freePort())
-	}
+	args = append(args, flags...)
 	cmd := exec.CommandContext(ctx, act, args...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
@@ -220,15 +216,16 @@ func standInActions(t *testing.T, actionYML string) []string {
 	return mappings
 }
 
-// freePort is a TCP port free on loopback a moment ago, for act's artifact
-// server (act takes a port number, not a listener).
-func freePort() string {
+// artifactServer is act's flags to serve the run's artifacts on loopback,
+// at a port that was free a moment ago (act takes a number, not a
+// listener), keeping them in dir.
+func artifactServer(t *testing.T, dir string) []string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "0"
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	assert.NilError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	assert.NilError(t, l.Close())
+	return []string{"--artifact-server-path", dir, "--artifact-server-addr", "127.0.0.1", "--artifact-server-port", strconv.Itoa(port)}
 }
 
 // artifactStandIns maps the actions/upload-artifact and
@@ -393,7 +390,7 @@ func TestActSharded(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
 		artifacts = t.TempDir()
-		logBytes, err := actCommand(ctx, act, root, "sharded.yml", f, standIns, artifacts, "E2E_OUT="+out, "E2E_AGENT_MODE=fixed", "E2E_DROP_SHARD="+drop).CombinedOutput()
+		logBytes, err := actCommand(ctx, act, root, "sharded.yml", f, standIns, artifactServer(t, artifacts), "E2E_OUT="+out, "E2E_AGENT_MODE=fixed", "E2E_DROP_SHARD="+drop).CombinedOutput()
 		log = string(logBytes)
 		_ = os.WriteFile(filepath.Join(out, "act-"+drop+".log"), logBytes, 0o644)
 		if ee, ok := errors.AsType[*exec.ExitError](err); ok {
@@ -406,8 +403,9 @@ func TestActSharded(t *testing.T) {
 	}
 	merged := func(t *testing.T, log, artifacts string) {
 		t.Helper()
-		// The shards' results are in the artifact server's store, and
-		// only there: each job had its own workspace.
+		// The shards' results are read from the artifact server's store:
+		// each shard job wrote them in its own workspace, which the merge
+		// job does not see.
 		shards := shardArtifacts(t, artifacts)
 		assert.Equal(t, len(shards), 3, "artifacts in %s", artifacts)
 		tasks := 0
