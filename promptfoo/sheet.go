@@ -31,7 +31,7 @@ type sheetSuite struct {
 // those inside the output folder (a suite's dataset is a file inside the
 // suite's folder) whose rows make one test each. The rows of the others
 // are copied into the suite's JSON Lines dataset, and the report says why.
-func (im *importer) sheets(tests []test) map[string]*sheetSuite {
+func (im *importer) sheets(prompts []prompt, tests []test) map[string]*sheetSuite {
 	out := map[string]*sheetSuite{}
 	decided := map[string]bool{}
 	absOut, err := filepath.Abs(im.out)
@@ -56,6 +56,10 @@ func (im *importer) sheets(tests []test) map[string]*sheetSuite {
 			copied("defaultTest has list vars, which make several tests of each row")
 			continue
 		}
+		if why := im.promptsSafe(prompts); why != "" {
+			copied(why)
+			continue
+		}
 		abs, err := filepath.Abs(filepath.Join(im.dir, t.sheet))
 		if filepath.IsAbs(t.sheet) {
 			abs, err = t.sheet, nil
@@ -78,6 +82,33 @@ func (im *importer) sheets(tests []test) map[string]*sheetSuite {
 		}
 		im.mapped(t.sheet, "tests", "a dataset of "+sh.path+", which reads the sheet where it is at every run")
 		out[t.sheet] = sh
+	}
+	return out
+}
+
+// promptsSafe says why a sheet's suite may not render one of prompts as
+// its rows load (sheetSafe); "" when it may render them all.
+func (im *importer) promptsSafe(prompts []prompt) string {
+	for p, pr := range prompts {
+		for _, text := range pr.texts() {
+			if why := sheetSafe(text); why != "" {
+				return fmt.Sprintf("prompts[%d] is rendered once at the import, not as the suite loads: %s", p, why)
+			}
+		}
+	}
+	return ""
+}
+
+// texts are the templates of p: its text, or its messages' contents.
+func (p prompt) texts() []string {
+	if p.chat == nil {
+		return []string{p.text}
+	}
+	var out []string
+	for _, m := range p.chat {
+		if s, ok := m["content"].(string); ok {
+			out = append(out, s)
+		}
 	}
 	return out
 }
@@ -190,6 +221,11 @@ func NewSheet(settings map[string]any, dir, name string) (*Sheet, error) {
 	default:
 		return nil, errors.New("prompt: expected the prompt, a text or a list of chat messages")
 	}
+	for _, text := range s.prompt.texts() {
+		if why := sheetSafe(text); why != "" {
+			return nil, fmt.Errorf("prompt: %s; a sheet's prompt may use only {{ var }} with plain filters, {%% if %%} and comments, so that rows load in time linear in their size (import the config again: a prompt with more has its rows rendered once, by the import)", why)
+		}
+	}
 	if d := settings["defaultTest"]; d != nil {
 		if _, ok := d.(map[string]any); !ok {
 			return nil, errors.New("defaultTest: expected an object with vars, assert and threshold, as promptfoo writes it")
@@ -204,15 +240,30 @@ func NewSheet(settings map[string]any, dir, name string) (*Sheet, error) {
 	return s, nil
 }
 
-// Row maps the cells of the row at line (header names the columns).
-func (s *Sheet) Row(header, cells []string, line int) map[string]any {
+// Row maps the cells of the row at line (header names the columns). The
+// error is a row whose prompt would be over the limit for a task made
+// from a row.
+func (s *Sheet) Row(header, cells []string, line int) (map[string]any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := withDefaults(s.im.base, s.im.csvTest(s.name, header, cells, line, func(int) int { return 0 }))[0]
+	longest := 0
+	for _, v := range t.vars {
+		n := len(fmt.Sprint(v))
+		if str, ok := v.(string); ok {
+			n = len(str)
+		}
+		longest = max(longest, n)
+	}
+	for _, text := range s.prompt.texts() {
+		if renderBound(text, longest) > maxRendered {
+			return nil, fmt.Errorf("the prompt written with this row's vars could be over %d bytes (a var of %d bytes, written by each {{ }} of the prompt); expected a prompt under the limit for a task made from a row", maxRendered, longest)
+		}
+	}
 	expected, code := s.im.expected(t)
 	row := s.im.row(t, s.prompt, 0, expected, code)
 	row["line"] = line
-	return row
+	return row, nil
 }
 
 func init() {

@@ -53,7 +53,7 @@ func (im *importer) suite(prompts []prompt, providers []provider, tests []test) 
 	if len(providers) > 0 {
 		label = providers[0].id
 	}
-	sheets := im.sheets(tests)
+	sheets := im.sheets(prompts, tests)
 	for n, t := range tests {
 		expected, code := im.expected(t)
 		if sh := sheets[t.sheet]; sh != nil {

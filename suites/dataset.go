@@ -43,7 +43,7 @@ type dataset struct {
 // and the mapped expectation. Row is given the header, the row's cells and
 // the line it starts at; it may be called from several goroutines.
 type RowReader interface {
-	Row(header, cells []string, line int) map[string]any
+	Row(header, cells []string, line int) (map[string]any, error)
 }
 
 // rowReaders are the RowReaders by the dataset member that asks for them.
@@ -388,8 +388,11 @@ func csvRows(ds *dataset, f io.Reader, rs rowSink) error {
 			}
 			continue
 		}
-		r.obj = ds.csvObject(rec, cr.FieldPos, line, col)
-		if !rs.add(r) {
+		var problem *Error
+		if r.obj, problem = ds.csvObject(rec, cr.FieldPos, line, col); problem != nil {
+			r = nil
+		}
+		if !rs.take(r, problem) {
 			return nil
 		}
 	}
@@ -398,16 +401,23 @@ func csvRows(ds *dataset, f io.Reader, rs rowSink) error {
 // csvObject makes a CSV record an object of strings named by the header,
 // each at its cell's position when pos is not nil; line and col are where
 // the record starts. With a RowReader, the object is the row it makes, at
-// the record's position.
-func (ds *dataset) csvObject(rec []string, pos func(int) (int, int), line, col int) *value {
+// the record's position, or the problem of a row it makes none of.
+func (ds *dataset) csvObject(rec []string, pos func(int) (int, int), line, col int) (*value, *Error) {
 	if ds.reader != nil {
-		data, err := json.Marshal(ds.reader.Row(ds.header, rec, line))
-		if err == nil {
-			if v, errs := parseJSONFrom(ds.shown, data, line, col, nil); errs == nil {
-				v.moveTo(line, col)
-				return v
-			}
+		m, err := ds.reader.Row(ds.header, rec, line)
+		if err != nil {
+			return nil, &Error{Pos: Pos{File: ds.shown, Line: line, Col: col}, Message: err.Error(), Kind: ErrSemantic}
 		}
+		data, err := json.Marshal(m)
+		if err != nil {
+			return nil, &Error{Pos: Pos{File: ds.shown, Line: line, Col: col}, Message: "could not make the row's task: " + err.Error(), Kind: ErrSemantic}
+		}
+		v, errs := parseJSONFrom(ds.shown, data, line, col, nil)
+		if errs != nil {
+			return nil, errs[0]
+		}
+		v.moveTo(line, col)
+		return v, nil
 	}
 	obj := &value{kind: kindObject, fields: make([]field, len(rec))}
 	cells := make([]value, len(rec))
@@ -418,7 +428,7 @@ func (ds *dataset) csvObject(rec []string, pos func(int) (int, int), line, col i
 		}
 		obj.fields[i] = field{key: ds.header[i], keyLine: cells[i].line, keyCol: cells[i].col, val: &cells[i]}
 	}
-	return obj
+	return obj, nil
 }
 
 // checkHeader checks that a CSV file has every column the template of ds
@@ -858,7 +868,10 @@ func (ds *dataset) full(span [2]int64, line int) (*value, json.RawMessage, error
 		if err != nil || len(rec) != len(ds.header) {
 			return nil, nil, fmt.Errorf("the row is no longer a row of %d cells", len(ds.header))
 		}
-		r.obj = ds.csvObject(rec, nil, line, 1)
+		var problem *Error
+		if r.obj, problem = ds.csvObject(rec, nil, line, 1); problem != nil {
+			return nil, nil, problem
+		}
 	default:
 		jr, perr := jsonRow(ds, body, 1, 1, span)
 		if perr != nil {
