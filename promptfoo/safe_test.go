@@ -72,3 +72,27 @@ func TestSheetUnsafePrompt(t *testing.T) {
 	_, err = suites.Load(filepath.Join(dir, "s.yaml"))
 	assert.ErrorContains(t, err, "tests.csv:2:1: the prompt written with this row's vars could be over 4194304 bytes")
 }
+
+// FuzzSheetSafe: a prompt sheetSafe lets a sheet's suite render renders
+// with a row's vars within renderBound, the bound Row checks.
+func FuzzSheetSafe(f *testing.F) {
+	for _, s := range []string{
+		"Answer: {{ question }}",
+		"{% if formal %}Dear {{ name | default('you') }},{% else %}Hi{% endif %}",
+		"{{ q | upper | escape }}{{ q.a }}{{ q['b'] }}",
+		"{% if a == 'x' and not (b in c) %}{{ 'lit' }}{% endif %}",
+		"{{ 12345 | abs }} {{ q | length }} {{ q | first }}",
+	} {
+		f.Add(s)
+	}
+	vars := map[string]any{"q": "<a&b>", "question": "what?", "name": "n", "a": "x", "b": "y", "c": "yz", "formal": "1"}
+	f.Fuzz(func(t *testing.T, s string) {
+		if sheetSafe(s) != "" {
+			return
+		}
+		out, ok := renderText(s, vars)
+		if ok && len(out) > renderBound(s, 5) {
+			t.Fatalf("%q rendered %d bytes, over the bound %d", s, len(out), renderBound(s, 5))
+		}
+	})
+}
