@@ -464,14 +464,6 @@ func (im *importer) program(lang, value string, a assertion) (map[string]any, st
 	return map[string]any{"exec": cmd}, ""
 }
 
-// baseName is the base name of a path written with slashes.
-func baseName(p string) string {
-	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
-		return p[i+1:]
-	}
-	return p
-}
-
 // assertSet maps an assert-set with a threshold, which passes as promptfoo
 // decides it: when the weighted share of its assertions that pass reaches
 // the threshold. It is one check; its weight and metric are the set's.
