@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 
+	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/jsonvalue"
 )
 
@@ -205,30 +206,16 @@ func readEntry(path, key string, macKey []byte, criteria []RubricCriterion) (*ca
 	return &e, entryOK
 }
 
-// writeEntry writes e to path atomically, so a reader never sees half an
-// entry and concurrent writers of the same key leave one whole entry.
+// writeEntry writes e to path atomically and durably, so a reader never
+// sees half an entry and concurrent writers of the same key leave one
+// whole entry.
 func writeEntry(path string, e *cacheEntry) error {
 	data, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("could not create the judge cache %q: %w", dir, err)
-	}
-	f, err := os.CreateTemp(dir, ".entry-*")
-	if err != nil {
-		return fmt.Errorf("could not write to the judge cache %q: %w", dir, err)
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("could not write to the judge cache %q: %w", dir, firstErr(werr, cerr))
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("could not write to the judge cache %q: %w", dir, err)
+	if err := atomicfile.WriteFile(path, data, 0o644, 0o755); err != nil {
+		return fmt.Errorf("could not write to the judge cache %q: %w", filepath.Dir(path), err)
 	}
 	return nil
 }
@@ -250,11 +237,3 @@ func levelsFit(levels []int, criteria []RubricCriterion) bool {
 	return true
 }
 
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}

@@ -83,7 +83,7 @@ func TestCacheIgnoresCorruptEntries(t *testing.T) {
 	_, err := c.Decide(context.Background(), req)
 	assert.NilError(t, err)
 	assert.Equal(t, f.callCount(), 3)
-	left, err := filepath.Glob(filepath.Join(dir, key[:2], ".entry-*"))
+	left, err := filepath.Glob(filepath.Join(dir, key[:2], ".*.tmp"))
 	assert.NilError(t, err)
 	assert.Equal(t, len(left), 0, "no temporary files are left behind")
 }
