@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/evalgate/evalgate/internal/atomicfile"
+	"golang.org/x/sync/errgroup"
 )
 
 //go:embed results.schema.json
@@ -67,6 +69,7 @@ func encodeResults(r *Run) ([]byte, error) {
 // written item by item in its place.
 func streamResults(w io.Writer, r *Run, restore func(t *Task) error) error {
 	var e indentEncoder
+	tasks := newTaskWriter()
 	head := *r
 	head.Suites = []Suite{}
 	if err := e.writeOpenList(w, &head, "", "suites"); err != nil {
@@ -81,30 +84,91 @@ func streamResults(w io.Writer, r *Run, restore func(t *Task) error) error {
 		if err := e.writeOpenList(w, &s, "    ", "tasks"); err != nil {
 			return err
 		}
-		for j := range r.Suites[i].Tasks {
-			if err := openItem(w, j, "        "); err != nil {
-				return err
-			}
-			task := r.Suites[i].Tasks[j]
-			if restore != nil {
-				if err := restore(&task); err != nil {
-					return err
-				}
-			}
-			fixTask(&task)
-			data, err := e.encode(&task, "        ")
-			if err != nil {
-				return err
-			}
-			if _, err := w.Write(data); err != nil {
-				return err
-			}
+		if err := tasks.write(w, r.Suites[i].Tasks, restore); err != nil {
+			return err
 		}
 		if err := closeList(w, len(r.Suites[i].Tasks), "      ", "\n    }"); err != nil {
 			return err
 		}
 	}
 	return closeList(w, len(r.Suites), "  ", "\n}\n")
+}
+
+// taskChunk is how many tasks one encoder renders at a time.
+const taskChunk = 256
+
+// taskWriter writes a suite's tasks, encoding them on every processor:
+// encoding is most of the time it takes to write a large results.json
+// (a merge of 200,000 tasks). Tasks are restored and written in order, a
+// batch of one chunk per encoder at a time, so memory holds one batch.
+type taskWriter struct {
+	batch []Task
+	encs  []indentEncoder
+	outs  [][]byte
+}
+
+func newTaskWriter() *taskWriter {
+	n := runtime.GOMAXPROCS(0)
+	return &taskWriter{encs: make([]indentEncoder, n), outs: make([][]byte, n)}
+}
+
+// write writes tasks as the items of the list they are in, each restored
+// (see WriteRestoring) and fixed first.
+func (tw *taskWriter) write(w io.Writer, tasks []Task, restore func(t *Task) error) error {
+	size := taskChunk * len(tw.encs)
+	for start := 0; start < len(tasks); start += size {
+		tw.batch = append(tw.batch[:0], tasks[start:min(start+size, len(tasks))]...)
+		for k := range tw.batch {
+			if restore != nil {
+				if err := restore(&tw.batch[k]); err != nil {
+					return err
+				}
+			}
+			fixTask(&tw.batch[k])
+		}
+		var g errgroup.Group
+		for c := range tw.encs {
+			lo := c * taskChunk
+			if lo >= len(tw.batch) {
+				break
+			}
+			chunk := tw.batch[lo:min(lo+taskChunk, len(tw.batch))]
+			g.Go(func() (err error) {
+				tw.outs[c], err = tw.encs[c].encodeItems(tw.outs[c][:0], chunk, start+lo)
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		for c := range tw.encs {
+			if c*taskChunk >= len(tw.batch) {
+				break
+			}
+			if _, err := w.Write(tw.outs[c]); err != nil {
+				return err
+			}
+		}
+		clear(tw.batch) // the restored trials go with the batch
+	}
+	return nil
+}
+
+// encodeItems appends tasks to out as the items first, first+1... of the
+// tasks list, each opened as openItem opens it.
+func (e *indentEncoder) encodeItems(out []byte, tasks []Task, first int) ([]byte, error) {
+	for k := range tasks {
+		if first+k > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, "\n        "...)
+		data, err := e.encode(&tasks[k], "        ")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, data...)
+	}
+	return out, nil
 }
 
 // writeOpenList writes v, whose last member is the empty list key, up to

@@ -45,6 +45,7 @@ func TestStreamResultsSameBytes(t *testing.T) {
 		{name: "no suites", run: noSuites},
 		{name: "a suite without tasks", run: noTasks},
 		{name: "several suites", run: many},
+		{name: "tasks in several batches", run: run1k()},
 		{name: "empty", run: &results.Run{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
