@@ -42,6 +42,7 @@ type job struct {
 	all      []*suites.Suite // every loaded suite, before the selection
 	cmp      *comparison     // the baseline; nil without one
 	spill    *trialSpill     // the trials of passed tasks during a run; nil in merge
+	restore  results.Restore // in merge, the trials left in the shards' files; nil in run
 	trustIn  *trust.Input    // what the scorecard reads besides the run; nil without trust:
 	trust    *trust.Scorecard
 }
@@ -385,7 +386,7 @@ func (j *job) writeOutputs(ctx context.Context, run *results.Run) error {
 			return fmt.Errorf("could not write the summary of %s: %w", run.Suites[i].ID, err)
 		}
 	}
-	var restore func(*results.Task) error
+	restore := j.restore
 	if j.spill != nil {
 		restore = j.spill.Restore
 	}

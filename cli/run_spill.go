@@ -1,81 +1,61 @@
 package cli
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
-	"os"
 
 	"github.com/evalgate/evalgate/results"
 )
 
 // trialSpill keeps the trials of passed tasks on disk until results.json
-// is written: a passed task's trials (every check of every trial) are read
-// by nothing else, and held in memory they would grow a 100,000-task run by
-// half a kilobyte a task (#6). Tasks that did not pass keep their trials in
-// memory: the report and the CI formats describe them.
+// is written (results.Spill): a passed task's trials (every check of every
+// trial) are read by nothing else, and held in memory they would grow a
+// 100,000-task run by half a kilobyte a task (#6). Tasks that did not pass
+// keep their trials in memory: the report and the CI formats describe
+// them.
 //
 // Tasks go in (Add) and come back (Restore) in the same order: suite order,
 // the order results.json is written in.
 type trialSpill struct {
-	f       *os.File
-	w       *bufio.Writer
-	enc     *json.Encoder
-	spilled []bool // per task added, whether its trials went to the file
-
-	r    *json.Decoder
-	next int
+	file  *results.Spill
+	spans []results.Span // per task added, where its trials went; Len 0 when they stayed
+	next  int
 }
 
 func newTrialSpill(dir string) (*trialSpill, error) {
-	f, err := os.CreateTemp(dir, ".trials-*.ndjson")
+	f, err := results.NewSpill(dir)
 	if err != nil {
-		return nil, fmt.Errorf("could not create a scratch file in %q: %w", dir, err)
+		return nil, err
 	}
-	w := bufio.NewWriterSize(f, 64<<10)
-	return &trialSpill{f: f, w: w, enc: json.NewEncoder(w)}, nil
+	return &trialSpill{file: f}, nil
 }
 
 // Add moves the trials of a passed task to the file.
 func (s *trialSpill) Add(t *results.Task) error {
 	if t.Status != results.StatusPassed || len(t.Trials) == 0 {
-		s.spilled = append(s.spilled, false)
+		s.spans = append(s.spans, results.Span{})
 		return nil
 	}
-	if err := s.enc.Encode(t.Trials); err != nil {
-		return fmt.Errorf("could not write to the scratch file: %w", err)
+	span, err := s.file.Add(t.Trials)
+	if err != nil {
+		return err
 	}
 	t.Trials = nil
-	s.spilled = append(s.spilled, true)
+	s.spans = append(s.spans, span)
 	return nil
 }
 
 // Restore gives the next task, in the order they were added, its trials
 // back; it is results.WriteRestoring's restore.
-func (s *trialSpill) Restore(t *results.Task) error {
-	if s.r == nil {
-		if err := s.w.Flush(); err != nil {
-			return fmt.Errorf("could not write to the scratch file: %w", err)
-		}
-		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-			return fmt.Errorf("could not read the scratch file: %w", err)
-		}
-		s.r = json.NewDecoder(bufio.NewReaderSize(s.f, 64<<10))
+func (s *trialSpill) Restore(t *results.Task) ([]byte, error) {
+	if s.next >= len(s.spans) {
+		return nil, errors.New("more tasks than were run")
 	}
-	if s.next >= len(s.spilled) {
-		return errors.New("more tasks than were run")
-	}
-	k := s.next
+	span := s.spans[s.next]
 	s.next++
-	if !s.spilled[k] {
-		return nil
+	if span.Len == 0 {
+		return nil, nil
 	}
-	if err := s.r.Decode(&t.Trials); err != nil {
-		return fmt.Errorf("could not read the scratch file: %w", err)
-	}
-	return nil
+	return s.file.Bytes(span)
 }
 
 // Close removes the file; a nil spill (a run that keeps its trials in
@@ -84,10 +64,5 @@ func (s *trialSpill) Close() error {
 	if s == nil {
 		return nil
 	}
-	name := s.f.Name()
-	err := s.f.Close()
-	if rerr := os.Remove(name); err == nil {
-		err = rerr
-	}
-	return err
+	return s.file.Close()
 }

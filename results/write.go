@@ -40,8 +40,9 @@ func Write(path string, r *Run) error {
 // WriteRestoring is Write for a run whose tasks do not all
 // hold their trials in memory: restore is called with a copy of every task,
 // in file order, just before it is written, and may fill in its Trials
-// (from a file the runner spilled them to, say).
-func WriteRestoring(path string, r *Run, restore func(t *Task) error) error {
+// (from a file the runner spilled them to, say), or return them as the
+// bytes Write would write for them, kept in a Spill.
+func WriteRestoring(path string, r *Run, restore Restore) error {
 	if r == nil {
 		return errors.New("could not write results: no run")
 	}
@@ -53,6 +54,11 @@ func WriteRestoring(path string, r *Run, restore func(t *Task) error) error {
 	}
 	return nil
 }
+
+// Restore is WriteRestoring's restore: it gives a task its trials back, in
+// t.Trials or as their JSON, which is then written as it is in place of
+// t.Trials.
+type Restore func(t *Task) (trials []byte, err error)
 
 // encodeResults renders r as results.json.
 func encodeResults(r *Run) ([]byte, error) {
@@ -67,7 +73,7 @@ func encodeResults(r *Run) ([]byte, error) {
 // task at a time. It relies on "suites" being the last member of a run and "tasks"
 // the last member of a suite: each is encoded empty, and the list is then
 // written item by item in its place.
-func streamResults(w io.Writer, r *Run, restore func(t *Task) error) error {
+func streamResults(w io.Writer, r *Run, restore Restore) error {
 	var e indentEncoder
 	tasks := newTaskWriter()
 	head := *r
@@ -102,9 +108,10 @@ const taskChunk = 256
 // (a merge of 200,000 tasks). Tasks are restored and written in order, a
 // batch of one chunk per encoder at a time, so memory holds one batch.
 type taskWriter struct {
-	batch []Task
-	encs  []indentEncoder
-	outs  [][]byte
+	batch  []Task
+	trials [][]byte // the batch's restored JSON trials
+	encs   []indentEncoder
+	outs   [][]byte
 }
 
 func newTaskWriter() *taskWriter {
@@ -114,14 +121,19 @@ func newTaskWriter() *taskWriter {
 
 // write writes tasks as the items of the list they are in, each restored
 // (see WriteRestoring) and fixed first.
-func (tw *taskWriter) write(w io.Writer, tasks []Task, restore func(t *Task) error) error {
+func (tw *taskWriter) write(w io.Writer, tasks []Task, restore Restore) error {
 	size := taskChunk * len(tw.encs)
 	for start := 0; start < len(tasks); start += size {
 		tw.batch = append(tw.batch[:0], tasks[start:min(start+size, len(tasks))]...)
+		tw.trials = append(tw.trials[:0], make([][]byte, len(tw.batch))...)
 		for k := range tw.batch {
 			if restore != nil {
-				if err := restore(&tw.batch[k]); err != nil {
+				var err error
+				if tw.trials[k], err = restore(&tw.batch[k]); err != nil {
 					return err
+				}
+				if tw.trials[k] != nil {
+					tw.batch[k].Trials = nil
 				}
 			}
 			fixTask(&tw.batch[k])
@@ -132,9 +144,9 @@ func (tw *taskWriter) write(w io.Writer, tasks []Task, restore func(t *Task) err
 			if lo >= len(tw.batch) {
 				break
 			}
-			chunk := tw.batch[lo:min(lo+taskChunk, len(tw.batch))]
+			hi := min(lo+taskChunk, len(tw.batch))
 			g.Go(func() (err error) {
-				tw.outs[c], err = tw.encs[c].encodeItems(tw.outs[c][:0], chunk, start+lo)
+				tw.outs[c], err = tw.encs[c].encodeItems(tw.outs[c][:0], tw.batch[lo:hi], tw.trials[lo:hi], start+lo)
 				return err
 			})
 		}
@@ -150,13 +162,16 @@ func (tw *taskWriter) write(w io.Writer, tasks []Task, restore func(t *Task) err
 			}
 		}
 		clear(tw.batch) // the restored trials go with the batch
+		clear(tw.trials)
 	}
 	return nil
 }
 
 // encodeItems appends tasks to out as the items first, first+1... of the
-// tasks list, each opened as openItem opens it.
-func (e *indentEncoder) encodeItems(out []byte, tasks []Task, first int) ([]byte, error) {
+// tasks list, each opened as openItem opens it. A task with JSON trials
+// (trials[k] not nil) has them written in place of its empty Trials,
+// which Task's last member is.
+func (e *indentEncoder) encodeItems(out []byte, tasks []Task, trials [][]byte, first int) ([]byte, error) {
 	for k := range tasks {
 		if first+k > 0 {
 			out = append(out, ',')
@@ -166,7 +181,18 @@ func (e *indentEncoder) encodeItems(out []byte, tasks []Task, first int) ([]byte
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, data...)
+		if trials[k] == nil {
+			out = append(out, data...)
+			continue
+		}
+		const trialsKey = `"trials": `
+		empty := bytes.LastIndex(data, []byte(trialsKey+"[]")) + len(trialsKey)
+		if empty < len(trialsKey) {
+			return nil, errors.New("could not find the trials in an encoded task") // cannot happen: the field is in the type
+		}
+		out = append(out, data[:empty]...)
+		out = append(out, trials[k]...)
+		out = append(out, data[empty+len("[]"):]...)
 	}
 	return out, nil
 }

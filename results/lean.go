@@ -1,0 +1,198 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"strings"
+)
+
+// Span is where some bytes are in a file.
+type Span struct {
+	Off int64
+	Len int64
+}
+
+// ReadSpilling reads a results file as Read does, with the same checks and
+// errors, but one task at a time: the trials of the tasks leave chooses go
+// to spill as soon as they are decoded and checked, and spans[i][j] is then
+// where those of task j of suite i are (Len 0 for a task that kept its
+// trials). A merge of 200,000 tasks would otherwise hold every trial, most
+// of its memory (#6).
+//
+// A file of another shape than Write's (a key twice or in other cases, a
+// list that is null) or with a problem is read again whole by Read, so
+// that it gives what Read gives; no trials are then left out.
+func ReadSpilling(path string, leave func(t *Task) bool, spill *Spill) (*Run, [][]Span, error) {
+	if f, err := os.Open(path); err == nil {
+		var fi os.FileInfo
+		if fi, err = f.Stat(); err == nil {
+			lr := &leanReader{dec: json.NewDecoder(f), leave: leave, spill: spill, size: fi.Size()}
+			if err = lr.read(); err == nil {
+				err = lr.run.Check()
+			}
+			if err == nil {
+				f.Close()
+				return &lr.run, lr.spans, nil
+			}
+		}
+		f.Close()
+	}
+	r, err := Read(path)
+	return r, nil, err
+}
+
+// errShape is a file the lean reader leaves to Read.
+var errShape = errors.New("not the shape results.json is written in")
+
+// Write's layout of a task's trials: where their lines start.
+const trialsPrefix = "          "
+
+// minTaskBytes is less than Write writes for any task.
+const minTaskBytes = 256
+
+type leanReader struct {
+	dec   *json.Decoder
+	leave func(t *Task) bool
+	spill *Spill
+	size  int64 // of the file
+	run   Run
+	spans [][]Span
+	raw   json.RawMessage
+	obj   []byte
+}
+
+// read decodes the run, streaming the tasks of its suites.
+func (lr *leanReader) read() error {
+	if err := lr.delim('{'); err != nil {
+		return err
+	}
+	seen := false
+	err := lr.members(&lr.run, "suites", func() error {
+		if seen {
+			return errShape
+		}
+		seen = true
+		if err := lr.delim('['); err != nil {
+			return err
+		}
+		lr.run.Suites = []Suite{}
+		for lr.dec.More() {
+			lr.run.Suites = append(lr.run.Suites, Suite{})
+			lr.spans = append(lr.spans, nil)
+			if err := lr.suite(len(lr.run.Suites) - 1); err != nil {
+				return err
+			}
+		}
+		return lr.delim(']')
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := lr.dec.Token(); err != io.EOF {
+		return errShape // something after the run
+	}
+	return nil
+}
+
+// suite decodes suite i of the run, an object.
+func (lr *leanReader) suite(i int) error {
+	if err := lr.delim('{'); err != nil {
+		return err
+	}
+	s := &lr.run.Suites[i]
+	seen := false
+	return lr.members(s, "tasks", func() error {
+		if seen {
+			return errShape
+		}
+		seen = true
+		if err := lr.delim('['); err != nil {
+			return err
+		}
+		// Made at the size the suite says, if the file can hold that
+		// many: grown by appending, the list would be copied over and
+		// over.
+		s.Tasks = make([]Task, 0, min(max(s.TaskCount, 0), int(lr.size/minTaskBytes)))
+		for lr.dec.More() {
+			s.Tasks = append(s.Tasks, Task{})
+			span, err := lr.task(&s.Tasks[len(s.Tasks)-1])
+			if err != nil {
+				return err
+			}
+			if span.Len > 0 && lr.spans[i] == nil {
+				lr.spans[i] = make([]Span, len(s.Tasks)-1, cap(s.Tasks))
+			}
+			if lr.spans[i] != nil {
+				lr.spans[i] = append(lr.spans[i], span)
+			}
+		}
+		return lr.delim(']')
+	})
+}
+
+// task decodes the next task into t, and spills its trials when it should.
+func (lr *leanReader) task(t *Task) (Span, error) {
+	if err := lr.dec.Decode(t); err != nil {
+		return Span{}, err
+	}
+	if lr.leave == nil || len(t.Trials) == 0 || !lr.leave(t) {
+		return Span{}, nil
+	}
+	c := checker{}
+	if c.task("", t); c.err != nil {
+		return Span{}, c.err // Read says where
+	}
+	span, err := lr.spill.Add(t.Trials)
+	if err != nil {
+		return Span{}, err
+	}
+	t.Trials = nil
+	return span, nil
+}
+
+// members decodes the members of an object whose '{' was read into v, one
+// at a time, up to and with its '}', except list, which stream reads.
+func (lr *leanReader) members(v any, list string, stream func() error) error {
+	for lr.dec.More() {
+		tok, err := lr.dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		switch {
+		case key == list:
+			if err := stream(); err != nil {
+				return err
+			}
+			continue
+		case strings.EqualFold(key, list):
+			return errShape // encoding/json matches keys in any case
+		}
+		if err := lr.dec.Decode(&lr.raw); err != nil {
+			return err
+		}
+		name, err := json.Marshal(key)
+		if err != nil {
+			return err
+		}
+		lr.obj = append(append(append(append(append(lr.obj[:0], '{'), name...), ':'), lr.raw...), '}')
+		if err := json.Unmarshal(lr.obj, v); err != nil {
+			return err
+		}
+	}
+	return lr.delim('}')
+}
+
+// delim reads the next token, which must be d.
+func (lr *leanReader) delim(d json.Delim) error {
+	tok, err := lr.dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != d {
+		return errShape
+	}
+	return nil
+}

@@ -1,0 +1,90 @@
+package results
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"sync"
+)
+
+// Spill is a scratch file that keeps tasks' trials out of memory until
+// results.json is written: the trials are most of a large run's results
+// (every check of every trial), and a task's are read by nothing else once
+// it passed (#6). They are kept as the bytes Write writes for them, so
+// that writing them back (a WriteRestoring restore returning Bytes) costs
+// a copy, not a decoding and an encoding.
+//
+// Add may be called from several goroutines; Bytes once adding is done.
+type Spill struct {
+	mu   sync.Mutex
+	f    *os.File
+	w    *bufio.Writer
+	size int64
+	read bool
+}
+
+// NewSpill creates a spill file in dir (the temporary folder when "").
+func NewSpill(dir string) (*Spill, error) {
+	f, err := os.CreateTemp(dir, ".trials-*.json")
+	if err != nil {
+		return nil, fmt.Errorf("could not create a scratch file in %q: %w", dir, err)
+	}
+	return &Spill{f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
+}
+
+// Add writes trials to the file and returns where they are.
+func (s *Spill) Add(trials []Trial) (Span, error) {
+	buf := buffers.Get().(*[]byte)
+	defer buffers.Put(buf)
+	data, err := encodeTrials((*buf)[:0], trials)
+	if err != nil {
+		return Span{}, err
+	}
+	*buf = data
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.w.Write(data); err != nil {
+		return Span{}, fmt.Errorf("could not write to the scratch file: %w", err)
+	}
+	sp := Span{Off: s.size, Len: int64(len(data))}
+	s.size += sp.Len
+	return sp, nil
+}
+
+// Bytes reads back the trials added at sp.
+func (s *Spill) Bytes(sp Span) ([]byte, error) {
+	if !s.read {
+		if err := s.w.Flush(); err != nil {
+			return nil, fmt.Errorf("could not write to the scratch file: %w", err)
+		}
+		s.read = true
+	}
+	b := make([]byte, sp.Len)
+	if _, err := s.f.ReadAt(b, sp.Off); err != nil {
+		return nil, fmt.Errorf("could not read the scratch file: %w", err)
+	}
+	return b, nil
+}
+
+// Close removes the file; a nil spill has none.
+func (s *Spill) Close() error {
+	if s == nil {
+		return nil
+	}
+	err := s.f.Close()
+	if rerr := os.Remove(s.f.Name()); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// buffers hold Spill.Add's encodings, which several goroutines make.
+var buffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// encodeTrials appends a task's trials to b as Write writes them: lists
+// that are null written as [].
+func encodeTrials(b []byte, trials []Trial) ([]byte, error) {
+	t := Task{Trials: trials}
+	fixTask(&t)
+	return appendTrials(b, t.Trials, trialsPrefix)
+}

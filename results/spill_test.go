@@ -1,0 +1,134 @@
+package results_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/assert"
+
+	"github.com/evalgate/evalgate/internal/resultstest"
+	"github.com/evalgate/evalgate/results"
+)
+
+// passed is the trials a merge spills: those of passed tasks.
+func passed(t *results.Task) bool { return t.Status == results.StatusPassed }
+
+// TestReadSpillingWritesTheSameBytes checks that a results file read with
+// its passed tasks' trials spilled, then written with them restored, is
+// the file Read and Write give, and that only well-formed trials left.
+func TestReadSpillingWritesTheSameBytes(t *testing.T) {
+	type testCase struct {
+		name string
+		run  *results.Run
+	}
+	run := func(t *testing.T, tc testCase) {
+		dir := t.TempDir()
+		in := filepath.Join(dir, "in.json")
+		assert.NilError(t, results.Write(in, tc.run))
+		whole, err := results.Read(in)
+		assert.NilError(t, err)
+
+		spill, err := results.NewSpill(dir)
+		assert.NilError(t, err)
+		defer spill.Close()
+		lean, spans, err := results.ReadSpilling(in, passed, spill)
+		assert.NilError(t, err)
+		left := 0
+		for i := range lean.Suites {
+			for k, task := range lean.Suites[i].Tasks {
+				if spans[i] != nil && spans[i][k].Len > 0 {
+					left++
+					assert.Assert(t, task.Trials == nil)
+					assert.Equal(t, whole.Suites[i].Tasks[k].Status, results.StatusPassed)
+				}
+			}
+		}
+		assert.Assert(t, left > 0, "no trials were spilled")
+
+		out := filepath.Join(dir, "out.json")
+		si, k := 0, 0
+		restore := func(task *results.Task) ([]byte, error) {
+			for k == len(lean.Suites[si].Tasks) {
+				si, k = si+1, 0
+			}
+			k++
+			if spans[si] == nil || spans[si][k-1].Len == 0 {
+				return nil, nil
+			}
+			return spill.Bytes(spans[si][k-1])
+		}
+		assert.NilError(t, results.WriteRestoring(out, lean, restore))
+		got, err := os.ReadFile(out)
+		assert.NilError(t, err)
+		want, err := os.ReadFile(in)
+		assert.NilError(t, err)
+		assert.Equal(t, string(got), string(want))
+	}
+	big := resultstest.Full()
+	big.Suites = append(big.Suites, resultstest.Suite1k())
+	for _, tc := range []testCase{
+		{name: "full", run: resultstest.Full()},
+		{name: "1,000 tasks more", run: big},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestReadSpillingIsRead checks that files of another shape than Write's,
+// and broken ones, read as Read reads them, errors included.
+func TestReadSpillingIsRead(t *testing.T) {
+	type testCase struct {
+		name string
+		edit func(s string) string
+	}
+	run := func(t *testing.T, tc testCase) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "results.json")
+		assert.NilError(t, results.Write(path, resultstest.Full()))
+		data, err := os.ReadFile(path)
+		assert.NilError(t, err)
+		edited := tc.edit(string(data))
+		assert.Assert(t, tc.name == "as written" || edited != string(data), "the edit changed nothing")
+		assert.NilError(t, os.WriteFile(path, []byte(edited), 0o644))
+
+		want, wantErr := results.Read(path)
+		spill, err := results.NewSpill(dir)
+		assert.NilError(t, err)
+		defer spill.Close()
+		_, _, spilledErr := results.ReadSpilling(path, passed, spill)
+		got, _, gotErr := results.ReadSpilling(path, func(*results.Task) bool { return false }, spill)
+		if wantErr != nil {
+			assert.Error(t, spilledErr, wantErr.Error())
+			assert.Error(t, gotErr, wantErr.Error())
+			return
+		}
+		assert.NilError(t, spilledErr)
+		assert.NilError(t, gotErr)
+		assert.Assert(t, cmp.Equal(got, want), cmp.Diff(want, got))
+	}
+	for _, tc := range []testCase{
+		{name: "as written", edit: func(s string) string { return s }},
+		{name: "keys in other cases", edit: func(s string) string { return strings.Replace(s, `"suites"`, `"Suites"`, 1) }},
+		{name: "tasks in other cases", edit: func(s string) string { return strings.Replace(s, `"tasks"`, `"TASKS"`, 1) }},
+		{name: "suites null", edit: func(s string) string { return s[:strings.Index(s, `"suites"`)] + `"suites": null}` }},
+		{name: "a second suites", edit: func(s string) string { return strings.Replace(s, `"gates"`, `"suites": [], "gates"`, 1) }},
+		{name: "compact", edit: func(s string) string { return strings.Join(strings.Fields(s), "") }},
+		{name: "not JSON", edit: func(s string) string { return s[:len(s)/2] }},
+		{name: "a string for a number", edit: func(s string) string { return strings.Replace(s, `"latencyMs": `, `"latencyMs": "x", "_": `, 3) }},
+		{name: "a score out of range", edit: func(s string) string { return strings.Replace(s, `"score": 1`, `"score": 7`, 1) }},
+		{name: "a trial's score out of range", edit: func(s string) string {
+			return strings.Replace(s, `"trial": 1,
+              "status": "passed",
+              "score": 1`, `"trial": 1,
+              "status": "passed",
+              "score": 7`, 1)
+		}},
+		{name: "something after", edit: func(s string) string { return s + "{}" }},
+		{name: "a list", edit: func(s string) string { return "[" + s + "]" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}

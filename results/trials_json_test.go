@@ -1,0 +1,71 @@
+package results_test
+
+import (
+	"reflect"
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/evalgate/evalgate/internal/resultstest"
+	"github.com/evalgate/evalgate/results"
+)
+
+// TestAppendTrialsIsEncodingJSON checks that appendTrials writes what
+// encoding/json writes, for trials with every field set and with none.
+func TestAppendTrialsIsEncodingJSON(t *testing.T) {
+	type testCase struct {
+		name   string
+		trials []results.Trial
+	}
+	run := func(t *testing.T, tc testCase) {
+		want, err := results.EncodeTrials(tc.trials)
+		assert.NilError(t, err)
+		got, err := results.AppendTrials(tc.trials)
+		assert.NilError(t, err)
+		assert.Equal(t, string(got), string(want))
+	}
+	yes, one, three := true, 1, 3
+	every := results.Trial{
+		Trial: 2, Status: results.StatusError, ErrorKind: results.ErrTimeout, ErrorMessage: "timed out <after> 5s & \"more\"\n\tà\u2028\x01\xff\\",
+		Score: 0.25, Passed: true, LatencyMs: 1234, AgentCostUsd: 1e-7, JudgeCostUsd: 2.5e21, UserCostUsd: 0.125,
+		Tokens: results.Tokens{Input: 10, Output: 20}, ToolCalls: 3, SchemaValid: &yes,
+		Tools: []results.ToolUse{
+			{Name: "search", Calls: 3, Matched: 2, Errors: 1, Repeats: 1, MaxSame: 2, SchemaViolations: 1, SideEffectRepeats: 1},
+			{Name: "send"},
+		},
+		Checks: []results.Check{
+			{ID: "rubric[0]", Kind: "criterion", Weight: 0.5, Passed: true, Reason: "low", Judged: true, Criterion: &one, Level: &three, Scale: &results.Scale{Min: 1, Max: 4}},
+			{ID: "match", Kind: "exact", Weight: 1},
+		},
+		Findings:        []results.Finding{{Kind: "pii", Severity: results.SeverityHigh}, {Kind: "x", Severity: results.SeverityLow}},
+		LinesAfterFinal: 2, UsageReported: true,
+	}
+	var fixture []results.Trial
+	for _, s := range append(resultstest.Full().Suites, resultstest.Suite1k()) {
+		for _, task := range s.Tasks {
+			fixture = append(fixture, task.Trials...)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "every field", trials: []results.Trial{every, {Checks: []results.Check{}}}},
+		{name: "no field", trials: []results.Trial{{}}},
+		{name: "negative zero and tiny numbers", trials: []results.Trial{{Score: -0.0, AgentCostUsd: 1e-6, JudgeCostUsd: 123456789.125, Checks: []results.Check{{Weight: 1e20}}}}},
+		{name: "none", trials: []results.Trial{}},
+		{name: "null", trials: nil},
+		{name: "the fixtures", trials: fixture},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestAppendTrialsKnowsEveryField fails when a field is added to what a
+// trial holds: appendTrials must then write it too (and the counts here
+// be updated).
+func TestAppendTrialsKnowsEveryField(t *testing.T) {
+	for v, n := range map[reflect.Type]int{
+		reflect.TypeFor[results.Trial](): 18, reflect.TypeFor[results.ToolUse](): 8, reflect.TypeFor[results.Check](): 9,
+		reflect.TypeFor[results.Scale](): 2, reflect.TypeFor[results.Tokens](): 2, reflect.TypeFor[results.Finding](): 2,
+	} {
+		assert.Equal(t, v.NumField(), n, "%s has a field appendTrials does not write", v)
+	}
+}
