@@ -14,6 +14,7 @@ import (
 
 	"github.com/evalgate/evalgate/gates"
 	"github.com/evalgate/evalgate/internal/atomicfile"
+	"github.com/evalgate/evalgate/internal/memtune"
 	"github.com/evalgate/evalgate/regression"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
@@ -49,10 +50,22 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	shards, err := readShards(ctx, paths)
+	// The trials of passed tasks are spilled as run spills them, and for
+	// the same reason: nothing but results.json reads them. The trust
+	// scorecard and the assessment read every trial: with either, the
+	// trials stay in memory.
+	var spill *results.Spill
+	if cfg.Trust == nil && cfg.Assessment == nil {
+		if spill, err = results.NewSpill(""); err != nil {
+			return runError(err)
+		}
+		defer spill.Close()
+	}
+	shards, spans, err := readShards(ctx, paths, spill)
 	if err != nil {
 		return invalid(err)
 	}
+	left := leaveTrials(spill, shards, spans)
 	run, err := mergeRuns(shards, paths)
 	if err != nil {
 		// The files are sound, but they are not the shards of one run:
@@ -73,7 +86,7 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	if cmp != nil {
 		regression.Compare(cmp.base, run, cmp.opts)
 	}
-	j := &job{c: c, cfg: cfg, flags: &f, out: out, cmp: cmp}
+	j := &job{c: c, cfg: cfg, flags: &f, out: out, cmp: cmp, restore: left.restorer(run)}
 	if cfg.Trust != nil {
 		// The shards' scorecards saw a part of the run each: the merged
 		// run is scored again, whole.
@@ -103,9 +116,16 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 // readShards reads the shards' results.json, as many at once as there are
 // processors: decoding is most of a large merge's time (a shard of 50,000
 // tasks is some 80 MB of JSON). A bad file is reported as a sequential read
-// would report it: the first one in the order given.
-func readShards(ctx context.Context, paths []string) ([]*results.Run, error) {
-	shards := make([]*results.Run, len(paths))
+// would report it: the first one in the order given. With a spill, the
+// trials of passed tasks go to it (results.ReadSpilling): spans[n] says
+// where those of shard n went.
+func readShards(ctx context.Context, paths []string, spill *results.Spill) (shards []*results.Run, spans [][][]results.Span, err error) {
+	var leave func(t *results.Task) bool
+	if spill != nil {
+		leave = func(t *results.Task) bool { return t.Status == results.StatusPassed }
+	}
+	shards = make([]*results.Run, len(paths))
+	spans = make([][][]results.Span, len(paths))
 	errs := make([]error, len(paths))
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
@@ -114,27 +134,78 @@ func readShards(ctx context.Context, paths []string) ([]*results.Run, error) {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			shards[i], errs[i] = readShard(p)
+			shards[i], spans[i], errs[i] = results.ReadSpilling(shardFile(p), leave, spill)
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+	err = g.Wait()
+	for _, e := range errs {
+		err = cmp.Or(err, e)
 	}
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, nil, err
 	}
-	return shards, nil
+	return shards, spans, nil
 }
 
 // readShard reads one shard's results.json, or the folder holding it.
 func readShard(path string) (*results.Run, error) {
+	return results.Read(shardFile(path))
+}
+
+// shardFile is the results.json of a shard: path, or in the folder path.
+func shardFile(path string) string {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = filepath.Join(path, "results.json")
+		return filepath.Join(path, "results.json")
 	}
-	return results.Read(path)
+	return path
+}
+
+// leftTrials are the spilled trials of a merge's tasks, by suite and task
+// id.
+type leftTrials struct {
+	spill *results.Spill
+	at    map[[2]string]results.Span
+}
+
+// leaveTrials notes where the trials of the shards' tasks went, before the
+// merge moves the tasks.
+func leaveTrials(spill *results.Spill, shards []*results.Run, spans [][][]results.Span) *leftTrials {
+	l := &leftTrials{spill: spill, at: map[[2]string]results.Span{}}
+	for n, sh := range shards {
+		for i, suite := range spans[n] {
+			for k, span := range suite {
+				if span.Len > 0 {
+					s := &sh.Suites[i]
+					l.at[[2]string{s.ID, s.Tasks[k].ID}] = span
+				}
+			}
+		}
+	}
+	return l
+}
+
+// restorer returns results.json's restore for run, the merged run, whose
+// tasks come to it in order; nil when no trials were spilled.
+func (l *leftTrials) restorer(run *results.Run) results.Restore {
+	if len(l.at) == 0 {
+		return nil
+	}
+	si, k := 0, 0
+	return func(t *results.Task) ([]byte, error) {
+		for si < len(run.Suites) && k == len(run.Suites[si].Tasks) {
+			si, k = si+1, 0
+		}
+		if si == len(run.Suites) {
+			return nil, errors.New("more tasks than were merged")
+		}
+		span, ok := l.at[[2]string{run.Suites[si].ID, t.ID}]
+		k++
+		if !ok {
+			return nil, nil
+		}
+		return l.spill.Bytes(span)
+	}
 }
 
 // writeMerged writes the merged run's events, summaries, results.json,
@@ -189,6 +260,7 @@ func mergeRuns(shards []*results.Run, names []string) (*results.Run, error) {
 		}
 	}
 	seen := make(map[[2]string]string, total)
+	moved := 0 // tasks moved since memory was last released
 	for n, sh := range shards {
 		if sh.GitSHA != "" {
 			if run.GitSHA != "" && run.GitSHA != sh.GitSHA {
@@ -252,7 +324,12 @@ func mergeRuns(shards []*results.Run, names []string) (*results.Run, error) {
 			}
 			// The merged list holds them now: the shard's copy goes, so a
 			// large merge does not hold every task twice.
+			moved += len(s.Tasks)
 			s.Tasks = nil
+		}
+		if moved >= releaseMoved {
+			memtune.Release()
+			moved = 0
 		}
 	}
 	if err := checkShards(shards, names); err != nil {
@@ -280,6 +357,11 @@ func mergeRuns(shards []*results.Run, names []string) (*results.Run, error) {
 	run.Stats = gates.Combine(run.Suites)
 	return run, nil
 }
+
+// releaseMoved is how many tasks mergeRuns moves before it gives the
+// memory of their lists back (memtune.Release): some 4 MB, worth a
+// collection.
+const releaseMoved = 10_000
 
 // selectionWords says how a run chose its tasks, for a message.
 func selectionWords(s *results.Selection) string {
