@@ -1,11 +1,13 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -85,11 +87,48 @@ func Summary(s *results.Suite, modelClass string) ([]byte, error) {
 	if err := checkSummary(sum); err != nil {
 		return nil, fmt.Errorf("could not build summary for suite %q: %w", s.ID, err)
 	}
-	data, err := json.MarshalIndent(sum, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	if err := writeSummary(&b, sum); err != nil {
 		return nil, fmt.Errorf("could not build summary for suite %q: %w", s.ID, err)
 	}
-	return append(data, '\n'), nil
+	return b.Bytes(), nil
+}
+
+// writeSummary writes sum as indented JSON with a trailing newline, the
+// bytes of json.MarshalIndent, one task at a time: the summary of a suite
+// of 200,000 tasks is some 24 MB, and marshalled whole it took twice that
+// again in memory, at the peak of a large merge's.
+func writeSummary(w io.Writer, sum *evalSummary) error {
+	head := *sum
+	head.Tasks = []summaryTask{}
+	data, err := json.MarshalIndent(&head, "", "  ")
+	if err != nil {
+		return err
+	}
+	const empty = `"tasks": []`
+	at := bytes.Index(data, []byte(empty)) + len(empty) - 1 // at its ']'
+	if at < len(empty)-1 {
+		return errors.New("could not find the tasks in the encoded summary") // cannot happen: the field is in the type
+	}
+	bw := bufio.NewWriter(w)
+	bw.Write(data[:at])
+	for i := range sum.Tasks {
+		item, err := json.MarshalIndent(&sum.Tasks[i], "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(item)
+	}
+	if len(sum.Tasks) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.Write(data[at:])
+	bw.WriteByte('\n')
+	return bw.Flush()
 }
 
 // buildSummary maps a suite result onto the EvalSummary, clamping numbers
@@ -192,9 +231,12 @@ func checkSummary(sum *evalSummary) error {
 // usually <out>/summaries), creating dir when needed. A symbolic link at dir
 // or at the file is replaced, not followed.
 func WriteSummary(dir string, s *results.Suite, modelClass string) error {
-	data, err := Summary(s, modelClass)
-	if err != nil {
-		return err
+	if s == nil {
+		return errors.New("could not build summary: no suite result")
+	}
+	sum := buildSummary(s, modelClass)
+	if err := checkSummary(sum); err != nil {
+		return fmt.Errorf("could not build summary for suite %q: %w", s.ID, err)
 	}
 	if err := safeName(s.ID); err != nil {
 		return fmt.Errorf("could not write summary for suite %q: %w", s.ID, err)
@@ -203,7 +245,8 @@ func WriteSummary(dir string, s *results.Suite, modelClass string) error {
 	if err := atomicfile.EnsureDir(dir, 0o755); err != nil {
 		return fmt.Errorf("could not write summary %q: %w", path, err)
 	}
-	if err := atomicfile.WriteFile(path, data, 0o644, 0o755); err != nil {
+	err := atomicfile.Stream(path, 0o644, 0o755, func(w io.Writer) error { return writeSummary(w, sum) })
+	if err != nil {
 		return fmt.Errorf("could not write summary %q: %w", path, err)
 	}
 	return nil

@@ -287,3 +287,31 @@ func keys(m map[string]any) []string {
 	slices.Sort(ks)
 	return ks
 }
+
+// TestSummaryStreamedIsMarshalIndent checks that the summary written a task
+// at a time is byte for byte json.MarshalIndent's.
+func TestSummaryStreamedIsMarshalIndent(t *testing.T) {
+	type testCase struct {
+		name  string
+		suite results.Suite
+	}
+	run := func(t *testing.T, tc testCase) {
+		want, err := json.MarshalIndent(buildSummary(&tc.suite, "coding"), "", "  ")
+		assert.NilError(t, err)
+		got, err := Summary(&tc.suite, "coding")
+		assert.NilError(t, err)
+		assert.Equal(t, string(got), string(want)+"\n")
+	}
+	regressed := resultstest.Refunds()
+	regressed.Regression = &results.SuiteRegression{BaselineRunID: "base", ScoreDelta: -0.25}
+	empty := resultstest.Refunds()
+	empty.Tasks = nil
+	for _, tc := range []testCase{
+		{name: "full", suite: resultstest.Full().Suites[0]},
+		{name: "a regression after the tasks", suite: regressed},
+		{name: "no tasks", suite: empty},
+		{name: "1,000 tasks", suite: resultstest.Suite1k()},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
