@@ -126,6 +126,17 @@ func TestReadSpillingIsRead(t *testing.T) {
               "status": "passed",
               "score": 7`, 1)
 		}},
+		{name: "a fraction for a whole number", edit: func(s string) string { return strings.Replace(s, `"toolCalls": 0`, `"toolCalls": 0.5`, 2) }},
+		{name: "no comma between tasks", edit: func(s string) string { return strings.Replace(s, "},\n        {", "}\n        {", 1) }},
+		{name: "a trailing comma", edit: func(s string) string { return strings.Replace(s, "}\n      ]", "},\n      ]", 1) }},
+		{name: "a task's key in another case", edit: func(s string) string { return strings.Replace(s, `"passScore": 1,`, `"PassScore": 0.5,`, 3) }},
+		{name: "an unknown key", edit: func(s string) string {
+			return strings.Replace(s, `"passScore": 1,`, `"extra": {"a": [1, "]"]}, "passScore": 1,`, 3)
+		}},
+		{name: "escapes", edit: func(s string) string {
+			return strings.Replace(s, `"kind": "golden"`, `"kind": "gol\u0064en\n\u00e9"`, 3)
+		}},
+		{name: "a number cut short", edit: func(s string) string { return strings.Replace(s, `"toolCalls": 0`, `"toolCalls": -`, 1) }},
 		{name: "something after", edit: func(s string) string { return s + "{}" }},
 		{name: "a list", edit: func(s string) string { return "[" + s + "]" }},
 	} {
