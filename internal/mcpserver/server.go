@@ -106,6 +106,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer e.calls.Done()
+	if refuseDiscover(w, r) {
+		return
+	}
 	ctx, cancel := e.bound(r.Context())
 	defer cancel()
 	e.handler.ServeHTTP(w, r.WithContext(ctx))
