@@ -165,7 +165,7 @@ func (j *job) execute(ctx context.Context) error {
 	release := process.Contain()
 	defer release()
 	if m, ok := j.agent.(*runner.MCP); ok {
-		memtune.MCP(j.c.Getenv("GOGC"))
+		defer memtune.MCP(j.c.Getenv("GOGC"))()
 		defer m.Close()
 	}
 	var guard *action.Guard

@@ -2,6 +2,7 @@ package memtune
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
 	"testing"
 	"time"
@@ -82,8 +83,41 @@ func TestRun(t *testing.T) {
 
 func TestMCP(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(RunGCPercent))
-	MCP("")
-	assert.Equal(t, debug.SetGCPercent(RunGCPercent), MCPGCPercent, "GOGC with none set")
-	MCP("50")
+	restore := MCP("")
+	assert.Equal(t, debug.SetGCPercent(MCPGCPercent), MCPGCPercent, "GOGC with none set")
+	// A collection of this test's small heap raises the target.
+	deadline := time.Now().Add(5 * time.Second)
+	raised := func() bool {
+		gogc := debug.SetGCPercent(-1)
+		debug.SetGCPercent(gogc)
+		return gogc > MCPGCPercent
+	}
+	for !raised() && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.Assert(t, raised(), "the target after a collection of a small heap")
+	restore()
+	runtime.GC()
+	time.Sleep(20 * time.Millisecond)
+	assert.Equal(t, debug.SetGCPercent(RunGCPercent), RunGCPercent, "GOGC once restored")
+	restore = MCP("50")
 	assert.Equal(t, debug.SetGCPercent(RunGCPercent), RunGCPercent, "GOGC when the environment sets it")
+	restore()
+	assert.Equal(t, debug.SetGCPercent(RunGCPercent), RunGCPercent, "GOGC when the environment sets it, restored")
+}
+
+func TestMCPGCPercent(t *testing.T) {
+	for _, tc := range []struct {
+		live uint64
+		want int
+	}{
+		{0, maxMCPGCPercent},
+		{1 << 20, maxMCPGCPercent},
+		{4 << 20, 400},
+		{mcpHeadroom, MCPGCPercent},
+		{64 << 20, MCPGCPercent},
+	} {
+		assert.Equal(t, mcpGCPercent(tc.live), tc.want, "live heap %d", tc.live)
+	}
 }
