@@ -236,4 +236,3 @@ func levelsFit(levels []int, criteria []RubricCriterion) bool {
 	}
 	return true
 }
-
