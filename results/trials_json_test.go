@@ -1,6 +1,7 @@
 package results_test
 
 import (
+	"math"
 	"reflect"
 	"testing"
 
@@ -49,7 +50,7 @@ func TestAppendTrialsIsEncodingJSON(t *testing.T) {
 	for _, tc := range []testCase{
 		{name: "every field", trials: []results.Trial{every, {Checks: []results.Check{}}}},
 		{name: "no field", trials: []results.Trial{{}}},
-		{name: "negative zero and tiny numbers", trials: []results.Trial{{Score: -0.0, AgentCostUsd: 1e-6, JudgeCostUsd: 123456789.125, Checks: []results.Check{{Weight: 1e20}}}}},
+		{name: "negative zero and tiny numbers", trials: []results.Trial{{Score: math.Copysign(0, -1), AgentCostUsd: 1e-6, JudgeCostUsd: 123456789.125, Checks: []results.Check{{Weight: 1e20}}}}},
 		{name: "none", trials: []results.Trial{}},
 		{name: "null", trials: nil},
 		{name: "the fixtures", trials: fixture},

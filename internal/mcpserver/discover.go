@@ -98,6 +98,7 @@ func refuseDiscover(w http.ResponseWriter, r *http.Request) bool {
 // capabilities into.
 type clientCapabilities struct {
 	mcp.ClientCapabilities
+	//lint:ignore SA1019 the SDK still decodes a client's roots into this type, so the shape stays the SDK's
 	Roots *mcp.RootCapabilities `json:"roots,omitempty"`
 }
 
