@@ -27,6 +27,7 @@
 //	totalCostUsd     agent + judge cost
 //	agentCostUsd     the agents' cost
 //	judgeCostUsd     the rubric judge's cost
+//	userCostUsd      the user simulator's cost (not in totalCostUsd)
 //	p95LatencyMs     nearest-rank p95 of task latencies
 //	passed           every suite's openwop passed is true
 //	findings.critical, findings.high, findings.medium, findings.low

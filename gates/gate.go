@@ -30,6 +30,7 @@ type scope struct {
 	TotalCostUsd   float64        `expr:"totalCostUsd"`
 	AgentCostUsd   float64        `expr:"agentCostUsd"`
 	JudgeCostUsd   float64        `expr:"judgeCostUsd"`
+	UserCostUsd    float64        `expr:"userCostUsd"`
 	P95LatencyMs   int            `expr:"p95LatencyMs"`
 	Passed         bool           `expr:"passed"`
 	Findings       findingCounts  `expr:"findings"`
@@ -467,6 +468,7 @@ func newScope(st results.Stats, reg regressionVars) scope {
 		TotalCostUsd:   st.TotalCostUsd,
 		AgentCostUsd:   st.AgentCostUsd,
 		JudgeCostUsd:   st.JudgeCostUsd,
+		UserCostUsd:    st.UserCostUsd,
 		P95LatencyMs:   int(st.P95LatencyMs),
 		Findings: findingCounts{Critical: st.Findings.Critical, High: st.Findings.High,
 			Medium: st.Findings.Medium, Low: st.Findings.Low},

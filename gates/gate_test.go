@@ -62,6 +62,7 @@ func TestEvaluate(t *testing.T) {
 		{name: "erroredCount", expr: "erroredCount == 0", want: false, values: map[string]any{"erroredCount": 1}},
 		{name: "totalCostUsd", expr: "totalCostUsd < 0.05", want: true, values: map[string]any{"totalCostUsd": 0.04}},
 		{name: "agentCostUsd and judgeCostUsd", expr: "agentCostUsd > judgeCostUsd", want: true, values: map[string]any{"agentCostUsd": 0.03, "judgeCostUsd": 0.01}},
+		{name: "userCostUsd", expr: "userCostUsd > 0.01 && totalCostUsd < 0.05", run: func(r *results.Run) { r.Stats.UserCostUsd = 0.02 }, want: true, values: map[string]any{"userCostUsd": 0.02, "totalCostUsd": 0.04}},
 		{name: "p95LatencyMs", expr: "p95LatencyMs <= 1500", want: false, values: map[string]any{"p95LatencyMs": 1800}},
 		{name: "passed: every suite passed", expr: "passed", want: false, values: map[string]any{"passed": false}},
 		{name: "passed with every suite passing", expr: "passed", run: func(r *results.Run) { r.Suites[0].Passed = true }, want: true, values: map[string]any{"passed": true}},
@@ -138,7 +139,7 @@ func TestCompileErrors(t *testing.T) {
 			assert.Check(t, !strings.Contains(strings.ReplaceAll(err.Error(), "* 2", ""), goName), "error %q speaks Go (%q)", err, goName)
 		}
 	}
-	vars := "agentCostUsd, aggregateScore, assessment, erroredCount, findings, judge, judgeCostUsd, p95LatencyMs, passRate, passed, passedCount, regression, suiteList, suites, taskCount, totalCostUsd, trust"
+	vars := "agentCostUsd, aggregateScore, assessment, erroredCount, findings, judge, judgeCostUsd, p95LatencyMs, passRate, passed, passedCount, regression, suiteList, suites, taskCount, totalCostUsd, trust, userCostUsd"
 	testCases := []testCase{
 		{name: "misspelt variable", exprs: []string{"aggregateScor >= 0.9"},
 			want: `gate "aggregateScor >= 0.9": column 1: unknown name "aggregateScor"; did you mean aggregateScore?`},
@@ -155,7 +156,7 @@ func TestCompileErrors(t *testing.T) {
 		{name: "misspelt judge field", exprs: []string{"judge.calibratd"},
 			want: `gate "judge.calibratd": column 7: judge has no field "calibratd"; did you mean calibrated?`},
 		{name: "unknown suite field", exprs: []string{`suites["a.evals.b"].score > 0.5`},
-			want: `gate "suites[\"a.evals.b\"].score > 0.5": column 21: suite has no field "score"; its fields are agentCostUsd, aggregateScore, erroredCount, findings, judgeCostUsd, p95LatencyMs, passRate, passed, passedCount, regression, taskCount, totalCostUsd`},
+			want: `gate "suites[\"a.evals.b\"].score > 0.5": column 21: suite has no field "score"; its fields are agentCostUsd, aggregateScore, erroredCount, findings, judgeCostUsd, p95LatencyMs, passRate, passed, passedCount, regression, taskCount, totalCostUsd, userCostUsd`},
 		{name: "misspelt field in a suiteList predicate", exprs: []string{"all(suiteList, .pased)"},
 			want: `gate "all(suiteList, .pased)": column 17: suite has no field "pased"; did you mean passed?`},
 		{name: "syntax error", exprs: []string{"aggregateScore >= "},

@@ -83,6 +83,7 @@ func (a *aggregator) add(t *results.Task) {
 	}
 	a.st.AgentCostUsd += t.AgentCostUsd
 	a.st.JudgeCostUsd += t.JudgeCostUsd
+	a.st.UserCostUsd += t.UserCostUsd
 	a.latencies = append(a.latencies, t.LatencyMs)
 	for _, f := range t.Findings {
 		a.st.Findings.Add(f.Severity)

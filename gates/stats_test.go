@@ -97,11 +97,11 @@ func TestAggregate(t *testing.T) {
 				{Status: results.StatusFailed, Score: 0.5, LatencyMs: 300, AgentCostUsd: 0.25,
 					Findings: []results.Finding{{Kind: "canary-leak", Severity: "critical"}, {Kind: "pii-leak", Severity: "medium"}, {Kind: "jailbreak", Severity: "high"}}},
 				{Status: results.StatusError, ErrorKind: results.ErrTimeout, Score: 0, LatencyMs: 200},
-				{Status: results.StatusPassed, Passed: true, Score: 0.5, LatencyMs: 50, JudgeCostUsd: 0.125},
+				{Status: results.StatusPassed, Passed: true, Score: 0.5, LatencyMs: 50, JudgeCostUsd: 0.125, UserCostUsd: 0.0625},
 			},
 			want: results.Stats{
 				AggregateScore: 0.5, PassRate: 0.5, PassedCount: 2, TaskCount: 4, ErroredCount: 1,
-				TotalCostUsd: 1.125, AgentCostUsd: 0.5, JudgeCostUsd: 0.625, P95LatencyMs: 300,
+				TotalCostUsd: 1.125, AgentCostUsd: 0.5, JudgeCostUsd: 0.625, UserCostUsd: 0.0625, P95LatencyMs: 300,
 				Findings: results.Findings{Critical: 1, High: 1, Medium: 1, Low: 1},
 			},
 		},

@@ -161,7 +161,11 @@ func (c *card) verdict() {
 	if reg := r.Regression; reg != nil {
 		parts = append(parts, formatCount(reg.NewFailures)+" newly failing", formatCount(reg.Fixed)+" fixed")
 	}
-	parts = append(parts, formatUsd(r.TotalCostUsd), "p95 "+formatMs(r.P95LatencyMs))
+	cost := formatUsd(r.TotalCostUsd)
+	if r.UserCostUsd > 0 {
+		cost += " + " + formatUsd(r.UserCostUsd) + " simulated user"
+	}
+	parts = append(parts, cost, "p95 "+formatMs(r.P95LatencyMs))
 	c.b.WriteString(strings.Join(parts, " · ") + "\n")
 	if r.Interrupted {
 		c.b.WriteString("\n> [!WARNING]\n> The run was interrupted: only the tasks that finished are counted.\n")

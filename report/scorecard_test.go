@@ -138,6 +138,11 @@ func TestScorecardGolden(t *testing.T) {
 	for _, tc := range []testCase{
 		{name: "small", run: smallRun()},
 		{name: "no-baseline", run: noBaselineRun()},
+		{name: "simulated-user", run: func() *results.Run {
+			r := noBaselineRun()
+			r.Stats.UserCostUsd = 0.0042 // a simulated user's model, apart from the agent's cost
+			return r
+		}()},
 		{name: "regression", run: resultstest.Failing(), opts: ScorecardOptions{LinkBase: "https://github.com/acme/agent/blob/0123456/"}},
 		{name: "huge", run: hugeRun(40, 2000)},
 		{name: "injection", run: injectionRun()},

@@ -234,6 +234,9 @@ func (t *Terminal) SuiteDone(s *results.Suite) {
 		cost += " (" + cmpOp(!overCost, "<=", ">") + " " + formatUsd(*m) + ")"
 	}
 	b.WriteString("  " + t.colorIf(overCost, t.fail, cost))
+	if s.UserCostUsd > 0 {
+		b.WriteString(" + " + formatUsd(s.UserCostUsd) + " user")
+	}
 
 	p95 := "p95 " + formatMs(s.P95LatencyMs)
 	overLatency := false

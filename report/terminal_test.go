@@ -155,12 +155,12 @@ func TestTerminal(t *testing.T) {
 				s := resultstest.Refunds()
 				s.Passed = true
 				s.Thresholds = results.Thresholds{PassScore: 0.9}
-				s.Stats = results.Stats{AggregateScore: 0.92, PassedCount: 9, TaskCount: 12, ErroredCount: 0, Findings: results.Findings{Critical: 1}}
+				s.Stats = results.Stats{AggregateScore: 0.92, PassedCount: 9, TaskCount: 12, ErroredCount: 0, Findings: results.Findings{Critical: 1}, UserCostUsd: 0.0042}
 				term.SuiteStarted(&s, 12)
 				term.SuiteDone(&s)
 			},
 			check: func(t *testing.T, out string) {
-				assert.Equal(t, out, "PASS acme.support.evals.refunds 1.0.0  score 0.92 (>= 0.90)  9/12 passed  3 tasks failed  1 critical finding  $0.0000  p95 0ms\n")
+				assert.Equal(t, out, "PASS acme.support.evals.refunds 1.0.0  score 0.92 (>= 0.90)  9/12 passed  3 tasks failed  1 critical finding  $0.0000 + $0.0042 user  p95 0ms\n")
 			},
 		},
 		{

@@ -126,6 +126,7 @@ func (c *checker) stats(ptr string, s *Stats) {
 	c.cost(ptr+"/totalCostUsd", s.TotalCostUsd)
 	c.cost(ptr+"/agentCostUsd", s.AgentCostUsd)
 	c.cost(ptr+"/judgeCostUsd", s.JudgeCostUsd)
+	c.cost(ptr+"/userCostUsd", s.UserCostUsd)
 	c.latency(ptr+"/p95LatencyMs", s.P95LatencyMs)
 	c.count(ptr+"/findings/critical", int64(s.Findings.Critical))
 	c.count(ptr+"/findings/high", int64(s.Findings.High))
@@ -161,6 +162,7 @@ func (c *checker) task(ptr string, t *Task) {
 	c.cost(ptr+"/costUsd", t.CostUsd)
 	c.cost(ptr+"/agentCostUsd", t.AgentCostUsd)
 	c.cost(ptr+"/judgeCostUsd", t.JudgeCostUsd)
+	c.cost(ptr+"/userCostUsd", t.UserCostUsd)
 	c.tokens(ptr+"/tokens", t.Tokens)
 	c.count(ptr+"/toolCalls", int64(t.ToolCalls))
 	for i, l := range t.Levels {
@@ -174,6 +176,7 @@ func (c *checker) task(ptr string, t *Task) {
 		c.latency(p+"/latencyMs", tr.LatencyMs)
 		c.cost(p+"/agentCostUsd", tr.AgentCostUsd)
 		c.cost(p+"/judgeCostUsd", tr.JudgeCostUsd)
+		c.cost(p+"/userCostUsd", tr.UserCostUsd)
 		c.tokens(p+"/tokens", tr.Tokens)
 		c.count(p+"/toolCalls", int64(tr.ToolCalls))
 		for j, u := range tr.Tools {

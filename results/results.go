@@ -148,16 +148,19 @@ func (s *Selection) Flags() string {
 
 // Stats are the figures gates see, for one suite or for the whole run.
 type Stats struct {
-	AggregateScore float64  `json:"aggregateScore"` // mean of task scores
-	PassRate       float64  `json:"passRate"`       // passedCount / taskCount
-	PassedCount    int      `json:"passedCount"`
-	TaskCount      int      `json:"taskCount"`
-	ErroredCount   int      `json:"erroredCount"`
-	TotalCostUsd   float64  `json:"totalCostUsd"` // agent + judge
-	AgentCostUsd   float64  `json:"agentCostUsd"`
-	JudgeCostUsd   float64  `json:"judgeCostUsd"`
-	P95LatencyMs   int64    `json:"p95LatencyMs"` // nearest rank over task latencies
-	Findings       Findings `json:"findings"`
+	AggregateScore float64 `json:"aggregateScore"` // mean of task scores
+	PassRate       float64 `json:"passRate"`       // passedCount / taskCount
+	PassedCount    int     `json:"passedCount"`
+	TaskCount      int     `json:"taskCount"`
+	ErroredCount   int     `json:"erroredCount"`
+	TotalCostUsd   float64 `json:"totalCostUsd"` // agent + judge
+	AgentCostUsd   float64 `json:"agentCostUsd"`
+	JudgeCostUsd   float64 `json:"judgeCostUsd"`
+	// UserCostUsd is what the user simulator cost, apart from
+	// totalCostUsd as it is apart from the agent's and the judge's.
+	UserCostUsd  float64  `json:"userCostUsd,omitempty"`
+	P95LatencyMs int64    `json:"p95LatencyMs"` // nearest rank over task latencies
+	Findings     Findings `json:"findings"`
 }
 
 // Findings counts safety findings by severity.

@@ -209,6 +209,7 @@ func Full() *results.Run {
 	r.Regression.Fixed = 1
 	r.Regression.CIHigh = 0.125
 	r.Findings = results.Findings{Critical: 1, High: 1, Medium: 1, Low: 1}
+	r.Stats.UserCostUsd = 0.003
 	r.Assessment = Assessment()
 	s := &r.Suites[0]
 	s.Findings = r.Findings
