@@ -277,7 +277,7 @@ func TestAnnotationLevelsThroughRun(t *testing.T) {
 	}
 	for _, tc := range []testCase{
 		{name: "every gate holds", gate: "passRate >= 0.5", wantCode: 0,
-			want: "::warning file=sub/evals/echo.yaml,line=12,title=evalgate%3A task wrong failed::acme.mono.evals.echo/wrong: failed checks: match (score 0.00 < 0.50)"},
+			want: "::warning file=sub/evals/echo.yaml,line=12,title=evalgate%3A task wrong failed::acme.mono.evals.echo/wrong: failed checks: match (mismatch) (score 0.00 < 0.50)"},
 		{name: "a gate fails", gate: "passRate == 1", wantCode: 1,
 			want: "::error file=sub/evals/echo.yaml,line=12,title=evalgate%3A task wrong failed::"},
 	} {

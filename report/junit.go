@@ -245,8 +245,10 @@ func FailureMessage(t *results.Task) string {
 		return "task errored: " + errorText(t.ErrorKind, t.ErrorMessage)
 	}
 	var parts []string
-	if len(t.FailedChecks) > 0 {
-		parts = append(parts, "failed checks: "+strings.Join(t.FailedChecks, ", "))
+	if checks := failedChecks(t); checks != "" {
+		// As the terminal's WHY column says it: each check's reason
+		// code, or a graded criterion's level.
+		parts = append(parts, "failed checks: "+checks)
 	}
 	if blocking := blockingFindings(t); len(blocking) > 0 {
 		parts = append(parts, "findings: "+strings.Join(blocking, ", "))
