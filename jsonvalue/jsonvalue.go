@@ -338,6 +338,20 @@ func MarshalFile(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// CutEmptyList finds the last member `"key": []` in data, JSON that
+// json.Marshal or an Encoder wrote, and returns the text before its [] and
+// after it, so that a list encoded empty can be written in its place an
+// item at a time; found is false when there is no such member.
+func CutEmptyList(data []byte, key string) (before, after []byte, found bool) {
+	member := append(AppendString(nil, key), ": []"...)
+	i := bytes.LastIndex(data, member)
+	if i < 0 {
+		return nil, nil, false
+	}
+	end := i + len(member)
+	return data[:end-2], data[end:], true
+}
+
 // Depth is how deeply arrays and objects nest in the JSON text data: 0 for
 // a scalar, 1 for [1] or {}, 2 for [[1]]. It reads the bytes once, without
 // decoding, so it can guard a decoder (and everything that walks a value

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/evalgate/evalgate/internal/atomicfile"
+	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -80,6 +81,19 @@ type summaryRegression struct {
 // SummarySchemaJSON, checked in code because validating a large summary
 // against the schema costs far more than writing it.
 func Summary(s *results.Suite, modelClass string) ([]byte, error) {
+	sum, err := checkedSummary(s, modelClass)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := writeSummary(&b, sum); err != nil {
+		return nil, fmt.Errorf("could not build summary for suite %q: %w", s.ID, err)
+	}
+	return b.Bytes(), nil
+}
+
+// checkedSummary builds the summary of s and checks it (see Summary).
+func checkedSummary(s *results.Suite, modelClass string) (*evalSummary, error) {
 	if s == nil {
 		return nil, errors.New("could not build summary: no suite result")
 	}
@@ -87,11 +101,7 @@ func Summary(s *results.Suite, modelClass string) ([]byte, error) {
 	if err := checkSummary(sum); err != nil {
 		return nil, fmt.Errorf("could not build summary for suite %q: %w", s.ID, err)
 	}
-	var b bytes.Buffer
-	if err := writeSummary(&b, sum); err != nil {
-		return nil, fmt.Errorf("could not build summary for suite %q: %w", s.ID, err)
-	}
-	return b.Bytes(), nil
+	return sum, nil
 }
 
 // writeSummary writes sum as indented JSON with a trailing newline, the
@@ -105,13 +115,13 @@ func writeSummary(w io.Writer, sum *evalSummary) error {
 	if err != nil {
 		return err
 	}
-	const empty = `"tasks": []`
-	at := bytes.Index(data, []byte(empty)) + len(empty) - 1 // at its ']'
-	if at < len(empty)-1 {
+	before, after, found := jsonvalue.CutEmptyList(data, "tasks")
+	if !found {
 		return errors.New("could not find the tasks in the encoded summary") // cannot happen: the field is in the type
 	}
 	bw := bufio.NewWriter(w)
-	bw.Write(data[:at])
+	bw.Write(before)
+	bw.WriteByte('[')
 	for i := range sum.Tasks {
 		item, err := json.MarshalIndent(&sum.Tasks[i], "    ", "  ")
 		if err != nil {
@@ -126,7 +136,8 @@ func writeSummary(w io.Writer, sum *evalSummary) error {
 	if len(sum.Tasks) > 0 {
 		bw.WriteString("\n  ")
 	}
-	bw.Write(data[at:])
+	bw.WriteByte(']')
+	bw.Write(after)
 	bw.WriteByte('\n')
 	return bw.Flush()
 }
@@ -231,12 +242,9 @@ func checkSummary(sum *evalSummary) error {
 // usually <out>/summaries), creating dir when needed. A symbolic link at dir
 // or at the file is replaced, not followed.
 func WriteSummary(dir string, s *results.Suite, modelClass string) error {
-	if s == nil {
-		return errors.New("could not build summary: no suite result")
-	}
-	sum := buildSummary(s, modelClass)
-	if err := checkSummary(sum); err != nil {
-		return fmt.Errorf("could not build summary for suite %q: %w", s.ID, err)
+	sum, err := checkedSummary(s, modelClass)
+	if err != nil {
+		return err
 	}
 	if err := safeName(s.ID); err != nil {
 		return fmt.Errorf("could not write summary for suite %q: %w", s.ID, err)
@@ -245,7 +253,7 @@ func WriteSummary(dir string, s *results.Suite, modelClass string) error {
 	if err := atomicfile.EnsureDir(dir, 0o755); err != nil {
 		return fmt.Errorf("could not write summary %q: %w", path, err)
 	}
-	err := atomicfile.Stream(path, 0o644, 0o755, func(w io.Writer) error { return writeSummary(w, sum) })
+	err = atomicfile.Stream(path, 0o644, 0o755, func(w io.Writer) error { return writeSummary(w, sum) })
 	if err != nil {
 		return fmt.Errorf("could not write summary %q: %w", path, err)
 	}

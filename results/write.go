@@ -10,6 +10,7 @@ import (
 	"runtime"
 
 	"github.com/evalgate/evalgate/internal/atomicfile"
+	"github.com/evalgate/evalgate/jsonvalue"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -185,14 +186,13 @@ func (e *indentEncoder) encodeItems(out []byte, tasks []Task, trials [][]byte, f
 			out = append(out, data...)
 			continue
 		}
-		const trialsKey = `"trials": `
-		empty := bytes.LastIndex(data, []byte(trialsKey+"[]")) + len(trialsKey)
-		if empty < len(trialsKey) {
+		before, after, found := jsonvalue.CutEmptyList(data, "trials")
+		if !found {
 			return nil, errors.New("could not find the trials in an encoded task") // cannot happen: the field is in the type
 		}
-		out = append(out, data[:empty]...)
+		out = append(out, before...)
 		out = append(out, trials[k]...)
-		out = append(out, data[empty+len("[]"):]...)
+		out = append(out, after...)
 	}
 	return out, nil
 }
@@ -204,12 +204,14 @@ func (e *indentEncoder) writeOpenList(w io.Writer, v any, prefix, key string) er
 	if err != nil {
 		return err
 	}
-	tail := "\"" + key + "\": []"
-	i := bytes.LastIndex(data, []byte(tail))
-	if i < 0 {
+	before, _, found := jsonvalue.CutEmptyList(data, key)
+	if !found {
 		return fmt.Errorf("could not find %q in the encoded results", key) // cannot happen: the field is in the type
 	}
-	_, err = w.Write(data[:i+len(tail)-1])
+	if _, err := w.Write(before); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, "[")
 	return err
 }
 
