@@ -96,3 +96,21 @@ func FuzzSheetSafe(f *testing.F) {
 		}
 	})
 }
+
+// TestSheetTaskIDs: the ids the report gives a sheet's tasks are those its
+// suite makes, whatever the sheet's name ("-0" in it included).
+func TestSheetTaskIDs(t *testing.T) {
+	dir := t.TempDir()
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "case-0.csv"), []byte("q,__expected\nhi,hi\nyo,yo\n"), 0o644))
+	cfg := filepath.Join(dir, "promptfooconfig.yaml")
+	assert.NilError(t, os.WriteFile(cfg, []byte("prompts: ['say {{ q }}', '{{ q }}']\nproviders: [echo]\ntests: file://case-0.csv\n"), 0o644))
+	res, err := Import(cfg, Options{Out: dir})
+	assert.NilError(t, err)
+	writeFiles(t, dir, res.Files)
+	got := loadTasks(t, dir, res)
+	for k := range got {
+		got[k] = ""
+	}
+	assert.DeepEqual(t, got, reportTasks(res))
+	assert.Check(t, slices.ContainsFunc(res.Report.Tasks, func(r TaskRef) bool { return r.TaskID == "case-0-3-p1" }), "%+v", res.Report.Tasks)
+}

@@ -128,9 +128,9 @@ func relSlash(dir, target string) string {
 }
 
 // sheetTaskID is the id of the task of the test at line of a sheet with
-// the p-th of n prompts.
-func sheetTaskID(prefix string, line, p, n int) string {
-	id := fmt.Sprintf("%s-%d", prefix, line)
+// the p-th of n prompts; line is a number, or the template's {row.line}.
+func sheetTaskID(prefix, line string, p, n int) string {
+	id := prefix + "-" + line
 	if n > 1 {
 		id += fmt.Sprintf("-p%d", p)
 	}
@@ -154,7 +154,7 @@ func (sh *sheetSuite) suite(prompts []prompt, defaultTest any) []byte {
 		if pr.chat != nil {
 			text = pr.chat
 		}
-		id := strings.Replace(sheetTaskID(sh.prefix, 0, p, len(prompts)), "-0", "-{row.line}", 1)
+		id := sheetTaskID(sh.prefix, "{row.line}", p, len(prompts))
 		fmt.Fprintf(&b, "  - file: %s\n    promptfoo:\n      prompt: %s\n", js(path.Base(sh.name)), js(text))
 		if d, ok := defaultTest.(map[string]any); ok {
 			// What a test takes from it; the import reported the rest.

@@ -60,7 +60,7 @@ func (im *importer) suite(prompts []prompt, providers []provider, tests []test) 
 			// The sheet's suite reads the row where it is, at every run;
 			// mapping it here fills the report and writes its checks.
 			for p := range prompts {
-				im.rep.Tasks = append(im.rep.Tasks, TaskRef{SuiteID: sh.suiteID, TaskID: sheetTaskID(sh.prefix, t.line, p, len(prompts)), TestIdx: n, PromptIdx: p, Provider: label})
+				im.rep.Tasks = append(im.rep.Tasks, TaskRef{SuiteID: sh.suiteID, TaskID: sheetTaskID(sh.prefix, strconv.Itoa(t.line), p, len(prompts)), TestIdx: n, PromptIdx: p, Provider: label})
 			}
 			continue
 		}
