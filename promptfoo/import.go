@@ -742,15 +742,7 @@ func (im *importer) execProvider(cmd string) string {
 
 // fromOut names path relative to the output folder, where the agent runs
 // (the project file's folder); an absolute path when it cannot.
-func (im *importer) fromOut(path string) string {
-	absOut, err1 := filepath.Abs(im.out)
-	abs, err2 := filepath.Abs(path)
-	rel, err3 := filepath.Rel(absOut, abs)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return abs
-	}
-	return filepath.ToSlash(rel)
-}
+func (im *importer) fromOut(path string) string { return relSlash(im.out, path) }
 
 // slug makes a name fit a suite id or a file name.
 func slug(s string) string {

@@ -38,10 +38,11 @@ func (im *importer) sheets(prompts []prompt, tests []test) map[string]*sheetSuit
 	if err != nil {
 		return out
 	}
-	listVars := false
+	// Why no sheet can keep its rows, whichever it is; "" when one can.
+	why := im.promptsSafe(prompts)
 	for _, v := range im.base.vars {
 		if _, ok := v.([]any); ok {
-			listVars = true
+			why = "defaultTest has list vars, which make several tests of each row"
 		}
 	}
 	for _, t := range tests {
@@ -52,11 +53,7 @@ func (im *importer) sheets(prompts []prompt, tests []test) map[string]*sheetSuit
 		copied := func(why string) {
 			im.mapped(t.sheet, "tests", "its rows, copied into "+rowsFile+": "+why)
 		}
-		if listVars {
-			copied("defaultTest has list vars, which make several tests of each row")
-			continue
-		}
-		if why := im.promptsSafe(prompts); why != "" {
+		if why != "" {
 			copied(why)
 			continue
 		}
@@ -116,12 +113,10 @@ func (p prompt) texts() []string {
 // relSlash is target relative to dir, with slashes; target made absolute
 // when it cannot be relative.
 func relSlash(dir, target string) string {
-	abs, err := filepath.Abs(target)
-	if err != nil {
-		return filepath.ToSlash(target)
-	}
-	rel, err := filepath.Rel(dir, abs)
-	if err != nil {
+	absDir, err1 := filepath.Abs(dir)
+	abs, err2 := filepath.Abs(target)
+	rel, err3 := filepath.Rel(absDir, abs)
+	if err1 != nil || err2 != nil || err3 != nil {
 		return filepath.ToSlash(abs)
 	}
 	return filepath.ToSlash(rel)
