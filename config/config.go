@@ -32,6 +32,7 @@ import (
 	"github.com/evalgate/evalgate/internal/chat"
 	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/evalgate/evalgate/internal/inputfile"
+	"github.com/evalgate/evalgate/internal/yamlmap"
 	"github.com/evalgate/evalgate/suites"
 )
 
@@ -371,24 +372,16 @@ func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
 // fields walks a mapping, calling set for each known key and reporting
 // unknown keys with the list of allowed ones.
 func (p *parser) fields(n *yaml.Node, where string, set map[string]func(*yaml.Node)) {
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n, "%s: expected a mapping", where)
-		return
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		f, ok := set[k.Value]
-		switch {
-		case !ok:
-			p.errorf(k, "%s: unknown key %q; expected one of %s", where, k.Value, keyList(set))
-		case seen[k.Value]:
-			p.errorf(k, "%s: key %q is set twice", where, k.Value)
-		default:
-			seen[k.Value] = true
-			f(v)
+	yamlmap.Fields(n, set, func(at *yaml.Node, problem yamlmap.Problem, key string) {
+		switch problem {
+		case yamlmap.NotMapping:
+			p.errorf(at, "%s: expected a mapping", where)
+		case yamlmap.Unknown:
+			p.errorf(at, "%s: unknown key %q; expected one of %s", where, key, keyList(set))
+		case yamlmap.Repeated:
+			p.errorf(at, "%s: key %q is set twice", where, key)
 		}
-	}
+	})
 }
 
 func keyList(set map[string]func(*yaml.Node)) string {

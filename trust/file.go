@@ -11,6 +11,7 @@ import (
 
 	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/evalgate/evalgate/internal/inputfile"
+	"github.com/evalgate/evalgate/internal/yamlmap"
 	"github.com/evalgate/evalgate/suites"
 )
 
@@ -97,24 +98,16 @@ func (p *fileParser) errorf(n *yaml.Node, ptr, format string, args ...any) {
 
 // fields walks a mapping, reporting unknown keys with the allowed ones.
 func (p *fileParser) fields(n *yaml.Node, ptr string, set map[string]func(*yaml.Node)) {
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n, ptr, "expected a mapping with the keys %s", keys(set))
-		return
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		f, ok := set[k.Value]
-		switch {
-		case !ok:
-			p.errorf(k, ptr+"/"+k.Value, "unknown key %q; expected one of %s", k.Value, keys(set))
-		case seen[k.Value]:
-			p.errorf(k, ptr+"/"+k.Value, "key %q is set twice", k.Value)
-		default:
-			seen[k.Value] = true
-			f(v)
+	yamlmap.Fields(n, set, func(at *yaml.Node, problem yamlmap.Problem, key string) {
+		switch problem {
+		case yamlmap.NotMapping:
+			p.errorf(at, ptr, "expected a mapping with the keys %s", keys(set))
+		case yamlmap.Unknown:
+			p.errorf(at, ptr+"/"+key, "unknown key %q; expected one of %s", key, keys(set))
+		case yamlmap.Repeated:
+			p.errorf(at, ptr+"/"+key, "key %q is set twice", key)
 		}
-	}
+	})
 }
 
 func keys(set map[string]func(*yaml.Node)) string {
