@@ -46,18 +46,18 @@ func (c *checker) assessment(a *Assessment) {
 	if a == nil {
 		return
 	}
-	c.count("/assessment/taskCount", int64(a.TaskCount))
+	c.count("", "/assessment/taskCount", int64(a.TaskCount))
 	for _, ax := range []struct {
 		name string
 		*AssessmentAxis
 	}{{"performance", &a.Performance}, {"capability", &a.Capability}} {
 		name := ax.name
 		if ax.Score != nil {
-			c.score("/assessment/"+name+"/score", *ax.Score)
+			c.score("/assessment/"+name, "/score", *ax.Score)
 		}
 		for _, d := range ax.Names() {
 			if v := ax.Dimensions[d]; v != nil {
-				c.score(c.at("/assessment/%s/dimensions/%s", name, d), *v)
+				c.score(c.at("/assessment/%s/dimensions/%s", name, d), "", *v)
 			}
 		}
 	}

@@ -47,13 +47,13 @@ func (t *Trust) check(c *checker) {
 	if t == nil {
 		return
 	}
-	c.in("/trust/score", t.Score, 0, 100, "a score from 0 to 100")
-	c.in("/trust/level", float64(t.Level), MinTrustLevel, MaxTrustLevel, "a level from 0 to 4")
+	c.in("", "/trust/score", t.Score, 0, 100, "a score from 0 to 100")
+	c.in("", "/trust/level", float64(t.Level), MinTrustLevel, MaxTrustLevel, "a level from 0 to 4")
 	if t.BaselineLevel != nil {
-		c.in("/trust/baselineLevel", float64(*t.BaselineLevel), MinTrustLevel, MaxTrustLevel, "a level from 0 to 4")
+		c.in("", "/trust/baselineLevel", float64(*t.BaselineLevel), MinTrustLevel, MaxTrustLevel, "a level from 0 to 4")
 	}
 	if t.BaselineScore != nil {
-		c.in("/trust/baselineScore", *t.BaselineScore, 0, 100, "a score from 0 to 100")
+		c.in("", "/trust/baselineScore", *t.BaselineScore, 0, 100, "a score from 0 to 100")
 	}
 	d := t.Dimensions
 	for _, p := range []struct {
@@ -63,7 +63,7 @@ func (t *Trust) check(c *checker) {
 		{"contractClarity", d.ContractClarity}, {"idempotency", d.Idempotency}, {"observability", d.Observability},
 		{"errorContainment", d.ErrorContainment}, {"governance", d.Governance},
 	} {
-		c.in("/trust/dimensions/"+p.name, float64(p.points), 0, 20, "points from 0 to 20")
+		c.in("/trust/dimensions/", p.name, float64(p.points), 0, 20, "points from 0 to 20")
 	}
 }
 
