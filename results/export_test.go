@@ -18,3 +18,21 @@ func EncodeTrials(trials []Trial) ([]byte, error) {
 	var e indentEncoder
 	return e.encode(&trials, trialsPrefix)
 }
+
+// ReadTask decodes data as ReadSpilling decodes a task: the task, how many
+// bytes it took, and errShape or another error when it would leave the
+// file to Read.
+func ReadTask(data []byte) (Task, int, error) {
+	var r taskReader
+	var t Task
+	n, err := r.readTask(data, &t)
+	keepTrials(&t)
+	return t, n, err
+}
+
+// EncodeTask is what encoding/json writes for t at its depth in
+// results.json.
+func EncodeTask(t *Task) ([]byte, error) {
+	var e indentEncoder
+	return e.encode(t, "        ")
+}

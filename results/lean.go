@@ -3,7 +3,6 @@ package results
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"strings"
 )
@@ -28,7 +27,7 @@ func ReadSpilling(path string, leave func(t *Task) bool, spill *Spill) (*Run, []
 	if f, err := os.Open(path); err == nil {
 		var fi os.FileInfo
 		if fi, err = f.Stat(); err == nil {
-			lr := &leanReader{dec: json.NewDecoder(f), leave: leave, spill: spill, size: fi.Size()}
+			lr := &leanReader{in: stream{r: f}, leave: leave, spill: spill, size: fi.Size()}
 			if err = lr.read(); err == nil {
 				err = lr.run.Check()
 			}
@@ -53,19 +52,19 @@ const trialsPrefix = "          "
 const minTaskBytes = 256
 
 type leanReader struct {
-	dec   *json.Decoder
+	in    stream
+	tasks taskReader
 	leave func(t *Task) bool
 	spill *Spill
 	size  int64 // of the file
 	run   Run
 	spans [][]Span
-	raw   json.RawMessage
 	obj   []byte
 }
 
 // read decodes the run, streaming the tasks of its suites.
 func (lr *leanReader) read() error {
-	if err := lr.delim('{'); err != nil {
+	if err := lr.in.delim('{'); err != nil {
 		return err
 	}
 	seen := false
@@ -74,23 +73,25 @@ func (lr *leanReader) read() error {
 			return errShape
 		}
 		seen = true
-		if err := lr.delim('['); err != nil {
+		if err := lr.in.delim('['); err != nil {
 			return err
 		}
 		lr.run.Suites = []Suite{}
-		for lr.dec.More() {
+		for n := 0; ; n++ {
+			if more, err := lr.in.more(n, ']'); err != nil || !more {
+				return err
+			}
 			lr.run.Suites = append(lr.run.Suites, Suite{})
 			lr.spans = append(lr.spans, nil)
 			if err := lr.suite(len(lr.run.Suites) - 1); err != nil {
 				return err
 			}
 		}
-		return lr.delim(']')
 	})
 	if err != nil {
 		return err
 	}
-	if _, err := lr.dec.Token(); err != io.EOF {
+	if c, err := lr.in.peek(); err != nil || c != 0 {
 		return errShape // something after the run
 	}
 	return nil
@@ -98,7 +99,7 @@ func (lr *leanReader) read() error {
 
 // suite decodes suite i of the run, an object.
 func (lr *leanReader) suite(i int) error {
-	if err := lr.delim('{'); err != nil {
+	if err := lr.in.delim('{'); err != nil {
 		return err
 	}
 	s := &lr.run.Suites[i]
@@ -108,14 +109,17 @@ func (lr *leanReader) suite(i int) error {
 			return errShape
 		}
 		seen = true
-		if err := lr.delim('['); err != nil {
+		if err := lr.in.delim('['); err != nil {
 			return err
 		}
 		// Made at the size the suite says, if the file can hold that
 		// many: grown by appending, the list would be copied over and
 		// over.
 		s.Tasks = make([]Task, 0, min(max(s.TaskCount, 0), int(lr.size/minTaskBytes)))
-		for lr.dec.More() {
+		for n := 0; ; n++ {
+			if more, err := lr.in.more(n, ']'); err != nil || !more {
+				return err
+			}
 			s.Tasks = append(s.Tasks, Task{})
 			span, err := lr.task(&s.Tasks[len(s.Tasks)-1])
 			if err != nil {
@@ -128,16 +132,16 @@ func (lr *leanReader) suite(i int) error {
 				lr.spans[i] = append(lr.spans[i], span)
 			}
 		}
-		return lr.delim(']')
 	})
 }
 
 // task decodes the next task into t, and spills its trials when it should.
 func (lr *leanReader) task(t *Task) (Span, error) {
-	if err := lr.dec.Decode(t); err != nil {
+	if err := lr.in.decode(func(data []byte) (int, error) { return lr.tasks.readTask(data, t) }); err != nil {
 		return Span{}, err
 	}
 	if lr.leave == nil || len(t.Trials) == 0 || !lr.leave(t) {
+		keepTrials(t)
 		return Span{}, nil
 	}
 	c := checker{}
@@ -155,12 +159,23 @@ func (lr *leanReader) task(t *Task) (Span, error) {
 // members decodes the members of an object whose '{' was read into v, one
 // at a time, up to and with its '}', except list, which stream reads.
 func (lr *leanReader) members(v any, list string, stream func() error) error {
-	for lr.dec.More() {
-		tok, err := lr.dec.Token()
+	for n := 0; ; n++ {
+		if more, err := lr.in.more(n, '}'); err != nil || !more {
+			return err
+		}
+		name, err := lr.in.value()
 		if err != nil {
 			return err
 		}
-		key, _ := tok.(string)
+		var key string
+		if err := json.Unmarshal(name, &key); err != nil {
+			return errShape
+		}
+		// name is in the stream's buffer, which the next reads move.
+		lr.obj = append(append(lr.obj[:0], '{'), name...)
+		if err := lr.in.delim(':'); err != nil {
+			return err
+		}
 		switch {
 		case key == list:
 			if err := stream(); err != nil {
@@ -170,29 +185,13 @@ func (lr *leanReader) members(v any, list string, stream func() error) error {
 		case strings.EqualFold(key, list):
 			return errShape // encoding/json matches keys in any case
 		}
-		if err := lr.dec.Decode(&lr.raw); err != nil {
-			return err
-		}
-		name, err := json.Marshal(key)
+		raw, err := lr.in.value()
 		if err != nil {
 			return err
 		}
-		lr.obj = append(append(append(append(append(lr.obj[:0], '{'), name...), ':'), lr.raw...), '}')
+		lr.obj = append(append(append(lr.obj, ':'), raw...), '}')
 		if err := json.Unmarshal(lr.obj, v); err != nil {
 			return err
 		}
 	}
-	return lr.delim('}')
-}
-
-// delim reads the next token, which must be d.
-func (lr *leanReader) delim(d json.Delim) error {
-	tok, err := lr.dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok != d {
-		return errShape
-	}
-	return nil
 }

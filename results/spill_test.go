@@ -83,6 +83,7 @@ func TestReadSpillingIsRead(t *testing.T) {
 	type testCase struct {
 		name string
 		edit func(s string) string
+		lean bool // read one task at a time, not left to Read
 	}
 	run := func(t *testing.T, tc testCase) {
 		dir := t.TempDir()
@@ -98,7 +99,8 @@ func TestReadSpillingIsRead(t *testing.T) {
 		spill, err := results.NewSpill(dir)
 		assert.NilError(t, err)
 		defer spill.Close()
-		_, _, spilledErr := results.ReadSpilling(path, passed, spill)
+		_, spans, spilledErr := results.ReadSpilling(path, passed, spill)
+		assert.Equal(t, spans != nil, tc.lean, "read one task at a time")
 		got, _, gotErr := results.ReadSpilling(path, func(*results.Task) bool { return false }, spill)
 		if wantErr != nil {
 			assert.Error(t, spilledErr, wantErr.Error())
@@ -110,12 +112,19 @@ func TestReadSpillingIsRead(t *testing.T) {
 		assert.Assert(t, cmp.Equal(got, want), cmp.Diff(want, got))
 	}
 	for _, tc := range []testCase{
-		{name: "as written", edit: func(s string) string { return s }},
+		{name: "as written", edit: func(s string) string { return s }, lean: true},
+		{name: "a task longer than a first look ahead", edit: func(s string) string {
+			long := `"failedChecks": ["x"` + strings.Repeat(`, "x"`, 40_000) + `], "toolCalls": 0`
+			return strings.Replace(s, `"toolCalls": 0`, long, 1)
+		}, lean: true},
+		{name: "a value longer than a read", edit: func(s string) string {
+			return strings.Replace(s, `"runId"`, `"extra": "`+strings.Repeat(`\"x`, 200_000)+`", "runId"`, 1)
+		}, lean: true},
 		{name: "keys in other cases", edit: func(s string) string { return strings.Replace(s, `"suites"`, `"Suites"`, 1) }},
-		{name: "tasks in other cases", edit: func(s string) string { return strings.Replace(s, `"tasks"`, `"TASKS"`, 1) }},
+		{name: "tasks in other cases", edit: func(s string) string { return strings.Replace(s, `"tasks"`, `"TASKS"`, 1) }, lean: true},
 		{name: "suites null", edit: func(s string) string { return s[:strings.Index(s, `"suites"`)] + `"suites": null}` }},
 		{name: "a second suites", edit: func(s string) string { return strings.Replace(s, `"gates"`, `"suites": [], "gates"`, 1) }},
-		{name: "compact", edit: func(s string) string { return strings.Join(strings.Fields(s), "") }},
+		{name: "compact", edit: func(s string) string { return strings.Join(strings.Fields(s), "") }, lean: true},
 		{name: "not JSON", edit: func(s string) string { return s[:len(s)/2] }},
 		{name: "a string for a number", edit: func(s string) string { return strings.Replace(s, `"latencyMs": `, `"latencyMs": "x", "_": `, 3) }},
 		{name: "a score out of range", edit: func(s string) string { return strings.Replace(s, `"score": 1`, `"score": 7`, 1) }},
@@ -135,7 +144,7 @@ func TestReadSpillingIsRead(t *testing.T) {
 		}},
 		{name: "escapes", edit: func(s string) string {
 			return strings.Replace(s, `"kind": "golden"`, `"kind": "gol\u0064en\n\u00e9"`, 3)
-		}},
+		}, lean: true},
 		{name: "a number cut short", edit: func(s string) string { return strings.Replace(s, `"toolCalls": 0`, `"toolCalls": -`, 1) }},
 		{name: "something after", edit: func(s string) string { return s + "{}" }},
 		{name: "a list", edit: func(s string) string { return "[" + s + "]" }},

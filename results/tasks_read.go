@@ -1,0 +1,617 @@
+package results
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// taskReader decodes a task of results.json as json.Unmarshal decodes it
+// into a Task, without reflection: a merge reads 200,000 tasks, and
+// encoding/json took half of its time (#19). It knows the shapes Write
+// writes and refuses, with errShape, anything else that json.Unmarshal
+// might read differently: a key it does not know or in another case, a
+// key twice, a null, a value of another type. ReadSpilling then reads the
+// file again with Read, so the two can only differ in speed;
+// FuzzReadTask holds them to that.
+//
+// Its methods return zero values once err is set: a decoding is checked
+// once, at its end.
+type taskReader struct {
+	b   []byte
+	i   int
+	err error
+	// names holds the strings most tasks repeat (statuses, check ids and
+	// kinds, file names) so that 200,000 tasks share them.
+	names map[string]string
+	// trials and checks are reused from task to task: a merge keeps the
+	// trials of few tasks, and the others' would be garbage at once.
+	trials []Trial
+	checks [][]Check
+}
+
+// maxNames bounds names: task ids, which are all different, would fill it.
+const maxNames = 4096
+
+// readTask decodes the task data starts with into t, and returns how many
+// bytes it took. The trials are the reader's, and are overwritten by the
+// next readTask: a caller that keeps them calls keepTrials.
+func (r *taskReader) readTask(data []byte, t *Task) (int, error) {
+	r.b, r.i, r.err = data, 0, nil
+	r.task(t)
+	return r.i, r.err
+}
+
+// keepTrials gives t trials of its own, in place of the reader's.
+func keepTrials(t *Task) {
+	t.Trials = slices.Clone(t.Trials)
+	for i := range t.Trials {
+		t.Trials[i].Checks = slices.Clone(t.Trials[i].Checks)
+	}
+}
+
+func (r *taskReader) fail() {
+	if r.err == nil {
+		r.err = errShape
+	}
+}
+
+// ws skips white space.
+func (r *taskReader) ws() {
+	for r.i < len(r.b) {
+		switch r.b[r.i] {
+		case ' ':
+			// Indentation, eight spaces at a time: most of the bytes
+			// of an indented file are spaces.
+			if r.i+8 <= len(r.b) && binary.LittleEndian.Uint64(r.b[r.i:]) == spaces8 {
+				r.i += 8
+			} else {
+				r.i++
+			}
+		case '\n', '\t', '\r':
+			r.i++
+		default:
+			return
+		}
+	}
+}
+
+// open reads c, the start of an object or a list.
+func (r *taskReader) open(c byte) {
+	if r.ws(); r.err == nil && r.i < len(r.b) && r.b[r.i] == c {
+		r.i++
+		return
+	}
+	r.fail()
+}
+
+// next reports whether the object or list that is open has an nth
+// member or item (counted from 0), reading the comma before it; when it
+// has not, it reads the closing c.
+func (r *taskReader) next(n int, c byte) bool {
+	if r.ws(); r.err != nil || r.i >= len(r.b) {
+		r.fail()
+		return false
+	}
+	if r.b[r.i] == c {
+		r.i++
+		return false
+	}
+	if n > 0 {
+		if r.b[r.i] != ',' {
+			r.fail()
+			return false
+		}
+		r.i++
+	}
+	return true
+}
+
+// key reads a member's name and its colon. A name with an escape is
+// refused: encoding/json would unescape it, and Write writes none.
+func (r *taskReader) key() []byte {
+	r.ws()
+	if r.err != nil || r.i >= len(r.b) || r.b[r.i] != '"' {
+		r.fail()
+		return nil
+	}
+	start := r.i + 1
+	end := start
+	for end < len(r.b) && r.b[end] != '"' && r.b[end] != '\\' {
+		end++
+	}
+	if end >= len(r.b) || r.b[end] != '"' {
+		r.fail()
+		return nil
+	}
+	r.i = end + 1
+	r.ws()
+	if r.i >= len(r.b) || r.b[r.i] != ':' {
+		r.fail()
+		return nil
+	}
+	r.i++
+	return r.b[start:end]
+}
+
+// once reports whether the member bit of seen is new; a member twice is
+// refused, since encoding/json would merge the two.
+func (r *taskReader) once(seen *uint64, bit uint) bool {
+	if *seen&(1<<bit) != 0 {
+		r.fail()
+		return false
+	}
+	*seen |= 1 << bit
+	return true
+}
+
+const spaces8 = 0x2020202020202020
+
+// str reads a string; shared says to keep one copy of it for the tasks.
+func (r *taskReader) str(shared bool) string {
+	r.ws()
+	if r.err != nil || r.i >= len(r.b) || r.b[r.i] != '"' {
+		r.fail()
+		return ""
+	}
+	start := r.i + 1
+	end := start
+	for end < len(r.b) {
+		c := r.b[end]
+		if c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+		end++
+	}
+	if end < len(r.b) && r.b[end] == '"' {
+		r.i = end + 1
+		raw := r.b[start:end]
+		if !shared {
+			return string(raw)
+		}
+		if s, ok := r.names[string(raw)]; ok {
+			return s
+		}
+		s := string(raw)
+		if len(r.names) < maxNames {
+			if r.names == nil {
+				r.names = map[string]string{}
+			}
+			r.names[s] = s
+		}
+		return s
+	}
+	// Escapes, control characters and anything not ASCII are left to
+	// encoding/json, whose reading (U+FFFD for invalid UTF-8, surrogate
+	// pairs) is the one to match. They are rare in results files.
+	for end < len(r.b) && r.b[end] != '"' {
+		if r.b[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	if end >= len(r.b) {
+		r.fail()
+		return ""
+	}
+	var s string
+	if json.Unmarshal(r.b[start-1:end+1], &s) != nil {
+		r.fail()
+		return ""
+	}
+	r.i = end + 1
+	return s
+}
+
+// number reads a number as JSON writes one, and returns it.
+func (r *taskReader) number() []byte {
+	r.ws()
+	start := r.i
+	i := r.i
+	if i < len(r.b) && r.b[i] == '-' {
+		i++
+	}
+	digits := func() bool {
+		from := i
+		for i < len(r.b) && r.b[i] >= '0' && r.b[i] <= '9' {
+			i++
+		}
+		return i > from
+	}
+	switch {
+	case i < len(r.b) && r.b[i] == '0':
+		i++
+	case !digits():
+		r.fail()
+		return nil
+	}
+	if i < len(r.b) && r.b[i] == '.' {
+		i++
+		if !digits() {
+			r.fail()
+			return nil
+		}
+	}
+	if i < len(r.b) && (r.b[i] == 'e' || r.b[i] == 'E') {
+		i++
+		if i < len(r.b) && (r.b[i] == '+' || r.b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			r.fail()
+			return nil
+		}
+	}
+	if r.err != nil {
+		return nil
+	}
+	r.i = i
+	return r.b[start:i]
+}
+
+// int reads a whole number, as encoding/json reads one into an int or an
+// int64 (both 64 bits wide here): "1.0" and "1e3" are refused.
+func (r *taskReader) int() int64 {
+	lit := r.number()
+	if r.err != nil {
+		return 0
+	}
+	if n := len(lit); n > 0 && n <= 18 && lit[0] != '-' {
+		var v int64
+		for _, c := range lit {
+			if c < '0' || c > '9' {
+				r.fail()
+				return 0
+			}
+			v = v*10 + int64(c-'0')
+		}
+		return v
+	}
+	v, err := strconv.ParseInt(string(lit), 10, 64)
+	if err != nil {
+		r.fail()
+	}
+	return v
+}
+
+// float reads a number as encoding/json reads one into a float64.
+func (r *taskReader) float() float64 {
+	lit := r.number()
+	if r.err != nil {
+		return 0
+	}
+	if len(lit) == 1 { // 0 and 1, the most frequent
+		return float64(lit[0] - '0')
+	}
+	v, err := strconv.ParseFloat(string(lit), 64)
+	if err != nil {
+		r.fail()
+	}
+	return v
+}
+
+func (r *taskReader) bool() bool {
+	r.ws()
+	switch {
+	case r.err != nil:
+	case hasPrefixAt(r.b, r.i, "true"):
+		r.i += 4
+		return true
+	case hasPrefixAt(r.b, r.i, "false"):
+		r.i += 5
+		return false
+	default:
+		r.fail()
+	}
+	return false
+}
+
+func hasPrefixAt(b []byte, i int, s string) bool {
+	return len(b)-i >= len(s) && string(b[i:i+len(s)]) == s
+}
+
+func (r *taskReader) strings() []string {
+	list := []string{}
+	r.open('[')
+	for n := 0; r.next(n, ']'); n++ {
+		list = append(list, r.str(true))
+	}
+	return list
+}
+
+func (r *taskReader) task(t *Task) {
+	var seen uint64
+	r.open('{')
+	for n := 0; r.next(n, '}'); n++ {
+		switch k := r.key(); {
+		case string(k) == "taskId" && r.once(&seen, 0):
+			t.ID = r.str(false)
+		case string(k) == "file" && r.once(&seen, 1):
+			t.File = r.str(true)
+		case string(k) == "line" && r.once(&seen, 2):
+			t.Line = int(r.int())
+		case string(k) == "kind" && r.once(&seen, 3):
+			t.Kind = r.str(true)
+		case string(k) == "tags" && r.once(&seen, 4):
+			t.Tags = r.strings()
+		case string(k) == "metadata" && r.once(&seen, 5):
+			t.Metadata = new(Metadata)
+			r.metadata(t.Metadata)
+		case string(k) == "status" && r.once(&seen, 6):
+			t.Status = r.str(true)
+		case string(k) == "errorKind" && r.once(&seen, 7):
+			t.ErrorKind = r.str(true)
+		case string(k) == "errorMessage" && r.once(&seen, 8):
+			t.ErrorMessage = r.str(true)
+		case string(k) == "score" && r.once(&seen, 9):
+			t.Score = r.float()
+		case string(k) == "passScore" && r.once(&seen, 10):
+			t.PassScore = r.float()
+		case string(k) == "passed" && r.once(&seen, 11):
+			t.Passed = r.bool()
+		case string(k) == "passAtK" && r.once(&seen, 12):
+			t.PassAtK = r.bool()
+		case string(k) == "trialsPassed" && r.once(&seen, 13):
+			t.TrialsPassed = int(r.int())
+		case string(k) == "latencyMs" && r.once(&seen, 14):
+			t.LatencyMs = r.int()
+		case string(k) == "costUsd" && r.once(&seen, 15):
+			t.CostUsd = r.float()
+		case string(k) == "agentCostUsd" && r.once(&seen, 16):
+			t.AgentCostUsd = r.float()
+		case string(k) == "judgeCostUsd" && r.once(&seen, 17):
+			t.JudgeCostUsd = r.float()
+		case string(k) == "userCostUsd" && r.once(&seen, 18):
+			t.UserCostUsd = r.float()
+		case string(k) == "tokens" && r.once(&seen, 19):
+			r.tokens(&t.Tokens)
+		case string(k) == "toolCalls" && r.once(&seen, 20):
+			t.ToolCalls = int(r.int())
+		case string(k) == "schemaValid" && r.once(&seen, 21):
+			t.SchemaValid = new(bool)
+			*t.SchemaValid = r.bool()
+		case string(k) == "failedChecks" && r.once(&seen, 22):
+			t.FailedChecks = r.strings()
+		case string(k) == "levels" && r.once(&seen, 23):
+			t.Levels = []Level{}
+			r.open('[')
+			for n := 0; r.next(n, ']'); n++ {
+				t.Levels = append(t.Levels, Level{})
+				r.level(&t.Levels[n])
+			}
+		case string(k) == "findings" && r.once(&seen, 24):
+			t.Findings = r.findings()
+		case string(k) == "linesAfterFinal" && r.once(&seen, 25):
+			t.LinesAfterFinal = int(r.int())
+		case string(k) == "faults" && r.once(&seen, 26):
+			t.Faults = r.strings()
+		case string(k) == "idempotent" && r.once(&seen, 27):
+			t.Idempotent = new(bool)
+			*t.Idempotent = r.bool()
+		case string(k) == "trials" && r.once(&seen, 28):
+			trials := r.trials[:0]
+			if trials == nil {
+				trials = []Trial{}
+			}
+			r.open('[')
+			for n := 0; r.next(n, ']'); n++ {
+				if n == len(r.checks) {
+					r.checks = append(r.checks, []Check{})
+				}
+				trials = append(trials, Trial{})
+				if r.trial(&trials[n], r.checks[n][:0]); trials[n].Checks != nil {
+					r.checks[n] = trials[n].Checks
+				}
+			}
+			r.trials, t.Trials = trials, trials
+		default:
+			r.fail()
+		}
+	}
+}
+
+func (r *taskReader) metadata(m *Metadata) {
+	var seen uint64
+	r.open('{')
+	for n := 0; r.next(n, '}'); n++ {
+		switch k := r.key(); {
+		case string(k) == "domain" && r.once(&seen, 0):
+			m.Domain = r.str(true)
+		case string(k) == "complexity" && r.once(&seen, 1):
+			m.Complexity = int(r.int())
+		case string(k) == "autonomyLevel" && r.once(&seen, 2):
+			m.AutonomyLevel = new(int)
+			*m.AutonomyLevel = int(r.int())
+		case string(k) == "category" && r.once(&seen, 3):
+			m.Category = r.str(true)
+		default:
+			r.fail()
+		}
+	}
+}
+
+func (r *taskReader) level(l *Level) {
+	var seen uint64
+	r.open('{')
+	for n := 0; r.next(n, '}'); n++ {
+		switch k := r.key(); {
+		case string(k) == "check" && r.once(&seen, 0):
+			l.Check = r.str(true)
+		case string(k) == "criterion" && r.once(&seen, 1):
+			l.Criterion = int(r.int())
+		case string(k) == "level" && r.once(&seen, 2):
+			l.Level = int(r.int())
+		default:
+			r.fail()
+		}
+	}
+}
+
+func (r *taskReader) tokens(t *Tokens) {
+	var seen uint64
+	r.open('{')
+	for n := 0; r.next(n, '}'); n++ {
+		switch k := r.key(); {
+		case string(k) == "input" && r.once(&seen, 0):
+			t.Input = r.int()
+		case string(k) == "output" && r.once(&seen, 1):
+			t.Output = r.int()
+		default:
+			r.fail()
+		}
+	}
+}
+
+func (r *taskReader) findings() []Finding {
+	list := []Finding{}
+	r.open('[')
+	for n := 0; r.next(n, ']'); n++ {
+		var f Finding
+		var seen uint64
+		r.open('{')
+		for m := 0; r.next(m, '}'); m++ {
+			switch k := r.key(); {
+			case string(k) == "kind" && r.once(&seen, 0):
+				f.Kind = r.str(true)
+			case string(k) == "severity" && r.once(&seen, 1):
+				f.Severity = r.str(true)
+			default:
+				r.fail()
+			}
+		}
+		list = append(list, f)
+	}
+	return list
+}
+
+// trial decodes a trial; its checks go in checks, which is empty and not
+// nil.
+func (r *taskReader) trial(t *Trial, checks []Check) {
+	var seen uint64
+	r.open('{')
+	for n := 0; r.next(n, '}'); n++ {
+		switch k := r.key(); {
+		case string(k) == "trial" && r.once(&seen, 0):
+			t.Trial = int(r.int())
+		case string(k) == "status" && r.once(&seen, 1):
+			t.Status = r.str(true)
+		case string(k) == "errorKind" && r.once(&seen, 2):
+			t.ErrorKind = r.str(true)
+		case string(k) == "errorMessage" && r.once(&seen, 3):
+			t.ErrorMessage = r.str(true)
+		case string(k) == "score" && r.once(&seen, 4):
+			t.Score = r.float()
+		case string(k) == "passed" && r.once(&seen, 5):
+			t.Passed = r.bool()
+		case string(k) == "latencyMs" && r.once(&seen, 6):
+			t.LatencyMs = r.int()
+		case string(k) == "agentCostUsd" && r.once(&seen, 7):
+			t.AgentCostUsd = r.float()
+		case string(k) == "judgeCostUsd" && r.once(&seen, 8):
+			t.JudgeCostUsd = r.float()
+		case string(k) == "userCostUsd" && r.once(&seen, 9):
+			t.UserCostUsd = r.float()
+		case string(k) == "tokens" && r.once(&seen, 10):
+			r.tokens(&t.Tokens)
+		case string(k) == "toolCalls" && r.once(&seen, 11):
+			t.ToolCalls = int(r.int())
+		case string(k) == "schemaValid" && r.once(&seen, 12):
+			t.SchemaValid = new(bool)
+			*t.SchemaValid = r.bool()
+		case string(k) == "tools" && r.once(&seen, 13):
+			t.Tools = []ToolUse{}
+			r.open('[')
+			for n := 0; r.next(n, ']'); n++ {
+				t.Tools = append(t.Tools, ToolUse{})
+				r.toolUse(&t.Tools[n])
+			}
+		case string(k) == "checks" && r.once(&seen, 14):
+			t.Checks = checks
+			r.open('[')
+			for n := 0; r.next(n, ']'); n++ {
+				t.Checks = append(t.Checks, Check{})
+				r.check(&t.Checks[n])
+			}
+		case string(k) == "findings" && r.once(&seen, 15):
+			t.Findings = r.findings()
+		case string(k) == "linesAfterFinal" && r.once(&seen, 16):
+			t.LinesAfterFinal = int(r.int())
+		case string(k) == "usageReported" && r.once(&seen, 17):
+			t.UsageReported = r.bool()
+		default:
+			r.fail()
+		}
+	}
+}
+
+func (r *taskReader) toolUse(u *ToolUse) {
+	var seen uint64
+	r.open('{')
+	for n := 0; r.next(n, '}'); n++ {
+		switch k := r.key(); {
+		case string(k) == "name" && r.once(&seen, 0):
+			u.Name = r.str(true)
+		case string(k) == "calls" && r.once(&seen, 1):
+			u.Calls = int(r.int())
+		case string(k) == "matched" && r.once(&seen, 2):
+			u.Matched = int(r.int())
+		case string(k) == "errors" && r.once(&seen, 3):
+			u.Errors = int(r.int())
+		case string(k) == "repeats" && r.once(&seen, 4):
+			u.Repeats = int(r.int())
+		case string(k) == "maxSame" && r.once(&seen, 5):
+			u.MaxSame = int(r.int())
+		case string(k) == "schemaViolations" && r.once(&seen, 6):
+			u.SchemaViolations = int(r.int())
+		case string(k) == "sideEffectRepeats" && r.once(&seen, 7):
+			u.SideEffectRepeats = int(r.int())
+		default:
+			r.fail()
+		}
+	}
+}
+
+func (r *taskReader) check(c *Check) {
+	var seen uint64
+	r.open('{')
+	for n := 0; r.next(n, '}'); n++ {
+		switch k := r.key(); {
+		case string(k) == "id" && r.once(&seen, 0):
+			c.ID = r.str(true)
+		case string(k) == "kind" && r.once(&seen, 1):
+			c.Kind = r.str(true)
+		case string(k) == "weight" && r.once(&seen, 2):
+			c.Weight = r.float()
+		case string(k) == "passed" && r.once(&seen, 3):
+			c.Passed = r.bool()
+		case string(k) == "reason" && r.once(&seen, 4):
+			c.Reason = r.str(true)
+		case string(k) == "judged" && r.once(&seen, 5):
+			c.Judged = r.bool()
+		case string(k) == "criterion" && r.once(&seen, 6):
+			c.Criterion = new(int)
+			*c.Criterion = int(r.int())
+		case string(k) == "level" && r.once(&seen, 7):
+			c.Level = new(int)
+			*c.Level = int(r.int())
+		case string(k) == "scale" && r.once(&seen, 8):
+			c.Scale = new(Scale)
+			var seen uint64
+			r.open('{')
+			for m := 0; r.next(m, '}'); m++ {
+				switch k := r.key(); {
+				case string(k) == "min" && r.once(&seen, 0):
+					c.Scale.Min = int(r.int())
+				case string(k) == "max" && r.once(&seen, 1):
+					c.Scale.Max = int(r.int())
+				default:
+					r.fail()
+				}
+			}
+		default:
+			r.fail()
+		}
+	}
+}

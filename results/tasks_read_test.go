@@ -1,0 +1,104 @@
+package results_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/evalgate/evalgate/internal/resultstest"
+	"github.com/evalgate/evalgate/results"
+)
+
+// sameAsUnmarshal fails t when the task reader reads data otherwise than
+// json.Unmarshal reads it into a Task: it may refuse what Unmarshal reads
+// (ReadSpilling then reads the file with Read), never read it otherwise.
+// It reports whether the reader read data.
+func sameAsUnmarshal(t *testing.T, data []byte) bool {
+	t.Helper()
+	got, n, err := results.ReadTask(data)
+	if err != nil || len(bytes.TrimLeft(data[n:], " \t\r\n")) > 0 {
+		return false
+	}
+	var want results.Task
+	if uerr := json.Unmarshal(data, &want); uerr != nil {
+		t.Fatalf("the task reader read what json.Unmarshal refuses (%v): %q", uerr, data)
+	}
+	assert.DeepEqual(t, got, want)
+	return true
+}
+
+// taskFixtures are tasks as Write writes them, every field of a task and
+// of a trial set in some.
+func taskFixtures(t testing.TB) [][]byte {
+	var out [][]byte
+	yes, two := true, 2
+	every := resultstest.Full().Suites[0].Tasks[0]
+	every.Tags = []string{"refunds", "é"}
+	every.Metadata = &results.Metadata{Domain: "support", Complexity: 3, AutonomyLevel: &two, Category: "c"}
+	every.ErrorKind, every.ErrorMessage = results.ErrTimeout, "timed out \"after\" 5s\n\x01\xff\u2028"
+	every.UserCostUsd, every.SchemaValid, every.Idempotent = 1e-7, &yes, &yes
+	every.FailedChecks, every.Faults = []string{"match"}, []string{"delay"}
+	every.Levels = []results.Level{{Check: "tone", Criterion: 1, Level: 3}}
+	every.Findings = []results.Finding{{Kind: "pii", Severity: results.SeverityHigh}}
+	every.LinesAfterFinal = 2
+	tasks := []results.Task{every, {Trials: []results.Trial{}}}
+	for _, s := range append(resultstest.Full().Suites, resultstest.Suite1k()) {
+		tasks = append(tasks, s.Tasks[:min(len(s.Tasks), 20)]...)
+	}
+	for i := range tasks {
+		data, err := results.EncodeTask(&tasks[i])
+		assert.NilError(t, err)
+		out = append(out, data)
+	}
+	return out
+}
+
+// TestReadTask checks that the task reader reads every task Write writes
+// as json.Unmarshal does, and leaves to Read the shapes Write does not
+// write.
+func TestReadTask(t *testing.T) {
+	for i, data := range taskFixtures(t) {
+		assert.Assert(t, sameAsUnmarshal(t, data), "fixture %d was refused: %s", i, data)
+	}
+	type testCase struct {
+		name string
+		data string
+		read bool // the reader takes it (as Unmarshal does)
+	}
+	for _, tc := range []testCase{
+		{name: "compact", data: `{"taskId":"a","trials":[{"trial":1,"checks":[{"id":"m","weight":0.5}]}]}`, read: true},
+		{name: "escapes", data: `{"taskId":"a\"\u00e9\ud83d\ude00\n","file":"\/x"}`, read: true},
+		{name: "numbers", data: `{"score":1E-2,"costUsd":-0,"latencyMs":-0,"line":-12}`, read: true},
+		{name: "a trial without checks", data: `{"trials":[{"trial":1}]}`, read: true},
+		{name: "empty lists", data: `{"tags":[],"trials":[],"levels":[],"findings":[]}`, read: true},
+		{name: "a key twice", data: `{"score":1,"score":0.5}`},
+		{name: "a key in another case", data: `{"TaskID":"a"}`},
+		{name: "an unknown key", data: `{"output":"secret"}`},
+		{name: "null", data: `{"trials":null}`},
+		{name: "a whole number with a fraction", data: `{"line":1.0}`},
+		{name: "a number too large", data: `{"score":1e400}`},
+		{name: "a string for a number", data: `{"score":"1"}`},
+		{name: "invalid UTF-8 is read as Unmarshal reads it", data: "{\"taskId\":\"\xff\"}", read: true},
+		{name: "cut short", data: `{"taskId":"a","trials":[{"trial":1}`},
+		{name: "a trailing comma", data: `{"taskId":"a",}`},
+		{name: "a control character", data: "{\"taskId\":\"a\x01\"}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, sameAsUnmarshal(t, []byte(tc.data)), tc.read)
+		})
+	}
+}
+
+// FuzzReadTask holds the task reader to json.Unmarshal: whatever it reads,
+// it reads as Unmarshal does.
+func FuzzReadTask(f *testing.F) {
+	for _, data := range taskFixtures(f) {
+		f.Add(data)
+	}
+	f.Add([]byte(`{"taskId":"a\u00e9","score":1e-2,"trials":[{"checks":[{"scale":{"min":1,"max":2}}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sameAsUnmarshal(t, data)
+	})
+}
