@@ -192,7 +192,7 @@ func (l *leftTrials) restorer(run *results.Run) results.Restore {
 		return nil
 	}
 	si, k := 0, 0
-	return func(t *results.Task) ([]byte, error) {
+	return func(t *results.Task, buf []byte) ([]byte, error) {
 		for si < len(run.Suites) && k == len(run.Suites[si].Tasks) {
 			si, k = si+1, 0
 		}
@@ -202,9 +202,9 @@ func (l *leftTrials) restorer(run *results.Run) results.Restore {
 		span, ok := l.at[[2]string{run.Suites[si].ID, t.ID}]
 		k++
 		if !ok {
-			return nil, nil
+			return buf, nil
 		}
-		return l.spill.Bytes(span)
+		return l.spill.Append(buf, span)
 	}
 }
 

@@ -46,16 +46,16 @@ func (s *trialSpill) Add(t *results.Task) error {
 
 // Restore gives the next task, in the order they were added, its trials
 // back; it is results.WriteRestoring's restore.
-func (s *trialSpill) Restore(t *results.Task) ([]byte, error) {
+func (s *trialSpill) Restore(t *results.Task, buf []byte) ([]byte, error) {
 	if s.next >= len(s.spans) {
 		return nil, errors.New("more tasks than were run")
 	}
 	span := s.spans[s.next]
 	s.next++
 	if span.Len == 0 {
-		return nil, nil
+		return buf, nil
 	}
-	return s.file.Bytes(span)
+	return s.file.Append(buf, span)
 }
 
 // Close removes the file; a nil spill (a run that keeps its trials in

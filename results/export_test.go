@@ -19,6 +19,16 @@ func EncodeTrials(trials []Trial) ([]byte, error) {
 	return e.encode(&trials, trialsPrefix)
 }
 
+// AppendTask is appendTask, trials written from t.
+func AppendTask(t *Task) ([]byte, error) { return appendTask(nil, t, nil) }
+
+// EncodeTask is what encoding/json writes for t at its depth in
+// results.json.
+func EncodeTask(t *Task) ([]byte, error) {
+	var e indentEncoder
+	return e.encode(t, taskPrefix)
+}
+
 // ReadTask decodes data as ReadSpilling decodes a task: the task, how many
 // bytes it took, and errShape or another error when it would leave the
 // file to Read.
@@ -28,11 +38,4 @@ func ReadTask(data []byte) (Task, int, error) {
 	n, err := r.readTask(data, &t)
 	keepTrials(&t)
 	return t, n, err
-}
-
-// EncodeTask is what encoding/json writes for t at its depth in
-// results.json.
-func EncodeTask(t *Task) ([]byte, error) {
-	var e indentEncoder
-	return e.encode(t, "        ")
 }

@@ -28,6 +28,176 @@ func appendTrials(b []byte, trials []Trial, prefix string) ([]byte, error) {
 	return w.b, w.err
 }
 
+// taskPrefix is where a task's lines start in results.json.
+const taskPrefix = "        "
+
+// appendTask appends t to b as indentEncoder.encode(t, taskPrefix) renders
+// it, byte for byte, without reflection (a merge writes 200,000 tasks);
+// trials, when not nil, is the JSON of its trials (a Spill's bytes), and
+// is written in place of t.Trials. TestAppendTaskIsEncodingJSON keeps the
+// two in step.
+func appendTask(b []byte, t *Task, trials []byte) ([]byte, error) {
+	w := jsonWriter{b: b, prefix: taskPrefix}
+	w.open('{')
+	w.key("taskId")
+	w.string(t.ID)
+	w.key("file")
+	w.string(t.File)
+	w.key("line")
+	w.int(int64(t.Line))
+	w.key("kind")
+	w.string(t.Kind)
+	if len(t.Tags) > 0 {
+		w.key("tags")
+		w.strings(t.Tags)
+	}
+	if m := t.Metadata; m != nil {
+		w.key("metadata")
+		w.open('{')
+		if m.Domain != "" {
+			w.key("domain")
+			w.string(m.Domain)
+		}
+		if m.Complexity != 0 {
+			w.key("complexity")
+			w.int(int64(m.Complexity))
+		}
+		if m.AutonomyLevel != nil {
+			w.key("autonomyLevel")
+			w.int(int64(*m.AutonomyLevel))
+		}
+		if m.Category != "" {
+			w.key("category")
+			w.string(m.Category)
+		}
+		w.close('}')
+	}
+	w.key("status")
+	w.string(t.Status)
+	if t.ErrorKind != "" {
+		w.key("errorKind")
+		w.string(t.ErrorKind)
+	}
+	if t.ErrorMessage != "" {
+		w.key("errorMessage")
+		w.string(t.ErrorMessage)
+	}
+	w.key("score")
+	w.float(t.Score)
+	w.key("passScore")
+	w.float(t.PassScore)
+	w.key("passed")
+	w.bool(t.Passed)
+	w.key("passAtK")
+	w.bool(t.PassAtK)
+	w.key("trialsPassed")
+	w.int(int64(t.TrialsPassed))
+	w.key("latencyMs")
+	w.int(t.LatencyMs)
+	w.key("costUsd")
+	w.float(t.CostUsd)
+	w.key("agentCostUsd")
+	w.float(t.AgentCostUsd)
+	w.key("judgeCostUsd")
+	w.float(t.JudgeCostUsd)
+	if t.UserCostUsd != 0 {
+		w.key("userCostUsd")
+		w.float(t.UserCostUsd)
+	}
+	w.key("tokens")
+	w.tokens(t.Tokens)
+	w.key("toolCalls")
+	w.int(int64(t.ToolCalls))
+	if t.SchemaValid != nil {
+		w.key("schemaValid")
+		w.bool(*t.SchemaValid)
+	}
+	if len(t.FailedChecks) > 0 {
+		w.key("failedChecks")
+		w.strings(t.FailedChecks)
+	}
+	if len(t.Levels) > 0 {
+		w.key("levels")
+		w.open('[')
+		for _, l := range t.Levels {
+			w.item()
+			w.open('{')
+			w.key("check")
+			w.string(l.Check)
+			w.key("criterion")
+			w.int(int64(l.Criterion))
+			w.key("level")
+			w.int(int64(l.Level))
+			w.close('}')
+		}
+		w.close(']')
+	}
+	if len(t.Findings) > 0 {
+		w.key("findings")
+		w.findings(t.Findings)
+	}
+	if t.LinesAfterFinal != 0 {
+		w.key("linesAfterFinal")
+		w.int(int64(t.LinesAfterFinal))
+	}
+	if len(t.Faults) > 0 {
+		w.key("faults")
+		w.strings(t.Faults)
+	}
+	if t.Idempotent != nil {
+		w.key("idempotent")
+		w.bool(*t.Idempotent)
+	}
+	w.key("trials")
+	switch {
+	case trials != nil:
+		w.b = append(w.b, trials...)
+	case t.Trials == nil:
+		w.b = append(w.b, "null"...)
+	default:
+		w.open('[')
+		for i := range t.Trials {
+			w.item()
+			w.trial(&t.Trials[i])
+		}
+		w.close(']')
+	}
+	w.close('}')
+	return w.b, w.err
+}
+
+func (w *jsonWriter) strings(list []string) {
+	w.open('[')
+	for _, s := range list {
+		w.item()
+		w.string(s)
+	}
+	w.close(']')
+}
+
+func (w *jsonWriter) tokens(t Tokens) {
+	w.open('{')
+	w.key("input")
+	w.int(t.Input)
+	w.key("output")
+	w.int(t.Output)
+	w.close('}')
+}
+
+func (w *jsonWriter) findings(list []Finding) {
+	w.open('[')
+	for _, f := range list {
+		w.item()
+		w.open('{')
+		w.key("kind")
+		w.string(f.Kind)
+		w.key("severity")
+		w.string(f.Severity)
+		w.close('}')
+	}
+	w.close(']')
+}
+
 func (w *jsonWriter) trial(t *Trial) {
 	w.open('{')
 	w.key("trial")
@@ -57,12 +227,7 @@ func (w *jsonWriter) trial(t *Trial) {
 		w.float(t.UserCostUsd)
 	}
 	w.key("tokens")
-	w.open('{')
-	w.key("input")
-	w.int(t.Tokens.Input)
-	w.key("output")
-	w.int(t.Tokens.Output)
-	w.close('}')
+	w.tokens(t.Tokens)
 	w.key("toolCalls")
 	w.int(int64(t.ToolCalls))
 	if t.SchemaValid != nil {
@@ -91,17 +256,7 @@ func (w *jsonWriter) trial(t *Trial) {
 	}
 	if len(t.Findings) > 0 {
 		w.key("findings")
-		w.open('[')
-		for _, f := range t.Findings {
-			w.item()
-			w.open('{')
-			w.key("kind")
-			w.string(f.Kind)
-			w.key("severity")
-			w.string(f.Severity)
-			w.close('}')
-		}
-		w.close(']')
+		w.findings(t.Findings)
 	}
 	if t.LinesAfterFinal != 0 {
 		w.key("linesAfterFinal")
@@ -190,10 +345,16 @@ type jsonWriter struct {
 func (w *jsonWriter) newline() {
 	w.b = append(w.b, '\n')
 	w.b = append(w.b, w.prefix...)
-	for range w.counts {
-		w.b = append(w.b, ' ', ' ')
+	n := 2 * len(w.counts)
+	for n > len(spaces) {
+		w.b = append(w.b, spaces...)
+		n -= len(spaces)
 	}
+	w.b = append(w.b, spaces[:n]...)
 }
+
+// spaces indent: one append a line rather than one a level.
+const spaces = "                                "
 
 func (w *jsonWriter) open(c byte) {
 	w.b = append(w.b, c)

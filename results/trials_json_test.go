@@ -59,14 +59,54 @@ func TestAppendTrialsIsEncodingJSON(t *testing.T) {
 	}
 }
 
+// TestAppendTaskIsEncodingJSON checks that appendTask writes what
+// encoding/json writes, for tasks with every field set and with none.
+func TestAppendTaskIsEncodingJSON(t *testing.T) {
+	yes, no, two := true, false, 2
+	every := results.Task{
+		ID: "t-1", File: "evals/a b.yaml", Line: 7, Kind: "rubric", Tags: []string{"x", "é\u2028"},
+		Metadata: &results.Metadata{Domain: "support", Complexity: 3, AutonomyLevel: &two, Category: "refunds"},
+		Status:   results.StatusError, ErrorKind: results.ErrTimeout, ErrorMessage: "timed out <after> 5s & \"more\"\n\x01\xff",
+		Score: 0.125, PassScore: 0.8, Passed: true, PassAtK: true, TrialsPassed: 2, LatencyMs: 1234,
+		CostUsd: 1e-7, AgentCostUsd: 2.5e21, JudgeCostUsd: 0.5, UserCostUsd: 0.25,
+		Tokens: results.Tokens{Input: 1, Output: 2}, ToolCalls: 4, SchemaValid: &no,
+		FailedChecks: []string{"match", "rubric[0]"}, Levels: []results.Level{{Check: "tone", Criterion: 1, Level: 3}},
+		Findings:        []results.Finding{{Kind: "pii", Severity: results.SeverityHigh}},
+		LinesAfterFinal: 1, Faults: []string{"error", "delay"}, Idempotent: &yes,
+		Trials: []results.Trial{{Trial: 1, Status: results.StatusPassed, Checks: []results.Check{{ID: "match", Kind: "exact", Weight: 1, Passed: true}}}},
+	}
+	var fixture []results.Task
+	for _, s := range append(resultstest.Full().Suites, resultstest.Suite1k()) {
+		fixture = append(fixture, s.Tasks...)
+	}
+	for name, tasks := range map[string][]results.Task{
+		"every field":    {every},
+		"no field":       {{}},
+		"empty metadata": {{Metadata: &results.Metadata{}, Trials: []results.Trial{}, Tags: []string{}}},
+		"negative zero":  {{UserCostUsd: math.Copysign(0, -1), Score: math.Copysign(0, -1)}},
+		"the fixtures":   fixture,
+	} {
+		t.Run(name, func(t *testing.T) {
+			for i := range tasks {
+				want, err := results.EncodeTask(&tasks[i])
+				assert.NilError(t, err)
+				got, err := results.AppendTask(&tasks[i])
+				assert.NilError(t, err)
+				assert.Equal(t, string(got), string(want))
+			}
+		})
+	}
+}
+
 // TestAppendTrialsKnowsEveryField fails when a field is added to what a
-// trial holds: appendTrials must then write it too (and the counts here
-// be updated).
+// task or a trial holds: appendTask and appendTrials must then write it,
+// and the task reader read it (and the counts here be updated).
 func TestAppendTrialsKnowsEveryField(t *testing.T) {
 	for v, n := range map[reflect.Type]int{
 		reflect.TypeFor[results.Trial](): 18, reflect.TypeFor[results.ToolUse](): 8, reflect.TypeFor[results.Check](): 9,
 		reflect.TypeFor[results.Scale](): 2, reflect.TypeFor[results.Tokens](): 2, reflect.TypeFor[results.Finding](): 2,
+		reflect.TypeFor[results.Task](): 29, reflect.TypeFor[results.Metadata](): 4, reflect.TypeFor[results.Level](): 3,
 	} {
-		assert.Equal(t, v.NumField(), n, "%s has a field appendTrials does not write", v)
+		assert.Equal(t, v.NumField(), n, "%s has a field appendTask, appendTrials or the task reader does not know", v)
 	}
 }

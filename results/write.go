@@ -41,8 +41,8 @@ func Write(path string, r *Run) error {
 // WriteRestoring is Write for a run whose tasks do not all
 // hold their trials in memory: restore is called with a copy of every task,
 // in file order, just before it is written, and may fill in its Trials
-// (from a file the runner spilled them to, say), or return them as the
-// bytes Write would write for them, kept in a Spill.
+// (from a file the runner spilled them to, say), or append to the buffer
+// it is given the bytes Write would write for them, kept in a Spill.
 func WriteRestoring(path string, r *Run, restore Restore) error {
 	if r == nil {
 		return errors.New("could not write results: no run")
@@ -56,10 +56,11 @@ func WriteRestoring(path string, r *Run, restore Restore) error {
 	return nil
 }
 
-// Restore is WriteRestoring's restore: it gives a task its trials back, in
-// t.Trials or as their JSON, which is then written as it is in place of
-// t.Trials.
-type Restore func(t *Task) (trials []byte, err error)
+// Restore is WriteRestoring's restore: it gives a task its trials back,
+// in t.Trials (returning buf as it is), or as their JSON appended to buf,
+// which is then written as it is in place of t.Trials. buf is reused once
+// the task is written.
+type Restore func(t *Task, buf []byte) ([]byte, error)
 
 // encodeResults renders r as results.json.
 func encodeResults(r *Run) ([]byte, error) {
@@ -110,51 +111,53 @@ const taskChunk = 256
 // batch of one chunk per encoder at a time, so memory holds one batch.
 type taskWriter struct {
 	batch  []Task
-	trials [][]byte // the batch's restored JSON trials
-	encs   []indentEncoder
-	outs   [][]byte
+	trials   [][]byte // the batch's restored JSON trials, in restored
+	restored []byte
+	outs     [][]byte // one per processor
 }
 
 func newTaskWriter() *taskWriter {
-	n := runtime.GOMAXPROCS(0)
-	return &taskWriter{encs: make([]indentEncoder, n), outs: make([][]byte, n)}
+	return &taskWriter{outs: make([][]byte, runtime.GOMAXPROCS(0))}
 }
 
 // write writes tasks as the items of the list they are in, each restored
 // (see WriteRestoring) and fixed first.
 func (tw *taskWriter) write(w io.Writer, tasks []Task, restore Restore) error {
-	size := taskChunk * len(tw.encs)
+	size := taskChunk * len(tw.outs)
 	for start := 0; start < len(tasks); start += size {
 		tw.batch = append(tw.batch[:0], tasks[start:min(start+size, len(tasks))]...)
 		tw.trials = append(tw.trials[:0], make([][]byte, len(tw.batch))...)
+		tw.restored = tw.restored[:0]
 		for k := range tw.batch {
 			if restore != nil {
+				n := len(tw.restored)
 				var err error
-				if tw.trials[k], err = restore(&tw.batch[k]); err != nil {
+				if tw.restored, err = restore(&tw.batch[k], tw.restored); err != nil {
 					return err
 				}
-				if tw.trials[k] != nil {
+				if len(tw.restored) > n {
+					tw.trials[k] = tw.restored[n:len(tw.restored):len(tw.restored)]
 					tw.batch[k].Trials = nil
 				}
 			}
 			fixTask(&tw.batch[k])
 		}
 		var g errgroup.Group
-		for c := range tw.encs {
+		for c := range tw.outs {
 			lo := c * taskChunk
 			if lo >= len(tw.batch) {
 				break
 			}
 			hi := min(lo+taskChunk, len(tw.batch))
 			g.Go(func() (err error) {
-				tw.outs[c], err = tw.encs[c].encodeItems(tw.outs[c][:0], tw.batch[lo:hi], tw.trials[lo:hi], start+lo)
+				tw.outs[c], err = encodeItems(tw.outs[c][:0], tw.batch[lo:hi], tw.trials[lo:hi], start+lo)
 				return err
 			})
 		}
 		if err := g.Wait(); err != nil {
 			return err
 		}
-		for c := range tw.encs {
+		for c := range tw.outs {
 			if c*taskChunk >= len(tw.batch) {
 				break
 			}
@@ -170,29 +173,17 @@ func (tw *taskWriter) write(w io.Writer, tasks []Task, restore Restore) error {
 
 // encodeItems appends tasks to out as the items first, first+1... of the
 // tasks list, each opened as openItem opens it. A task with JSON trials
-// (trials[k] not nil) has them written in place of its empty Trials,
-// which Task's last member is.
-func (e *indentEncoder) encodeItems(out []byte, tasks []Task, trials [][]byte, first int) ([]byte, error) {
+// (trials[k] not nil) has them written in place of its Trials.
+func encodeItems(out []byte, tasks []Task, trials [][]byte, first int) ([]byte, error) {
 	for k := range tasks {
 		if first+k > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, "\n        "...)
-		data, err := e.encode(&tasks[k], "        ")
-		if err != nil {
+		out = append(out, "\n"+taskPrefix...)
+		var err error
+		if out, err = appendTask(out, &tasks[k], trials[k]); err != nil {
 			return nil, err
 		}
-		if trials[k] == nil {
-			out = append(out, data...)
-			continue
-		}
-		before, after, found := jsonvalue.CutEmptyList(data, "trials")
-		if !found {
-			return nil, errors.New("could not find the trials in an encoded task") // cannot happen: the field is in the type
-		}
-		out = append(out, before...)
-		out = append(out, trials[k]...)
-		out = append(out, after...)
 	}
 	return out, nil
 }
