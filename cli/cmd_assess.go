@@ -63,7 +63,7 @@ func assessCmd(_ context.Context, c *Command, args []string) error {
 	}
 	run := runs[0]
 	if len(runs) > 1 {
-		if run, err = mergeRuns(runs, pos); err != nil {
+		if run, _, err = mergeRuns(runs, nil, pos); err != nil {
 			return invalid(err)
 		}
 	}

@@ -60,7 +60,7 @@ func trustCmd(ctx context.Context, c *Command, args []string) error {
 	}
 	run := runs[0]
 	if len(runs) > 1 {
-		if run, err = mergeRuns(runs, paths); err != nil {
+		if run, _, err = mergeRuns(runs, nil, paths); err != nil {
 			return invalid(err)
 		}
 	}

@@ -315,7 +315,7 @@ func TestMergeAddsRejectedCacheEntries(t *testing.T) {
 		{Shard: &results.Shard{Index: 2, Count: 3}},
 		{Shard: &results.Shard{Index: 3, Count: 3}, Judge: &results.JudgeInfo{ID: "openai:grader", CacheRejected: 2}},
 	}
-	run, err := mergeRuns(shards, []string{"a", "b", "c"})
+	run, _, err := mergeRuns(shards, nil, []string{"a", "b", "c"})
 	assert.NilError(t, err)
 	assert.DeepEqual(t, run.Judge, &results.JudgeInfo{ID: "openai:grader", CacheRejected: 3})
 	assert.Equal(t, shards[0].Judge.CacheRejected, 1, "the first shard was changed")
