@@ -187,29 +187,31 @@ func restorer(spill *results.Spill, run *results.Run, left map[string][]results.
 
 // writeMerged writes the merged run's events, summaries, results.json,
 // scorecard and CI formats into the output folder (created and locked by
-// lockOut). The events are written anew, one run per suite, as a whole run
-// would have written them.
+// lockOut), the events while the others are written. They are written
+// anew, one run per suite, as a whole run would have written them.
 func (j *job) writeMerged(ctx context.Context, run *results.Run) error {
-	f, err := atomicfile.Create(filepath.Join(j.out, eventsFile), 0o644)
-	if err != nil {
-		return fmt.Errorf("could not write to the output folder %q: %w", j.out, err)
-	}
-	events := report.NewEvents(f, time.Now, newID)
-	for i := range run.Suites {
-		s := &run.Suites[i]
-		err = errors.Join(err, events.Started(s, s.Modes, len(s.Tasks), j.cmp.runID(s.ID)))
-		for k := range s.Tasks {
-			err = errors.Join(err, events.Scored(s.RunID, &s.Tasks[k]))
+	return allAtOnce(func() error {
+		f, err := atomicfile.Create(filepath.Join(j.out, eventsFile), 0o644)
+		if err != nil {
+			return fmt.Errorf("could not write to the output folder %q: %w", j.out, err)
 		}
-		err = errors.Join(err, events.Completed(s))
-	}
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("could not write events.ndjson: %w", err)
-	}
-	return j.writeOutputs(ctx, run)
+		events := report.NewEvents(f, time.Now, newID)
+		for i := range run.Suites {
+			s := &run.Suites[i]
+			err = errors.Join(err, events.Started(s, s.Modes, len(s.Tasks), j.cmp.runID(s.ID)))
+			for k := range s.Tasks {
+				err = errors.Join(err, events.Scored(s.RunID, &s.Tasks[k]))
+			}
+			err = errors.Join(err, events.Completed(s))
+		}
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("could not write events.ndjson: %w", err)
+		}
+		return nil
+	}, func() error { return j.writeOutputs(ctx, run) })
 }
 
 // mergeRuns merges shard results into one run as if it had run whole: each
