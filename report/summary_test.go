@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -314,4 +315,28 @@ func TestSummaryStreamedIsMarshalIndent(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
+}
+
+// TestAppendSummaryTaskIsMarshalIndent checks that appendSummaryTask
+// writes what json.MarshalIndent writes for a summary's task.
+func TestAppendSummaryTaskIsMarshalIndent(t *testing.T) {
+	yes := false
+	for _, tc := range []struct {
+		name string
+		task summaryTask
+	}{
+		{name: "no field", task: summaryTask{}},
+		{name: "plain", task: summaryTask{TaskID: "refund-1", Score: 0.75, Passed: true, CostUsd: 0.0012, LatencyMs: 1234}},
+		{name: "every field", task: summaryTask{
+			TaskID: "a<b>&\"c\"\u2028é\x01", Score: 1e-7, CostUsd: 2.5e21, LatencyMs: 1, SchemaValid: &yes,
+			SafetyFindings: []results.Finding{{Kind: "pii", Severity: results.SeverityHigh}, {Kind: "x<", Severity: results.SeverityLow}},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := json.MarshalIndent(&tc.task, "    ", "  ")
+			assert.NilError(t, err)
+			assert.Equal(t, string(appendSummaryTask(nil, &tc.task)), string(want))
+		})
+	}
+	assert.Equal(t, reflect.TypeFor[summaryTask]().NumField(), 7, "a summary task has a field appendSummaryTask does not write")
 }
