@@ -102,3 +102,20 @@ func FuzzReadTask(f *testing.F) {
 		sameAsUnmarshal(t, data)
 	})
 }
+
+// BenchmarkReadTask decodes a task as results.json holds it: one trial,
+// four checks (bench/shard.sh merges 200,000 of them).
+func BenchmarkReadTask(b *testing.B) {
+	task := resultstest.Suite1k().Tasks[0]
+	data, err := results.EncodeTask(&task)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := results.ReadTask(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
