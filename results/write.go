@@ -110,7 +110,7 @@ const taskChunk = 256
 // (a merge of 200,000 tasks). Tasks are restored and written in order, a
 // batch of one chunk per encoder at a time, so memory holds one batch.
 type taskWriter struct {
-	batch  []Task
+	batch    []Task
 	trials   [][]byte // the batch's restored JSON trials, in restored
 	restored []byte
 	outs     [][]byte // one per processor
