@@ -42,6 +42,11 @@ func (s *Spill) Add(trials []Trial) (Span, error) {
 		return Span{}, err
 	}
 	*buf = data
+	return s.AddBytes(data)
+}
+
+// AddBytes writes trials already encoded as Write writes them.
+func (s *Spill) AddBytes(data []byte) (Span, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, err := s.w.Write(data); err != nil {

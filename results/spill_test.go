@@ -152,3 +152,86 @@ func TestReadSpillingIsRead(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestReadSpillingCopiesOnlyWhatWriteWrites checks when the spilled trials
+// are the file's own bytes: only once the first tasks' trials are found to
+// be what Write writes, and never for a task with a string encoding/json
+// reads. What is written back is always the same results.
+func TestReadSpillingCopiesOnlyWhatWriteWrites(t *testing.T) {
+	type testCase struct {
+		name string
+		edit func(s string) string
+		// canonical: what is written back is what Write writes for the
+		// file (else only the same results)
+		canonical bool
+	}
+	// late is the file from the 100th task on.
+	late := func(s string, edit func(string) string) string {
+		i := 0
+		for range 100 {
+			i += strings.Index(s[i:], `"taskId"`) + 1
+		}
+		return s[:i] + edit(s[i:])
+	}
+	run := func(t *testing.T, tc testCase) {
+		dir := t.TempDir()
+		in := filepath.Join(dir, "in.json")
+		r := resultstest.Full()
+		s := resultstest.Suite1k()
+		for i := range s.Tasks { // passed, so that their trials are spilled
+			id := s.Tasks[i].ID
+			s.Tasks[i] = resultstest.Full().Suites[0].Tasks[0]
+			s.Tasks[i].ID = id
+		}
+		r.Suites = []results.Suite{s}
+		assert.NilError(t, results.Write(in, r))
+		data, err := os.ReadFile(in)
+		assert.NilError(t, err)
+		edited := tc.edit(string(data))
+		assert.Assert(t, edited != string(data), "the edit changed nothing")
+		assert.NilError(t, os.WriteFile(in, []byte(edited), 0o644))
+		whole, err := results.Read(in)
+		assert.NilError(t, err)
+
+		spill, err := results.NewSpill(dir)
+		assert.NilError(t, err)
+		defer spill.Close()
+		lean, spans, err := results.ReadSpilling(in, passed, spill)
+		assert.NilError(t, err)
+		assert.Assert(t, spans != nil, "read one task at a time")
+		k := 0
+		restore := func(task *results.Task, buf []byte) ([]byte, error) {
+			k++
+			if spans[0][k-1].Len == 0 {
+				return buf, nil
+			}
+			return spill.Append(buf, spans[0][k-1])
+		}
+		out := filepath.Join(dir, "out.json")
+		assert.NilError(t, results.WriteRestoring(out, lean, restore))
+		got, err := results.Read(out)
+		assert.NilError(t, err)
+		assert.Assert(t, cmp.Equal(got, whole), cmp.Diff(whole, got))
+		if tc.canonical {
+			want := filepath.Join(dir, "want.json")
+			assert.NilError(t, results.Write(want, whole))
+			wantData, err := os.ReadFile(want)
+			assert.NilError(t, err)
+			gotData, err := os.ReadFile(out)
+			assert.NilError(t, err)
+			assert.Equal(t, string(gotData), string(wantData))
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "another layout", edit: func(s string) string { return strings.ReplaceAll(s, "\n          ", "\n\t") }, canonical: true},
+		{name: "numbers written otherwise", edit: func(s string) string { return strings.ReplaceAll(s, `"weight": 1,`, `"weight": 1.0,`) }, canonical: true},
+		{name: "escapes after the first tasks", edit: func(s string) string {
+			return late(s, func(s string) string { return strings.ReplaceAll(s, `"id": "match"`, `"id": "m\u0061tch"`) })
+		}, canonical: true},
+		{name: "another layout after the first tasks", edit: func(s string) string {
+			return late(s, func(s string) string { return strings.ReplaceAll(s, `"weight": 1,`, `"weight": 1.0,`) })
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}

@@ -30,6 +30,11 @@ type taskReader struct {
 	// trials of few tasks, and the others' would be garbage at once.
 	trials []Trial
 	checks [][]Check
+	// rawTrials is where the last task's trials are in its bytes, and
+	// escaped says whether encoding/json read one of its strings (an
+	// escape, bytes that are not ASCII): see leanReader.spillTrials.
+	rawTrials [2]int
+	escaped   bool
 }
 
 // maxNames bounds names: task ids, which are all different, would fill it.
@@ -40,6 +45,7 @@ const maxNames = 4096
 // next readTask: a caller that keeps them calls keepTrials.
 func (r *taskReader) readTask(data []byte, t *Task) (int, error) {
 	r.b, r.i, r.err = data, 0, nil
+	r.rawTrials, r.escaped = [2]int{}, false
 	r.task(t)
 	return r.i, r.err
 }
@@ -196,6 +202,7 @@ func (r *taskReader) str(shared bool) string {
 		r.fail()
 		return ""
 	}
+	r.escaped = true
 	var s string
 	if json.Unmarshal(r.b[start-1:end+1], &s) != nil {
 		r.fail()
@@ -395,6 +402,8 @@ func (r *taskReader) task(t *Task) {
 			if trials == nil {
 				trials = []Trial{}
 			}
+			r.ws()
+			from := r.i
 			r.open('[')
 			for n := 0; r.next(n, ']'); n++ {
 				if n == len(r.checks) {
@@ -406,6 +415,7 @@ func (r *taskReader) task(t *Task) {
 				}
 			}
 			r.trials, t.Trials = trials, trials
+			r.rawTrials = [2]int{from, r.i}
 		default:
 			r.fail()
 		}
