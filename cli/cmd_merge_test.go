@@ -76,36 +76,49 @@ func mergeShards(tb testing.TB, out string, dirs []string) (code int, stderr str
 
 // TestMergeKeepsEveryTrial checks that the merged results.json holds every
 // task of the shards as they hold it, trials included: those of passed
-// tasks were spilled while the shards were read.
+// tasks were spilled while the shards were read, most left in the shards'
+// files, which a merge into a shard's folder replaces as it writes.
 func TestMergeKeepsEveryTrial(t *testing.T) {
-	dir, scratch := t.TempDir(), t.TempDir()
-	t.Setenv("TMPDIR", scratch) // where the spill file goes
-	dirs := writeShards(t, dir, 3, 700)
-	out := filepath.Join(dir, "merged")
-	code, stderr := mergeShards(t, out, dirs)
-	assert.Equal(t, code, 0, stderr)
+	type testCase struct {
+		name string
+		out  func(dir string, shards []string) string
+	}
+	run := func(t *testing.T, tc testCase) {
+		dir, scratch := t.TempDir(), t.TempDir()
+		t.Setenv("TMPDIR", scratch) // where the spill file goes
+		dirs := writeShards(t, dir, 3, 700)
+		want := map[string]results.Task{}
+		for _, d := range dirs {
+			sh, err := results.Read(filepath.Join(d, "results.json"))
+			assert.NilError(t, err)
+			for _, task := range sh.Suites[0].Tasks {
+				want[task.ID] = task
+			}
+		}
+		out := tc.out(dir, dirs)
+		code, stderr := mergeShards(t, out, dirs)
+		assert.Equal(t, code, 0, stderr)
 
-	merged, err := results.Read(filepath.Join(out, "results.json"))
-	assert.NilError(t, err)
-	want := map[string]results.Task{}
-	for _, d := range dirs {
-		sh, err := results.Read(filepath.Join(d, "results.json"))
+		merged, err := results.Read(filepath.Join(out, "results.json"))
 		assert.NilError(t, err)
-		for _, task := range sh.Suites[0].Tasks {
-			want[task.ID] = task
+		got := merged.Suites[0].Tasks
+		assert.Equal(t, len(got), len(want))
+		for k, task := range got {
+			assert.Assert(t, gocmp.Equal(task, want[task.ID]), "task %d: %s", k, gocmp.Diff(want[task.ID], task))
+			if k > 0 {
+				assert.Assert(t, got[k-1].Line < task.Line, "tasks out of order at %d", k)
+			}
 		}
+		left, err := os.ReadDir(scratch)
+		assert.NilError(t, err)
+		assert.Equal(t, len(left), 0, "the spill file was left behind")
 	}
-	got := merged.Suites[0].Tasks
-	assert.Equal(t, len(got), len(want))
-	for k, task := range got {
-		assert.Assert(t, gocmp.Equal(task, want[task.ID]), "task %d: %s", k, gocmp.Diff(want[task.ID], task))
-		if k > 0 {
-			assert.Assert(t, got[k-1].Line < task.Line, "tasks out of order at %d", k)
-		}
+	for _, tc := range []testCase{
+		{name: "into a folder of its own", out: func(dir string, _ []string) string { return filepath.Join(dir, "merged") }},
+		{name: "into a shard's folder", out: func(_ string, shards []string) string { return shards[1] }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
-	left, err := os.ReadDir(scratch)
-	assert.NilError(t, err)
-	assert.Equal(t, len(left), 0, "the spill file was left behind")
 }
 
 // BenchmarkMerge merges 4 shards of 2,500 tasks each (bench/shard.sh merges

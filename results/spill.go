@@ -17,11 +17,12 @@ import (
 //
 // Add may be called from several goroutines; Append once adding is done.
 type Spill struct {
-	mu   sync.Mutex
-	f    *os.File
-	w    *bufio.Writer
-	size int64
-	read bool
+	mu      sync.Mutex
+	f       *os.File
+	w       *bufio.Writer
+	size    int64
+	read    bool
+	sources []*os.File
 }
 
 // NewSpill creates a spill file in dir (the temporary folder when "").
@@ -57,19 +58,33 @@ func (s *Spill) AddBytes(data []byte) (Span, error) {
 	return sp, nil
 }
 
+// Source adds f, a file that holds trials as Write writes them (a shard's
+// results.json), to the files spans may point into, and returns its
+// number. The spill closes it. Holding it open keeps the bytes read even
+// if the file is replaced meanwhile, by a merge writing into its folder.
+func (s *Spill) Source(f *os.File) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sources = append(s.sources, f)
+	return len(s.sources)
+}
+
 // Append appends the trials added at sp to b. A merge reads back 200,000
 // tasks' trials: read into one buffer the writer reuses, they allocate
 // nothing, where a slice each was most of what writing allocated.
 func (s *Spill) Append(b []byte, sp Span) ([]byte, error) {
-	if !s.read {
+	f := s.f
+	if sp.Source > 0 {
+		f = s.sources[sp.Source-1]
+	} else if !s.read {
 		if err := s.w.Flush(); err != nil {
 			return nil, fmt.Errorf("could not write to the scratch file: %w", err)
 		}
 		s.read = true
 	}
 	b = slices.Grow(b, int(sp.Len))
-	if _, err := s.f.ReadAt(b[len(b):len(b)+int(sp.Len)], sp.Off); err != nil {
-		return nil, fmt.Errorf("could not read the scratch file: %w", err)
+	if _, err := f.ReadAt(b[len(b):len(b)+int(sp.Len)], sp.Off); err != nil {
+		return nil, fmt.Errorf("could not read back trials from %q: %w", f.Name(), err)
 	}
 	return b[:len(b)+int(sp.Len)], nil
 }
@@ -82,6 +97,9 @@ func (s *Spill) Close() error {
 	err := s.f.Close()
 	if rerr := os.Remove(s.f.Name()); err == nil {
 		err = rerr
+	}
+	for _, f := range s.sources {
+		f.Close() // read only
 	}
 	return err
 }

@@ -11,10 +11,14 @@ import (
 // valid: the value's reader says that. What it cannot follow is errShape.
 type stream struct {
 	r   io.Reader
-	buf []byte
-	pos int // buf[pos:] is not read yet
-	eof bool
+	buf  []byte
+	pos  int   // buf[pos:] is not read yet
+	base int64 // where buf starts in the file
+	eof  bool
 }
+
+// offset is where the next byte not read is in the file.
+func (s *stream) offset() int64 { return s.base + int64(s.pos) }
 
 // streamChunk is how much a read asks for.
 const streamChunk = 256 << 10
@@ -26,6 +30,7 @@ func (s *stream) fill() (bool, error) {
 		return false, nil
 	}
 	n := copy(s.buf, s.buf[s.pos:])
+	s.base += int64(s.pos)
 	s.buf, s.pos = s.buf[:n], 0
 	if cap(s.buf)-n < streamChunk/2 {
 		grown := make([]byte, n, max(2*cap(s.buf), streamChunk))
