@@ -16,6 +16,22 @@ import (
 // passed is the trials a merge spills: those of passed tasks.
 func passed(t *results.Task) bool { return t.Status == results.StatusPassed }
 
+// restorer is the restore that gives lean's tasks, in file order, the
+// trials spans says were spilled.
+func restorer(spill *results.Spill, lean *results.Run, spans [][]results.Span) results.Restore {
+	si, k := 0, 0
+	return func(_ *results.Task, buf []byte) ([]byte, error) {
+		for k == len(lean.Suites[si].Tasks) {
+			si, k = si+1, 0
+		}
+		k++
+		if spans[si] == nil || spans[si][k-1].Len == 0 {
+			return buf, nil
+		}
+		return spill.Append(buf, spans[si][k-1])
+	}
+}
+
 // TestReadSpillingWritesTheSameBytes checks that a results file read with
 // its passed tasks' trials spilled, then written with them restored, is
 // the file Read and Write give, and that only well-formed trials left.
@@ -49,18 +65,7 @@ func TestReadSpillingWritesTheSameBytes(t *testing.T) {
 		assert.Assert(t, left > 0, "no trials were spilled")
 
 		out := filepath.Join(dir, "out.json")
-		si, k := 0, 0
-		restore := func(task *results.Task, buf []byte) ([]byte, error) {
-			for k == len(lean.Suites[si].Tasks) {
-				si, k = si+1, 0
-			}
-			k++
-			if spans[si] == nil || spans[si][k-1].Len == 0 {
-				return buf, nil
-			}
-			return spill.Append(buf, spans[si][k-1])
-		}
-		assert.NilError(t, results.WriteRestoring(out, lean, restore))
+		assert.NilError(t, results.WriteRestoring(out, lean, restorer(spill, lean, spans)))
 		got, err := os.ReadFile(out)
 		assert.NilError(t, err)
 		want, err := os.ReadFile(in)
@@ -199,16 +204,8 @@ func TestReadSpillingCopiesOnlyWhatWriteWrites(t *testing.T) {
 		lean, spans, err := results.ReadSpilling(in, passed, spill)
 		assert.NilError(t, err)
 		assert.Assert(t, spans != nil, "read one task at a time")
-		k := 0
-		restore := func(task *results.Task, buf []byte) ([]byte, error) {
-			k++
-			if spans[0][k-1].Len == 0 {
-				return buf, nil
-			}
-			return spill.Append(buf, spans[0][k-1])
-		}
 		out := filepath.Join(dir, "out.json")
-		assert.NilError(t, results.WriteRestoring(out, lean, restore))
+		assert.NilError(t, results.WriteRestoring(out, lean, restorer(spill, lean, spans)))
 		got, err := results.Read(out)
 		assert.NilError(t, err)
 		assert.Assert(t, cmp.Equal(got, whole), cmp.Diff(whole, got))
