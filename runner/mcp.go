@@ -39,7 +39,7 @@ type MCP struct {
 	srv   *mcpserver.Server
 	dir   string // holds the trials' EVALGATE_MCP_CONFIG files
 	err   error
-	tools sync.Map // &tools[0] -> []mcpserver.Tool
+	tools sync.Map // &tools[0] -> *mcpserver.Toolset
 	n     atomic.Int64
 }
 
@@ -107,20 +107,19 @@ func writeMCPConfig(path, url string) error {
 	return nil
 }
 
-// served is a suite's tools as MCP serves them, from the cache when the
-// same list was seen before: a name MCP accepts is kept, any other is
-// mapped as FunctionNames maps it, and the trace keeps the suite's name.
-func (m *MCP) served(tools []suites.Tool) []mcpserver.Tool {
+// served is a suite's tools as MCP serves them (MCPTools), made ready once
+// for all the suite's trials: the cache holds the toolset of each list
+// seen before.
+func (m *MCP) served(tools []suites.Tool) *mcpserver.Toolset {
 	if len(tools) == 0 {
 		return nil
 	}
 	key := &tools[0]
 	if ts, ok := m.tools.Load(key); ok {
-		return ts.([]mcpserver.Tool)
+		return ts.(*mcpserver.Toolset)
 	}
-	ts := MCPTools(tools)
-	m.tools.Store(key, ts)
-	return ts
+	ts, _ := m.tools.LoadOrStore(key, mcpserver.NewToolset(MCPTools(tools)))
+	return ts.(*mcpserver.Toolset)
 }
 
 // MCPTools maps a suite's tools to the tools an MCP server offers. A name

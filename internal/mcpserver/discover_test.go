@@ -44,6 +44,12 @@ type rpcAnswer struct {
 	} `json:"error"`
 }
 
+// serveDirect has the SDK's handler of e answer r, as e's path does but
+// for refuseDiscover.
+func serveDirect(e *Endpoint, w http.ResponseWriter, r *http.Request) {
+	e.handler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), endpointKey{}, e)))
+}
+
 // TestDiscoverIsRefused: a sessionless client's server/discover is
 // answered with CodeUnsupportedProtocolVersion and the versions the SDK's
 // own handler lists for it, without a session; whatever is not plainly
@@ -53,7 +59,7 @@ func TestDiscoverIsRefused(t *testing.T) {
 
 	// What the SDK's handler answers, asked directly.
 	rec := httptest.NewRecorder()
-	e.handler.ServeHTTP(rec, discoverRequest(e.URL, discoverBody, nil))
+	serveDirect(e, rec, discoverRequest(e.URL, discoverBody, nil))
 	var sdk rpcAnswer
 	assert.NilError(t, json.Unmarshal(rec.Body.Bytes(), &sdk), rec.Body.String())
 	assert.Assert(t, sdk.Result != nil, rec.Body.String())
@@ -104,7 +110,7 @@ func TestDiscoverIsRefused(t *testing.T) {
 			rec := httptest.NewRecorder()
 			direct := request()
 			// as the HTTP server sets it, for the SDK's check of the Host
-			e.handler.ServeHTTP(rec, direct.WithContext(context.WithValue(direct.Context(), http.LocalAddrContextKey, e.s.ln.Addr())))
+			serveDirect(e, rec, direct.WithContext(context.WithValue(direct.Context(), http.LocalAddrContextKey, e.s.ln.Addr())))
 			resp, err := http.DefaultClient.Do(request())
 			assert.NilError(t, err)
 			body, _ := io.ReadAll(resp.Body)
@@ -124,7 +130,7 @@ func BenchmarkDiscover(b *testing.B) {
 	}
 	defer srv.Close()
 	f := &suites.Fixtures{ToolResponses: []suites.ToolResponse{{Tool: "calc.add", Response: json.RawMessage(`{"sum":3}`)}}}
-	e, err := srv.Open(b.Context(), Trial{Tools: []Tool{{Served: "calc.add", Name: "calc.add"}}, Answer: fixtures.NewSession(f, fixtures.Options{})})
+	e, err := srv.Open(b.Context(), Trial{Tools: NewToolset([]Tool{{Served: "calc.add", Name: "calc.add"}}), Answer: fixtures.NewSession(f, fixtures.Options{})})
 	if err != nil {
 		b.Fatal(err)
 	}

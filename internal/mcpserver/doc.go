@@ -5,10 +5,12 @@
 // what each trial serves and for how long.
 //
 // One Server listens per run on 127.0.0.1; each trial is an Endpoint at a
-// path of 32 random bytes, served until the trial ends:
+// path of 32 random bytes, served until the trial ends. A suite's tools are
+// a Toolset, made ready once and served to each of its trials:
 //
 //	srv, err := mcpserver.Listen()
 //	...
+//	tools := mcpserver.NewToolset(suiteTools)
 //	e, err := srv.Open(ctx, mcpserver.Trial{Tools: tools, Memory: memory, Answer: session})
 //	// the agent gets e.URL (streamable HTTP) and runs
 //	e.Close() // the path is 404 from here on

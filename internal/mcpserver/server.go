@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,7 +38,7 @@ type Tool struct {
 
 // Trial is what one trial's endpoint serves.
 type Trial struct {
-	Tools  []Tool
+	Tools  *Toolset          // nil: none
 	Memory []json.RawMessage // each entry is the resource evalgate://memory/<index>
 	Answer Tools
 	// MaxDepth bounds how deeply a call's arguments nest; a deeper call is
@@ -111,8 +112,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := e.bound(r.Context())
 	defer cancel()
-	e.handler.ServeHTTP(w, r.WithContext(ctx))
+	// A session the request opens keeps this context's values for its
+	// handlers (the SDK detaches only its cancellation), so they find the
+	// trial there; its handler is the trial's own, so a session is only
+	// ever reached at its trial's path.
+	e.handler.ServeHTTP(w, r.WithContext(context.WithValue(ctx, endpointKey{}, e)))
 }
+
+// endpointKey is the context key of the Endpoint a request reached.
+type endpointKey struct{}
+
+// endpointOf is the trial a request's handler serves.
+func endpointOf(ctx context.Context) (*Endpoint, error) {
+	e, _ := ctx.Value(endpointKey{}).(*Endpoint)
+	if e == nil {
+		return nil, errNoTrial
+	}
+	return e, nil
+}
+
+// errNoTrial is an answer to a request that reached no trial, which the
+// endpoint's routing does not let happen.
+var errNoTrial = errors.New("no trial")
 
 // Endpoint is one trial's MCP server.
 type Endpoint struct {
@@ -121,13 +142,18 @@ type Endpoint struct {
 
 	s       *Server
 	token   string
+	trial   Trial
+	memory  []*mcp.Resource // the resources of trial.Memory
 	handler http.Handler
-	mcp     *mcp.Server
+	mcp     *mcp.Server     // the toolset's, shared
 	ctx     context.Context // ends when the endpoint closes
 	cancel  context.CancelFunc
 	calls   sync.WaitGroup // HTTP requests in progress
 	next    atomic.Int64   // the number of the next call, for its trace id
 	once    sync.Once
+
+	mu       sync.Mutex
+	sessions []*mcp.ServerSession // opened at this endpoint, closed with it
 }
 
 // Open serves t until the endpoint is closed or ctx ends, whichever comes
@@ -137,10 +163,20 @@ func (s *Server) Open(ctx context.Context, t Trial) (*Endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Endpoint{s: s, token: token, URL: s.base + token}
+	e := &Endpoint{s: s, token: token, URL: s.base + token, trial: t}
 	e.ctx, e.cancel = context.WithCancel(ctx)
-	srv := e.server(t)
+	e.memory = make([]*mcp.Resource, len(t.Memory))
+	for i := range t.Memory {
+		n := strconv.Itoa(i)
+		e.memory[i] = &mcp.Resource{URI: MemoryURI(i), Name: "memory-" + n, Description: "memory seed entry " + n, MIMEType: "application/json"}
+	}
+	// Listed in the SDK's order, by URI, as when they were its resources.
+	slices.SortFunc(e.memory, func(a, b *mcp.Resource) int { return strings.Compare(a.URI, b.URI) })
+	srv := t.Tools.server(len(t.Memory) > 0)
 	e.mcp = srv
+	// The handler is the trial's own, holding its sessions only; the MCP
+	// server behind it is its toolset's, shared with the suite's other
+	// trials.
 	e.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		// A session per client connection, so a call is decoded once
 		// rather than also to set up a session of its own (half the
@@ -166,11 +202,30 @@ func (e *Endpoint) Close() {
 		delete(e.s.trials, e.token)
 		e.s.mu.Unlock()
 		e.cancel()
-		for ss := range e.mcp.Sessions() {
-			ss.Close()
-		}
+		// First the sessions open now, whose standalone streams would
+		// otherwise hold their requests open ...
+		e.closeSessions()
 	})
 	e.calls.Wait()
+	// ... then any a request in progress opened meanwhile.
+	e.closeSessions()
+}
+
+// track notes a session opened at the endpoint, for Close.
+func (e *Endpoint) track(ss *mcp.ServerSession) {
+	e.mu.Lock()
+	e.sessions = append(e.sessions, ss)
+	e.mu.Unlock()
+}
+
+func (e *Endpoint) closeSessions() {
+	e.mu.Lock()
+	open := e.sessions
+	e.sessions = nil
+	e.mu.Unlock()
+	for _, ss := range open {
+		ss.Close()
+	}
 }
 
 // bound is ctx, ended as well when the endpoint closes.
@@ -188,43 +243,115 @@ func newToken() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
-// server builds the trial's MCP server: its tools, its memory resources,
-// and a hook that hands calls of undeclared tools to the fixtures too, as
-// the other drivers do, so they are traced and found unfixtured.
-func (e *Endpoint) server(t Trial) *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "evalgate", Version: "1"}, &mcp.ServerOptions{})
-	served := make(map[string]bool, len(t.Tools))
-	for _, tool := range t.Tools {
+// Toolset is a list of tools made ready to serve, once for all the trials
+// that serve it (a suite's): the SDK decodes and resolves each tool's
+// schema as it is added, which for a server per trial was a tenth of the
+// bytes a one-call trial allocated (BenchmarkTrialServer). It holds no
+// trial's state: a handler finds its trial in its context (endpointOf).
+type Toolset struct {
+	tools  []Tool
+	served map[string]bool
+
+	// The MCP servers, made on first use: one for trials with memory
+	// resources and one for trials without, since a server states in its
+	// capabilities whether it has resources.
+	once        [2]sync.Once
+	withMemory  *mcp.Server
+	withoutMemo *mcp.Server
+}
+
+// NewToolset makes tools ready to serve; it keeps tools, which must not
+// change from then on.
+func NewToolset(tools []Tool) *Toolset {
+	served := make(map[string]bool, len(tools))
+	for _, tool := range tools {
 		served[tool.Served] = true
+	}
+	return &Toolset{tools: tools, served: served}
+}
+
+// noTools is the toolset of a trial that serves none.
+var noTools = NewToolset(nil)
+
+// server is the toolset's MCP server for trials with memory resources or
+// without.
+func (ts *Toolset) server(memory bool) *mcp.Server {
+	if ts == nil {
+		ts = noTools
+	}
+	if memory {
+		ts.once[1].Do(func() { ts.withMemory = ts.build(true) })
+		return ts.withMemory
+	}
+	ts.once[0].Do(func() { ts.withoutMemo = ts.build(false) })
+	return ts.withoutMemo
+}
+
+// build makes an MCP server of the tools, whose handlers answer from the
+// fixtures of the trial in their context. A hook answers what differs from
+// trial to trial: calls of undeclared tools, handed to the fixtures too as
+// the other drivers do, so they are traced and found unfixtured; and the
+// memory resources, listed (in one page) and read from the trial's seed.
+func (ts *Toolset) build(memory bool) *mcp.Server {
+	opts := &mcp.ServerOptions{}
+	if memory {
+		// What the SDK states for a server with resources added.
+		opts.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Resources: &mcp.ResourceCapabilities{ListChanged: true}}
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "evalgate", Version: "1"}, opts)
+	for _, tool := range ts.tools {
 		srv.AddTool(&mcp.Tool{Name: tool.Served, Description: tool.Description, InputSchema: objectSchema(tool.InputSchema)},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return e.call(ctx, t, tool.Name, req.Params.Arguments)
+				e, err := endpointOf(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return e.call(ctx, tool.Name, req.Params.Arguments)
 			})
 	}
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil && !served[r.Params.Name] {
-				return e.call(ctx, t, r.Params.Name, r.Params.Arguments)
+			e, err := endpointOf(ctx)
+			if err != nil {
+				return nil, err
+			}
+			switch r := req.(type) {
+			case *mcp.ServerRequest[*mcp.InitializeParams]:
+				e.track(r.Session)
+			case *mcp.CallToolRequest:
+				if r.Params != nil && !ts.served[r.Params.Name] {
+					return e.call(ctx, r.Params.Name, r.Params.Arguments)
+				}
+			case *mcp.ListResourcesRequest:
+				return &mcp.ListResourcesResult{Resources: slices.Clip(e.memory)}, nil
+			case *mcp.ReadResourceRequest:
+				if r.Params != nil {
+					return e.readMemory(r.Params.URI)
+				}
 			}
 			return next(ctx, method, req)
 		}
 	})
-	for i, m := range t.Memory {
-		uri := MemoryURI(i)
-		text := compact(m)
-		srv.AddResource(&mcp.Resource{URI: uri, Name: "memory-" + strconv.Itoa(i), Description: "memory seed entry " + strconv.Itoa(i), MIMEType: "application/json"},
-			func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: text}}}, nil
-			})
-	}
 	return srv
+}
+
+// readMemory answers a resources/read of the trial's memory, or as the
+// SDK answers a resource it does not have.
+func (e *Endpoint) readMemory(uri string) (*mcp.ReadResourceResult, error) {
+	for i := range e.trial.Memory {
+		if MemoryURI(i) == uri {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: compact(e.trial.Memory[i])}}}, nil
+		}
+	}
+	return nil, mcp.ResourceNotFoundError(uri)
 }
 
 // errTooDeep refuses arguments nested deeper than the trial allows.
 var errTooDeep = errors.New("arguments nested too deeply")
 
 // call answers one tools/call from the fixtures under the suite's name.
-func (e *Endpoint) call(ctx context.Context, t Trial, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+func (e *Endpoint) call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	t := &e.trial
 	if t.MaxDepth > 0 && jsonvalue.Depth(args) > t.MaxDepth {
 		return nil, fmt.Errorf("%w: deeper than %d levels", errTooDeep, t.MaxDepth)
 	}

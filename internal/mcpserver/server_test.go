@@ -32,13 +32,17 @@ func testFixtures(tag string) *suites.Fixtures {
 	}
 }
 
+// testTools is the toolset of testTrial, shared by its trials as a
+// suite's trials share theirs.
+var testTools = NewToolset([]Tool{
+	{Served: "crm_lookup", Name: "crm:lookup", Description: "look an order up", InputSchema: json.RawMessage(`{"type":"object","properties":{"orderId":{"type":"string"}}}`)},
+	{Served: "notes.read", Name: "notes.read"},
+	{Served: "slow", Name: "slow"},
+})
+
 func testTrial(sess *fixtures.Session, f *suites.Fixtures) Trial {
 	return Trial{
-		Tools: []Tool{
-			{Served: "crm_lookup", Name: "crm:lookup", Description: "look an order up", InputSchema: json.RawMessage(`{"type":"object","properties":{"orderId":{"type":"string"}}}`)},
-			{Served: "notes.read", Name: "notes.read"},
-			{Served: "slow", Name: "slow"},
-		},
+		Tools:    testTools,
 		Memory:   f.MemorySeed,
 		Answer:   sess,
 		MaxDepth: 8,
@@ -137,9 +141,10 @@ func TestEndpointServesTheFixtures(t *testing.T) {
 	assert.Check(t, is.Len(list.Resources, 1))
 }
 
-// TestTrialsAreIsolated runs trials at once, each calling through its own
-// URL, and checks each trace holds its own calls only and no other path
-// answers.
+// TestTrialsAreIsolated runs trials at once, sharing a toolset as a
+// suite's trials do, each calling through its own URL, and checks each
+// sees its own fixtures and memory only, each trace holds its own calls
+// only, and no other path answers.
 func TestTrialsAreIsolated(t *testing.T) {
 	srv, err := Listen()
 	assert.NilError(t, err)
@@ -149,37 +154,71 @@ func TestTrialsAreIsolated(t *testing.T) {
 	urls := make([]string, n)
 	for i := range n {
 		f := testFixtures(fmt.Sprint("owner", i))
+		for j := range i % 3 { // trials hold 1 to 3 memory entries
+			f.MemorySeed = append(f.MemorySeed, json.RawMessage(fmt.Sprintf(`{"entry":%d,"of":"owner%d"}`, j+1, i)))
+		}
 		sessions[i] = fixtures.NewSession(f, fixtures.Options{})
 		e, err := srv.Open(t.Context(), testTrial(sessions[i], f))
 		assert.NilError(t, err)
 		defer e.Close()
 		urls[i] = e.URL
 	}
+	type seen struct {
+		answer, memory, last string
+		resources            int
+		beyond               error
+	}
 	var wg sync.WaitGroup
-	answers := make([]string, n)
+	got := make([]seen, n)
+	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
 			c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 			cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: urls[i], MaxRetries: -1}, nil)
 			if err != nil {
-				answers[i] = err.Error()
+				errs[i] = err
 				return
 			}
 			defer cs.Close()
 			for range 5 {
 				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "crm_lookup", Arguments: map[string]any{"orderId": "A-17"}})
 				if err != nil {
-					answers[i] = err.Error()
+					errs[i] = err
 					return
 				}
-				answers[i] = text(res)
+				got[i].answer = text(res)
 			}
+			list, err := cs.ListResources(t.Context(), nil)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			got[i].resources = len(list.Resources)
+			for k, r := range list.Resources {
+				mem, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: r.URI})
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				if k == 0 {
+					got[i].memory = mem.Contents[0].Text
+				}
+				got[i].last = mem.Contents[0].Text
+			}
+			_, got[i].beyond = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: MemoryURI(len(list.Resources))})
 		})
 	}
 	wg.Wait()
 	for i := range n {
-		assert.Check(t, is.Equal(answers[i], fmt.Sprintf(`{"order":"A-17","owner":"owner%d"}`, i)))
+		assert.Check(t, errs[i])
+		assert.Check(t, is.Equal(got[i].answer, fmt.Sprintf(`{"order":"A-17","owner":"owner%d"}`, i)))
 		assert.Check(t, is.Len(sessions[i].Trace(), 5))
+		assert.Check(t, is.Equal(got[i].resources, 1+i%3))
+		assert.Check(t, is.Equal(got[i].memory, fmt.Sprintf(`{"customer":"owner%d"}`, i)))
+		if i%3 > 0 {
+			assert.Check(t, is.Equal(got[i].last, fmt.Sprintf(`{"entry":%d,"of":"owner%d"}`, i%3, i)))
+		}
+		assert.Check(t, got[i].beyond != nil, "trial %d read a memory entry it does not hold", i)
 	}
 
 	base := urls[0][:strings.LastIndex(urls[0], "/")+1]
@@ -188,6 +227,71 @@ func TestTrialsAreIsolated(t *testing.T) {
 		assert.Check(t, is.Equal(status, http.StatusNotFound), "path %q", path)
 		assert.Check(t, is.Equal(body, ""), "path %q", path)
 	}
+}
+
+// TestSessionsStayWithTheirTrial: two trials share a toolset, and so an MCP
+// server; a session opened at one trial's path is unknown at the other's,
+// so a request there that names it is 404 and reaches neither trial.
+func TestSessionsStayWithTheirTrial(t *testing.T) {
+	srv, err := Listen()
+	assert.NilError(t, err)
+	defer srv.Close()
+	open := func(tag string) (*Endpoint, *fixtures.Session) {
+		f := testFixtures(tag)
+		sess := fixtures.NewSession(f, fixtures.Options{})
+		e, err := srv.Open(t.Context(), testTrial(sess, f))
+		assert.NilError(t, err)
+		t.Cleanup(e.Close)
+		return e, sess
+	}
+	a, aSess := open("ann")
+	b, bSess := open("bob")
+
+	rpc := func(url, session, body string) (*http.Response, string) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+		assert.NilError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		assert.NilError(t, err)
+		defer resp.Body.Close()
+		got, _ := io.ReadAll(resp.Body)
+		return resp, string(got)
+	}
+	resp, _ := rpc(a.URL, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	session := resp.Header.Get("Mcp-Session-Id")
+	assert.Assert(t, session != "")
+	rpc(a.URL, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+	const call = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"crm_lookup","arguments":{"orderId":"A-17"}}}`
+	const read = `{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"evalgate://memory/0"}}`
+	for _, body := range []string{call, read} {
+		resp, got := rpc(b.URL, session, body)
+		assert.Check(t, is.Equal(resp.StatusCode, http.StatusNotFound), got)
+		assert.Check(t, !strings.Contains(got, "ann") && !strings.Contains(got, "bob"), got)
+	}
+	assert.Check(t, is.Len(aSess.Trace(), 0))
+	assert.Check(t, is.Len(bSess.Trace(), 0))
+
+	_, got := rpc(a.URL, session, call)
+	assert.Check(t, is.Contains(got, `\"owner\":\"ann\"`))
+	_, got = rpc(a.URL, session, read)
+	assert.Check(t, is.Contains(got, `\"customer\":\"ann\"`))
+	assert.Check(t, is.Len(aSess.Trace(), 1))
+	assert.Check(t, is.Len(bSess.Trace(), 0))
+
+	// Closing a trial closes its sessions only.
+	cs := connect(t, b.URL)
+	a.Close()
+	resp, _ = rpc(a.URL, session, call)
+	assert.Check(t, is.Equal(resp.StatusCode, http.StatusNotFound))
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "crm_lookup", Arguments: map[string]any{"orderId": "A-17"}})
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(text(res), `{"order":"A-17","owner":"bob"}`))
 }
 
 // post sends a tools/list request and returns the status and body.
