@@ -2,12 +2,15 @@
 # mcp.sh: the MCP workload. The same N tasks run twice with the same exec
 # agent (bench/mcpagent): once calling its one fixture tool per task as an
 # evalgate/1 tool_call line, once over MCP (agent.mcp: true) through the
-# official Go SDK's client. Medians of alternating runs; every task must pass.
+# official Go SDK's client (by default; see -client). Medians of alternating
+# runs; every task must pass.
 #
 #   bench/mcp.sh                 N = 1000, 3 runs each
 #   bench/mcp.sh -n 200 -runs 1  a smoke test
 #   bench/mcp.sh -calls 10       each task makes its call 10 times
 #   bench/mcp.sh -concurrency 1  one agent at a time (evalgate's default: 8)
+#   bench/mcp.sh -client raw     the MCP client is the agent's minimal one on
+#                                net/http instead of the SDK's (default: sdk)
 #
 # Prints the wall time of each protocol, their ratio (MCP ÷ evalgate/1), and
 # the tool call's round trip as the agent measures it (p50, p95).
@@ -19,19 +22,22 @@ N=1000
 RUNS=3
 CALLS=1
 CONCURRENCY=
+CLIENT=sdk
 while [[ $# -gt 0 ]]; do
   case $1 in
     -n) N=$2; shift ;;
     -runs) RUNS=$2; shift ;;
     -calls) CALLS=$2; shift ;;
     -concurrency) CONCURRENCY=$2; shift ;;
+    -client) CLIENT=$2; shift ;;
     --work) WORK=$2; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "mcp.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
 log() { echo "mcp.sh: $*" >&2; }
+case $CLIENT in sdk|raw) ;; *) echo "mcp.sh: -client is sdk or raw, not $CLIENT" >&2; exit 2 ;; esac
 
 rm -rf "$WORK"; mkdir -p "$WORK/bin" "$WORK/evals"
 (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$WORK/bin/evalgate" . && CGO_ENABLED=0 go build -trimpath -o "$WORK/bin/mcpagent" ./bench/mcpagent)
@@ -49,7 +55,7 @@ awk -v n="$N" 'BEGIN {
   }
 }' >"$WORK/evals/add.yaml"
 printf 'suites: [evals/]\nagent:\n  exec: [%s, -calls, "%d"]\n' "$WORK/bin/mcpagent" "$CALLS" >"$WORK/evalgate1.yaml"
-printf 'suites: [evals/]\nagent:\n  exec: [%s, -mcp, -calls, "%d"]\n  mcp: true\n' "$WORK/bin/mcpagent" "$CALLS" >"$WORK/mcp.yaml"
+printf 'suites: [evals/]\nagent:\n  exec: [%s, -mcp, -mcp-client, %s, -calls, "%d"]\n  mcp: true\n' "$WORK/bin/mcpagent" "$CLIENT" "$CALLS" >"$WORK/mcp.yaml"
 
 declare -A walls
 run() { # protocol config
@@ -72,11 +78,11 @@ for ((r = 1; r <= RUNS; r++)); do
 done
 w1=$(echo "${walls[evalgate1]}" | median)
 wm=$(echo "${walls[mcp]}" | median)
-echo "N=$N, $CALLS call(s) a task, concurrency ${CONCURRENCY:-8}, medians of $RUNS alternating runs, load average before: $LOAD_BEFORE"
+echo "N=$N, $CALLS call(s) a task, concurrency ${CONCURRENCY:-8}, MCP client $CLIENT, medians of $RUNS alternating runs, load average before: $LOAD_BEFORE"
 echo
 echo "| protocol | N | wall s | tool round trip p50 µs | p95 µs |"
 echo "|---|---|---|---|---|"
 printf '| evalgate/1 (tool_call line) | %d | %.2f | %s | %s |\n' "$N" "$(bc -l <<<"$w1/1000")" "$(pct "$WORK/rtt-evalgate1" 50)" "$(pct "$WORK/rtt-evalgate1" 95)"
-printf '| MCP (streamable HTTP) | %d | %.2f | %s | %s |\n' "$N" "$(bc -l <<<"$wm/1000")" "$(pct "$WORK/rtt-mcp" 50)" "$(pct "$WORK/rtt-mcp" 95)"
+printf '| MCP (streamable HTTP, %s client) | %d | %.2f | %s | %s |\n' "$CLIENT" "$N" "$(bc -l <<<"$wm/1000")" "$(pct "$WORK/rtt-mcp" 50)" "$(pct "$WORK/rtt-mcp" 95)"
 echo
 printf 'MCP ÷ evalgate/1 wall time: %.2f×\n' "$(bc -l <<<"$wm/$w1")"

@@ -3,9 +3,11 @@
 // tool calc.add returns. It makes that call (-calls times, the same call)
 // as tool_call lines or, with -mcp, over MCP at EVALGATE_MCP_URL through
 // the official Go SDK's client, so the two runs differ in the tool's
-// transport only. With BENCH_RTT_FILE set it appends each call's round
-// trip, in microseconds, measured from the request written to the answer
-// read.
+// transport only. With -mcp-client raw the MCP client is a minimal one on
+// net/http (raw.go) instead, so that a run shows evalgate's side without
+// the SDK client's own cost. With BENCH_RTT_FILE set it appends each
+// call's round trip, in microseconds, measured from the request written
+// to the answer read.
 package main
 
 import (
@@ -24,14 +26,19 @@ import (
 func main() {
 	useMCP := flag.Bool("mcp", false, "call the tool over MCP instead of a tool_call line")
 	calls := flag.Int("calls", 1, "how many times to make the call")
+	client := flag.String("mcp-client", "sdk", "the MCP client with -mcp: sdk (the official Go SDK's) or raw (a minimal one on net/http)")
 	flag.Parse()
-	if err := run(*useMCP, *calls); err != nil {
+	if *client != "sdk" && *client != "raw" {
+		fmt.Fprintf(os.Stderr, "mcpagent: -mcp-client is sdk or raw, not %q\n", *client)
+		os.Exit(2)
+	}
+	if err := run(*useMCP, *client, *calls); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpagent:", err)
 		os.Exit(1)
 	}
 }
 
-func run(useMCP bool, calls int) error {
+func run(useMCP bool, client string, calls int) error {
 	in := bufio.NewReader(os.Stdin)
 	var task struct {
 		Input json.RawMessage `json:"input"`
@@ -46,7 +53,21 @@ func run(useMCP bool, calls int) error {
 		rtts []time.Duration
 		call func() error
 	)
-	if useMCP {
+	if useMCP && client == "raw" {
+		ctx := context.Background()
+		c, err := connectRaw(ctx, os.Getenv("EVALGATE_MCP_URL"))
+		if err != nil {
+			return err
+		}
+		defer c.close(ctx) //nolint:errcheck // the answer is written by then
+		call = func() error {
+			res, err := c.callTool(ctx, "calc.add", task.Input)
+			if err != nil {
+				return err
+			}
+			return json.Unmarshal(res, &sum)
+		}
+	} else if useMCP {
 		ctx := context.Background()
 		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: os.Getenv("EVALGATE_MCP_URL"), DisableStandaloneSSE: true}, nil)
