@@ -154,6 +154,7 @@ type Endpoint struct {
 
 	mu       sync.Mutex
 	sessions []*mcp.ServerSession // opened at this endpoint, closed with it
+	ended    bool                 // no request runs any more: a session found now is closed at once
 }
 
 // Open serves t until the endpoint is closed or ctx ends, whichever comes
@@ -204,24 +205,33 @@ func (e *Endpoint) Close() {
 		e.cancel()
 		// First the sessions open now, whose standalone streams would
 		// otherwise hold their requests open ...
-		e.closeSessions()
+		e.closeSessions(false)
 	})
 	e.calls.Wait()
-	// ... then any a request in progress opened meanwhile.
-	e.closeSessions()
+	// ... then any a request in progress opened meanwhile, and any the
+	// SDK still initializes after its request has gone.
+	e.closeSessions(true)
 }
 
-// track notes a session opened at the endpoint, for Close.
+// track notes a session opened at the endpoint, for Close; once the
+// endpoint has ended it closes the session instead.
 func (e *Endpoint) track(ss *mcp.ServerSession) {
 	e.mu.Lock()
-	e.sessions = append(e.sessions, ss)
+	ended := e.ended
+	if !ended {
+		e.sessions = append(e.sessions, ss)
+	}
 	e.mu.Unlock()
+	if ended {
+		ss.Close()
+	}
 }
 
-func (e *Endpoint) closeSessions() {
+func (e *Endpoint) closeSessions(end bool) {
 	e.mu.Lock()
 	open := e.sessions
 	e.sessions = nil
+	e.ended = e.ended || end
 	e.mu.Unlock()
 	for _, ss := range open {
 		ss.Close()
@@ -255,9 +265,9 @@ type Toolset struct {
 	// The MCP servers, made on first use: one for trials with memory
 	// resources and one for trials without, since a server states in its
 	// capabilities whether it has resources.
-	once        [2]sync.Once
-	withMemory  *mcp.Server
-	withoutMemo *mcp.Server
+	once       [2]sync.Once
+	withMemory *mcp.Server
+	noMemory   *mcp.Server
 }
 
 // NewToolset makes tools ready to serve; it keeps tools, which must not
@@ -283,8 +293,8 @@ func (ts *Toolset) server(memory bool) *mcp.Server {
 		ts.once[1].Do(func() { ts.withMemory = ts.build(true) })
 		return ts.withMemory
 	}
-	ts.once[0].Do(func() { ts.withoutMemo = ts.build(false) })
-	return ts.withoutMemo
+	ts.once[0].Do(func() { ts.noMemory = ts.build(false) })
+	return ts.noMemory
 }
 
 // build makes an MCP server of the tools, whose handlers answer from the
@@ -295,7 +305,9 @@ func (ts *Toolset) server(memory bool) *mcp.Server {
 func (ts *Toolset) build(memory bool) *mcp.Server {
 	opts := &mcp.ServerOptions{}
 	if memory {
-		// What the SDK states for a server with resources added.
+		// What the SDK states for a server with resources added, which is
+		// what a trial's server stated when it added them.
+		//lint:ignore SA1019 logging is in the SDK's default capabilities, which these repeat
 		opts.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Resources: &mcp.ResourceCapabilities{ListChanged: true}}
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "evalgate", Version: "1"}, opts)

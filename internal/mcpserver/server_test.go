@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -139,6 +140,34 @@ func TestEndpointServesTheFixtures(t *testing.T) {
 	list, err := cs.ListResources(t.Context(), nil)
 	assert.NilError(t, err)
 	assert.Check(t, is.Len(list.Resources, 1))
+}
+
+// TestCapabilities: a trial states resources when it has memory to serve,
+// as a server of its own did once it had added them, and tools when its
+// suite declares some.
+func TestCapabilities(t *testing.T) {
+	srv, err := Listen()
+	assert.NilError(t, err)
+	defer srv.Close()
+	f := testFixtures("ann")
+	for _, tc := range []struct {
+		name             string
+		trial            Trial
+		tools, resources bool
+	}{
+		{name: "tools and memory", trial: testTrial(fixtures.NewSession(f, fixtures.Options{}), f), tools: true, resources: true},
+		{name: "tools only", trial: Trial{Tools: testTools, Answer: fixtures.NewSession(f, fixtures.Options{})}, tools: true},
+		{name: "memory only", trial: Trial{Memory: f.MemorySeed, Answer: fixtures.NewSession(f, fixtures.Options{})}, resources: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := srv.Open(t.Context(), tc.trial)
+			assert.NilError(t, err)
+			defer e.Close()
+			caps := connect(t, e.URL).InitializeResult().Capabilities
+			assert.Check(t, is.Equal(caps.Tools != nil, tc.tools))
+			assert.Check(t, is.Equal(caps.Resources != nil, tc.resources))
+		})
+	}
 }
 
 // TestTrialsAreIsolated runs trials at once, sharing a toolset as a
@@ -292,6 +321,31 @@ func TestSessionsStayWithTheirTrial(t *testing.T) {
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "crm_lookup", Arguments: map[string]any{"orderId": "A-17"}})
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(text(res), `{"order":"A-17","owner":"bob"}`))
+}
+
+// TestSessionAfterTheEnd: a session the SDK gets to initialize only after
+// its trial has ended (its request gone) is closed there and then, not
+// left open on the suite's shared server. Such a session is hard to time,
+// so a live one of another trial stands in for it.
+func TestSessionAfterTheEnd(t *testing.T) {
+	srv, ended, _ := openTrial(t)
+	ended.Close()
+	f := testFixtures("bob")
+	live, err := srv.Open(t.Context(), testTrial(fixtures.NewSession(f, fixtures.Options{}), f))
+	assert.NilError(t, err)
+	defer live.Close()
+	connect(t, live.URL)
+	open := slices.Collect(live.mcp.Sessions())
+	assert.Assert(t, is.Len(open, 1))
+
+	ended.track(open[0])
+	done := make(chan error, 1)
+	go func() { done <- open[0].Wait() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the session was left open")
+	}
 }
 
 // post sends a tools/list request and returns the status and body.
