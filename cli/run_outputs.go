@@ -15,23 +15,29 @@ import (
 
 // writeExtraOutputs writes the CI formats next to results.json.
 func (j *job) writeExtraOutputs(ctx context.Context, run *results.Run) error {
-	if err := report.WriteJUnitFile(filepath.Join(j.out, "junit.xml"), run); err != nil {
-		return fmt.Errorf("could not write junit.xml: %w", err)
-	}
-	sarif, err := report.SARIF(run, nil)
-	if err != nil {
-		return fmt.Errorf("could not render findings.sarif: %w", err)
-	}
-	for name, data := range map[string][]byte{
-		"findings.sarif": sarif,
-		"badge.svg":      report.Badge(run),
-		"scorecard.md":   []byte(report.Scorecard(run, j.c.scorecardOptions(run))),
-	} {
-		if err := atomicfile.WriteFile(filepath.Join(j.out, name), data, 0o644, 0o755); err != nil {
-			return fmt.Errorf("could not write %s: %w", name, err)
+	// JUnit, a testcase a task, is the longest to write: the others are
+	// written meanwhile.
+	return allAtOnce(func() error {
+		if err := report.WriteJUnitFile(filepath.Join(j.out, "junit.xml"), run); err != nil {
+			return fmt.Errorf("could not write junit.xml: %w", err)
 		}
-	}
-	return j.writeTrust(run)
+		return nil
+	}, func() error {
+		sarif, err := report.SARIF(run, nil)
+		if err != nil {
+			return fmt.Errorf("could not render findings.sarif: %w", err)
+		}
+		for name, data := range map[string][]byte{
+			"findings.sarif": sarif,
+			"badge.svg":      report.Badge(run),
+			"scorecard.md":   []byte(report.Scorecard(run, j.c.scorecardOptions(run))),
+		} {
+			if err := atomicfile.WriteFile(filepath.Join(j.out, name), data, 0o644, 0o755); err != nil {
+				return fmt.Errorf("could not write %s: %w", name, err)
+			}
+		}
+		return j.writeTrust(run)
+	})
 }
 
 // reportSuiteErrors puts the problems of invalid suites where a pull
