@@ -10,7 +10,7 @@ import (
 // buffered after it. It finds where values end, not whether they are
 // valid: the value's reader says that. What it cannot follow is errShape.
 type stream struct {
-	r   io.Reader
+	r    io.Reader
 	buf  []byte
 	pos  int   // buf[pos:] is not read yet
 	base int64 // where buf starts in the file
