@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/internal/escape"
@@ -74,7 +75,7 @@ func WriteJUnit(w io.Writer, r *results.Run) error {
 		return fmt.Errorf("could not render junit: %w", err)
 	}
 	for i := range r.Suites {
-		if err := writeJUnitSuite(enc, r, &r.Suites[i]); err != nil {
+		if err := writeJUnitSuite(w, enc, r, &r.Suites[i]); err != nil {
 			return fmt.Errorf("could not render junit: %w", err)
 		}
 	}
@@ -104,7 +105,10 @@ func junitCounts(s *results.Suite) (tests, failures, errs int, secs float64) {
 	return len(s.Tasks), failures, errs, secs
 }
 
-func writeJUnitSuite(enc *xml.Encoder, r *results.Run, s *results.Suite) error {
+// writeJUnitSuite writes a suite's testsuite through enc, but for the
+// testcases of tasks that did not fail, which it writes to w itself
+// (appendJUnitPassed) once enc is flushed.
+func writeJUnitSuite(w io.Writer, enc *xml.Encoder, r *results.Run, s *results.Suite) error {
 	tests, failures, errs, secs := junitCounts(s)
 	attrs := []xml.Attr{
 		junitAttr("name", s.ID), junitAttr("tests", strconv.Itoa(tests)), junitAttr("failures", strconv.Itoa(failures)),
@@ -129,12 +133,78 @@ func writeJUnitSuite(enc *xml.Encoder, r *results.Run, s *results.Suite) error {
 	if err := enc.EncodeElement(props, xml.StartElement{Name: xml.Name{Local: "properties"}}); err != nil {
 		return err
 	}
+	var passed []byte // testcases written by hand, not yet written to w
+	flushed := false
 	for j := range s.Tasks {
-		if err := writeJUnitCase(enc, s, &s.Tasks[j]); err != nil {
+		t := &s.Tasks[j]
+		if t.Status != results.StatusFailed && t.Status != results.StatusError {
+			if !flushed {
+				if err := enc.Flush(); err != nil {
+					return err
+				}
+				flushed = true
+			}
+			if passed = appendJUnitPassed(passed, s, t); len(passed) >= 64<<10 {
+				if _, err := w.Write(passed); err != nil {
+					return err
+				}
+				passed = passed[:0]
+			}
+			continue
+		}
+		if _, err := w.Write(passed); err != nil {
+			return err
+		}
+		passed, flushed = passed[:0], false
+		if err := writeJUnitCase(enc, s, t); err != nil {
 			return err
 		}
 	}
+	if _, err := w.Write(passed); err != nil {
+		return err
+	}
 	return enc.EncodeToken(start.End())
+}
+
+// appendJUnitPassed appends the testcase of a task that did not fail
+// exactly as writeJUnitCase writes it through an encoder indenting by two
+// spaces, at the depth of a testsuite's testcases: a merge of 200,000
+// tasks spent a third of the time it took to write its outputs in
+// encoding/xml. An element without children leaves the encoder's
+// indentation as it was, so the encoder carries on after it as if it had
+// written it. TestAppendJUnitPassedIsTheEncoders keeps the two in step.
+func appendJUnitPassed(b []byte, s *results.Suite, t *results.Task) []byte {
+	b = append(b, "\n    <testcase"...)
+	b = appendXMLAttr(b, "classname", s.ID)
+	b = appendXMLAttr(b, "name", t.ID)
+	if file := filepath.ToSlash(t.File); file != "" {
+		b = appendXMLAttr(b, "file", file)
+	}
+	if t.Line > 0 {
+		b = append(b, ` line="`...)
+		b = strconv.AppendInt(b, int64(t.Line), 10)
+		b = append(b, '"')
+	}
+	b = append(b, ` time="`...)
+	b = strconv.AppendFloat(b, float64(t.LatencyMs)/1000, 'f', 3, 64)
+	return append(b, `"></testcase>`...)
+}
+
+// appendXMLAttr appends ` name="value"`, value escaped as encoding/xml
+// escapes an attribute's.
+func appendXMLAttr(b []byte, name, value string) []byte {
+	b = append(b, ' ')
+	b = append(b, name...)
+	b = append(b, '=', '"')
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; c < 0x20 || c >= utf8.RuneSelf || strings.IndexByte(`"'&<>`, c) >= 0 {
+			var esc bytes.Buffer
+			xml.EscapeText(&esc, []byte(value)) // writes to memory: no error
+			return append(append(b, esc.Bytes()...), '"')
+		}
+	}
+	b = append(b, value...)
+	return append(b, '"')
 }
 
 // writeJUnitCase writes a task's testcase (classname = suiteId, name =

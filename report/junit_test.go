@@ -319,3 +319,34 @@ func TestJUnitXSD(t *testing.T) {
 		})
 	}
 }
+
+// TestAppendJUnitPassedIsTheEncoders checks that a testcase written by hand
+// is what encoding/xml writes for it at its depth, values that need
+// escaping included.
+func TestAppendJUnitPassedIsTheEncoders(t *testing.T) {
+	type testCase struct {
+		name string
+		task results.Task
+	}
+	suite := &results.Suite{ID: "acme.support.evals.refunds"}
+	for _, tc := range []testCase{
+		{name: "plain", task: results.Task{ID: "refund-1", File: "evals/refunds.yaml", Line: 12, LatencyMs: 1234, Status: results.StatusPassed}},
+		{name: "no file, no line", task: results.Task{ID: "t", Status: results.StatusPassed}},
+		{name: "escapes", task: results.Task{ID: `a"b'c&d<e>f` + "\tg\nh\ri", File: `evals\x é.yaml`, Line: 1, Status: results.StatusPassed}},
+		{name: "not XML", task: results.Task{ID: "a\x01b\xffc\u2028", LatencyMs: 99999999, Status: results.StatusPassed}},
+		{name: "a status of its own", task: results.Task{ID: "x", Status: "skipped", LatencyMs: 5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var want bytes.Buffer
+			enc := xml.NewEncoder(&want)
+			enc.Indent("", "  ")
+			assert.NilError(t, enc.EncodeToken(xml.StartElement{Name: xml.Name{Local: "testsuites"}}))
+			assert.NilError(t, enc.EncodeToken(xml.StartElement{Name: xml.Name{Local: "testsuite"}}))
+			assert.NilError(t, enc.Flush())
+			before := want.Len()
+			assert.NilError(t, writeJUnitCase(enc, suite, &tc.task))
+			assert.NilError(t, enc.Flush())
+			assert.Equal(t, string(appendJUnitPassed(nil, suite, &tc.task)), want.String()[before:])
+		})
+	}
+}
