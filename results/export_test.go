@@ -1,6 +1,10 @@
 package results
 
-import "github.com/evalgate/evalgate/jsonvalue"
+import (
+	"io"
+
+	"github.com/evalgate/evalgate/jsonvalue"
+)
 
 // EncodeResults renders r as results.json, for the tests of package
 // results_test.
@@ -38,4 +42,18 @@ func ReadTask(data []byte) (Task, int, error) {
 	n, err := r.readTask(data, &t)
 	keepTrials(&t)
 	return t, n, err
+}
+
+// ReadLean reads a run from r as ReadSpilling reads a file, spilling
+// nothing, without falling back to Read: errShape or another error when
+// ReadSpilling would leave the file to Read.
+func ReadLean(r io.Reader) (*Run, error) {
+	lr := &leanReader{in: stream{r: r}, size: 1 << 30}
+	if err := lr.read(); err != nil {
+		return nil, err
+	}
+	if err := lr.run.Check(); err != nil {
+		return nil, err
+	}
+	return &lr.run, nil
 }

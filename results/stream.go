@@ -23,20 +23,26 @@ func (s *stream) offset() int64 { return s.base + int64(s.pos) }
 // streamChunk is how much a read asks for.
 const streamChunk = 256 << 10
 
-// fill reads more of the file after buf[pos:], which it moves to the
-// front; false at the end of the file.
+// fill reads more of the file after buf; false at the end of the file.
+// When little room is left, what was read is dropped first, moving
+// buf[pos:] to the front, and the buffer grows if that is not enough: a
+// move a read would be quadratic for a reader that returns a few bytes
+// at a time.
 func (s *stream) fill() (bool, error) {
 	if s.eof {
 		return false, nil
 	}
-	n := copy(s.buf, s.buf[s.pos:])
-	s.base += int64(s.pos)
-	s.buf, s.pos = s.buf[:n], 0
-	if cap(s.buf)-n < streamChunk/2 {
-		grown := make([]byte, n, max(2*cap(s.buf), streamChunk))
-		copy(grown, s.buf)
-		s.buf = grown
+	if cap(s.buf)-len(s.buf) < streamChunk/2 {
+		n := copy(s.buf, s.buf[s.pos:])
+		s.base += int64(s.pos)
+		s.buf, s.pos = s.buf[:n], 0
+		if cap(s.buf)-n < streamChunk/2 {
+			grown := make([]byte, n, max(2*cap(s.buf), streamChunk))
+			copy(grown, s.buf)
+			s.buf = grown
+		}
 	}
+	n := len(s.buf)
 	m, err := s.r.Read(s.buf[n:cap(s.buf)])
 	s.buf = s.buf[:n+m]
 	switch {
@@ -162,9 +168,10 @@ func (s *stream) value() ([]byte, error) {
 // decode has read decode the next value from the bytes ahead, which
 // start with it and may go on after it, and reads as many bytes as
 // read says it took: finding the value's end first would be a second
-// pass over every byte. A value read cannot decode may be cut short by
-// the end of the buffer: it is tried again with twice as much ahead, up
-// to the whole rest of the file.
+// pass over every byte. A value the bytes ahead end in the middle of
+// (read says errCut) is tried again with twice as much ahead, up to the
+// whole rest of the file; any other error is returned at once, so that a
+// file ReadSpilling leaves to Read is not first held whole here.
 func (s *stream) decode(read func(ahead []byte) (int, error)) error {
 	if _, err := s.peek(); err != nil {
 		return err
@@ -180,7 +187,7 @@ func (s *stream) decode(read func(ahead []byte) (int, error)) error {
 			s.pos += n
 			return nil
 		}
-		if s.eof {
+		if s.eof || !errors.Is(err, errCut) {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -35,20 +36,28 @@ type taskReader struct {
 	// escape, bytes that are not ASCII): see leanReader.spillTrials.
 	rawTrials [2]int
 	escaped   bool
+	cut       bool // the bytes ended before the task: see short
 }
 
 // maxNames bounds names: task ids, which are all different, would fill it.
 const maxNames = 4096
 
 // readTask decodes the task data starts with into t, and returns how many
-// bytes it took. The trials are the reader's, and are overwritten by the
-// next readTask: a caller that keeps them calls keepTrials.
+// bytes it took, or errCut when data ends before the task does. The
+// trials are the reader's, and are overwritten by the next readTask: a
+// caller that keeps them calls keepTrials.
 func (r *taskReader) readTask(data []byte, t *Task) (int, error) {
 	r.b, r.i, r.err = data, 0, nil
-	r.rawTrials, r.escaped = [2]int{}, false
+	r.rawTrials, r.escaped, r.cut = [2]int{}, false, false
 	r.task(t)
+	if r.err != nil && r.cut {
+		return 0, errCut
+	}
 	return r.i, r.err
 }
+
+// errCut is a task the bytes given ended in the middle of.
+var errCut = errors.New("a task cut short")
 
 // keepTrials gives t trials of its own, in place of the reader's.
 func keepTrials(t *Task) {
@@ -56,6 +65,16 @@ func keepTrials(t *Task) {
 	for i := range t.Trials {
 		t.Trials[i].Checks = slices.Clone(t.Trials[i].Checks)
 	}
+}
+
+// short reports whether the bytes end before i, and notes that they did:
+// the task may go on after them (stream.decode then gives more).
+func (r *taskReader) short(i int) bool {
+	if i < len(r.b) {
+		return false
+	}
+	r.cut = true
+	return true
 }
 
 func (r *taskReader) fail() {
@@ -86,7 +105,7 @@ func (r *taskReader) ws() {
 
 // open reads c, the start of an object or a list.
 func (r *taskReader) open(c byte) {
-	if r.ws(); r.err == nil && r.i < len(r.b) && r.b[r.i] == c {
+	if r.ws(); r.err == nil && !r.short(r.i) && r.b[r.i] == c {
 		r.i++
 		return
 	}
@@ -97,7 +116,7 @@ func (r *taskReader) open(c byte) {
 // member or item (counted from 0), reading the comma before it; when it
 // has not, it reads the closing c.
 func (r *taskReader) next(n int, c byte) bool {
-	if r.ws(); r.err != nil || r.i >= len(r.b) {
+	if r.ws(); r.err != nil || r.short(r.i) {
 		r.fail()
 		return false
 	}
@@ -119,7 +138,7 @@ func (r *taskReader) next(n int, c byte) bool {
 // refused: encoding/json would unescape it, and Write writes none.
 func (r *taskReader) key() []byte {
 	r.ws()
-	if r.err != nil || r.i >= len(r.b) || r.b[r.i] != '"' {
+	if r.err != nil || r.short(r.i) || r.b[r.i] != '"' {
 		r.fail()
 		return nil
 	}
@@ -128,13 +147,13 @@ func (r *taskReader) key() []byte {
 	for end < len(r.b) && r.b[end] != '"' && r.b[end] != '\\' {
 		end++
 	}
-	if end >= len(r.b) || r.b[end] != '"' {
+	if r.short(end) || r.b[end] != '"' {
 		r.fail()
 		return nil
 	}
 	r.i = end + 1
 	r.ws()
-	if r.i >= len(r.b) || r.b[r.i] != ':' {
+	if r.short(r.i) || r.b[r.i] != ':' {
 		r.fail()
 		return nil
 	}
@@ -158,7 +177,7 @@ const spaces8 = 0x2020202020202020
 // str reads a string; shared says to keep one copy of it for the tasks.
 func (r *taskReader) str(shared bool) string {
 	r.ws()
-	if r.err != nil || r.i >= len(r.b) || r.b[r.i] != '"' {
+	if r.err != nil || r.short(r.i) || r.b[r.i] != '"' {
 		r.fail()
 		return ""
 	}
@@ -198,7 +217,7 @@ func (r *taskReader) str(shared bool) string {
 		}
 		end++
 	}
-	if end >= len(r.b) {
+	if r.short(end) {
 		r.fail()
 		return ""
 	}
@@ -231,12 +250,14 @@ func (r *taskReader) number() []byte {
 	case i < len(r.b) && r.b[i] == '0':
 		i++
 	case !digits():
+		r.short(i)
 		r.fail()
 		return nil
 	}
 	if i < len(r.b) && r.b[i] == '.' {
 		i++
 		if !digits() {
+			r.short(i)
 			r.fail()
 			return nil
 		}
@@ -247,6 +268,7 @@ func (r *taskReader) number() []byte {
 			i++
 		}
 		if !digits() {
+			r.short(i)
 			r.fail()
 			return nil
 		}
@@ -310,6 +332,7 @@ func (r *taskReader) bool() bool {
 		r.i += 5
 		return false
 	default:
+		r.short(r.i + len("false") - 1) // "tru" may be cut short
 		r.fail()
 	}
 	return false

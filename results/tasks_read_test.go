@@ -3,7 +3,9 @@ package results_test
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"testing"
+	"testing/iotest"
 
 	"gotest.tools/v3/assert"
 
@@ -117,5 +119,76 @@ func BenchmarkReadTask(b *testing.B) {
 		if _, _, err := results.ReadTask(data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// FuzzReadLean holds ReadSpilling's own reader to Read: whatever it reads,
+// a byte at a time so that every value is cut by the end of a read, it
+// reads as json.Unmarshal and Check do.
+func FuzzReadLean(f *testing.F) {
+	full, err := results.EncodeResults(resultstest.Full())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(full)
+	f.Add([]byte(`{"runId":"r","suites":[{"suiteId":"s","tasks":[{"taskId":"t","trials":[]}]}],"gates":[]}`))
+	f.Add([]byte(`{"extra":{"a":["]","\"}"]},"suites":[{"tasks":[],"version":"1"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := results.ReadLean(iotest.OneByteReader(bytes.NewReader(data)))
+		if err != nil {
+			return
+		}
+		var want results.Run
+		if uerr := json.Unmarshal(data, &want); uerr != nil {
+			t.Fatalf("read what json.Unmarshal refuses (%v): %q", uerr, data)
+		}
+		if cerr := want.Check(); cerr != nil {
+			t.Fatalf("read what Check refuses (%v): %q", cerr, data)
+		}
+		assert.DeepEqual(t, got, &want)
+	})
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// TestReadLeanGivesUpAtOnce checks that a task the reader leaves to Read
+// (here, a key it does not know) stops it where it is: read again with
+// more of the file ahead, as a task cut short by the buffer is, it would
+// first take the whole rest of a large file into memory.
+func TestReadLeanGivesUpAtOnce(t *testing.T) {
+	r := resultstest.Full()
+	s := resultstest.Suite1k()
+	for range 3 {
+		r.Suites = append(r.Suites, s) // some 4 MB in all
+	}
+	data, err := results.EncodeResults(r)
+	assert.NilError(t, err)
+	odd := bytes.Replace(data, []byte(`"passScore": `), []byte(`"newField": 1, "passScore": `), 2)
+	assert.Assert(t, len(odd) > 3<<20)
+
+	for name, tc := range map[string]struct {
+		data []byte
+		read bool
+	}{"as written": {data, true}, "a task of another shape": {odd, false}} {
+		t.Run(name, func(t *testing.T) {
+			in := &countingReader{r: bytes.NewReader(tc.data)}
+			_, err := results.ReadLean(in)
+			if tc.read {
+				assert.NilError(t, err)
+				return
+			}
+			assert.Assert(t, err != nil)
+			assert.Assert(t, in.n < 1<<20, "read %d bytes of %d before giving up", in.n, len(tc.data))
+		})
 	}
 }
