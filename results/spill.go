@@ -15,9 +15,12 @@ import (
 // (every check of every trial), and a task's are read by nothing else once
 // it passed (#6). They are kept as the bytes Write writes for them, so
 // that writing them back (a WriteRestoring restore that calls Append)
-// costs a copy, not a decoding and an encoding.
+// costs a copy, not a decoding and an encoding. Trials a file already
+// holds as those bytes (a shard's results.json, added with Source) are
+// not copied: their spans point into that file.
 //
-// Add may be called from several goroutines; Append once adding is done.
+// Add, AddBytes and Source may be called from several goroutines; Append
+// once adding is done.
 type Spill struct {
 	mu      sync.Mutex
 	f       *os.File

@@ -165,8 +165,8 @@ func (s *stream) value() ([]byte, error) {
 	}
 }
 
-// decode has read decode the next value from the bytes ahead, which
-// start with it and may go on after it, and reads as many bytes as
+// decode calls read to decode the next value from the bytes ahead,
+// which start with it and may go on after it, and reads as many bytes as
 // read says it took: finding the value's end first would be a second
 // pass over every byte. A value the bytes ahead end in the middle of
 // (read says errCut) is tried again with twice as much ahead, up to the
