@@ -102,13 +102,13 @@ func streamResults(w io.Writer, r *Run, restore Restore) error {
 	return closeList(w, len(r.Suites), "  ", "\n}\n")
 }
 
-// taskChunk is how many tasks one encoder renders at a time.
+// taskChunk is how many tasks one processor renders at a time.
 const taskChunk = 256
 
 // taskWriter writes a suite's tasks, encoding them on every processor:
 // encoding is most of the time it takes to write a large results.json
 // (a merge of 200,000 tasks). Tasks are restored and written in order, a
-// batch of one chunk per encoder at a time, so memory holds one batch.
+// batch of one chunk per processor at a time, so memory holds one batch.
 type taskWriter struct {
 	batch    []Task
 	trials   [][]byte // the batch's restored JSON trials, in restored
