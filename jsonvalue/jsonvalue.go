@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"slices"
 	"strconv"
@@ -381,4 +382,45 @@ func Depth(data []byte) int {
 		}
 	}
 	return deepest
+}
+
+// AppendFloat appends f as encoding/json writes a float64: the shortest
+// decimal that reads back as f, in exponent form below 1e-6 and from 1e21,
+// e-07 written e-7. f must be finite: encoding/json refuses NaN and the
+// infinities, and each caller decides what they become.
+func AppendFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1]
+		b = b[:n-1]
+	}
+	return b
+}
+
+// AppendEncoded appends s as encoding/json writes a string, with its HTML
+// escaping (<, > and & as \u003c...) when escapeHTML, as an Encoder with
+// SetEscapeHTML(false) when not. Unlike AppendString it matches
+// encoding/json byte for byte: printable ASCII that needs no escape, nearly
+// every string of evalgate's outputs, is written as it is, and anything
+// else is left to encoding/json itself, whose escapes (\b, control
+// characters, invalid UTF-8, U+2028) are the ones to match.
+func AppendEncoded(b []byte, s string, escapeHTML bool) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf || escapeHTML && (c == '<' || c == '>' || c == '&') {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(escapeHTML)
+			_ = enc.Encode(s) // a string always encodes
+			return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

@@ -2,6 +2,7 @@ package jsonvalue
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -146,5 +147,24 @@ func TestDepth(t *testing.T) {
 		{strings.Repeat("[", 300) + strings.Repeat("]", 300), 300},
 	} {
 		assert.Check(t, Depth([]byte(tc.text)) == tc.want, "Depth(%.40s) = %d, want %d", tc.text, Depth([]byte(tc.text)), tc.want)
+	}
+}
+
+// TestAppendEncodedIsEncodingJSON checks AppendEncoded and AppendFloat
+// against what encoding/json writes, with HTML escaping and without.
+func TestAppendEncodedIsEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain ascii 0-9", `q"uote\back`, "a<b>&c", "\b\f\n\r\t\x01\x7f", "é\u2028\u2029", "bad \xff utf-8", "😀"} {
+		for _, html := range []bool{false, true} {
+			var want strings.Builder
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(html)
+			assert.NilError(t, enc.Encode(s))
+			assert.Equal(t, string(AppendEncoded(nil, s, html)), strings.TrimSuffix(want.String(), "\n"), "%q, escapeHTML %v", s, html)
+		}
+	}
+	for _, f := range []float64{0, math.Copysign(0, -1), 1, -2.5, 0.1, 1e-6, 1e-7, 123456789.125, 1e20, 1e21, -3e-300, math.MaxFloat64} {
+		want, err := json.Marshal(f)
+		assert.NilError(t, err)
+		assert.Equal(t, string(AppendFloat(nil, f)), string(want), "%v", f)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/jsonvalue"
@@ -145,12 +144,12 @@ func writeSummary(w io.Writer, sum *evalSummary) error {
 // appendSummaryTask appends t as json.MarshalIndent(t, "    ", "  ")
 // renders it, without reflection: a merged suite of 200,000 tasks has as
 // many, and they were a fifth of the time its outputs took to write.
-// Strings are escaped by encoding/json itself when they need it.
+// Strings are escaped as json.Marshal escapes them (jsonvalue.AppendEncoded).
 // TestAppendSummaryTaskIsMarshalIndent keeps the two in step.
 func appendSummaryTask(b []byte, t *summaryTask) []byte {
 	const in = "\n      "
 	b = append(b, "{"+in+`"taskId": `...)
-	b = appendSummaryString(b, t.TaskID)
+	b = jsonvalue.AppendEncoded(b, t.TaskID, true)
 	b = append(b, ","+in+`"score": `...)
 	b = appendFloat(b, t.Score)
 	b = append(b, ","+in+`"passed": `...)
@@ -170,28 +169,14 @@ func appendSummaryTask(b []byte, t *summaryTask) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, in+`  {`+in+`    "kind": `...)
-			b = appendSummaryString(b, f.Kind)
+			b = jsonvalue.AppendEncoded(b, f.Kind, true)
 			b = append(b, ","+in+`    "severity": `...)
-			b = appendSummaryString(b, f.Severity)
+			b = jsonvalue.AppendEncoded(b, f.Severity, true)
 			b = append(b, in+"  }"...)
 		}
 		b = append(b, in+"]"...)
 	}
 	return append(b, "\n    }"...)
-}
-
-// appendSummaryString appends s as encoding/json's Marshal writes it: plain
-// ASCII as it is, anything else through encoding/json.
-func appendSummaryString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
-			q, _ := json.Marshal(s) // a string always marshals
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // buildSummary maps a suite result onto the EvalSummary, clamping numbers

@@ -1,11 +1,11 @@
 package results
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/evalgate/evalgate/jsonvalue"
 )
 
 // appendTrials appends trials to b as indentEncoder.encode(&trials, prefix)
@@ -392,8 +392,8 @@ func (w *jsonWriter) int(i int64) { w.b = strconv.AppendInt(w.b, i, 10) }
 
 func (w *jsonWriter) bool(v bool) { w.b = strconv.AppendBool(w.b, v) }
 
-// float writes f as encoding/json does: the shortest decimal that reads
-// back as f, in exponent form below 1e-6 and from 1e21.
+// float writes f as encoding/json does (jsonvalue.AppendFloat); NaN and
+// the infinities, which it refuses, are an error.
 func (w *jsonWriter) float(f float64) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		if w.err == nil {
@@ -402,40 +402,8 @@ func (w *jsonWriter) float(f float64) {
 		w.b = append(w.b, '0')
 		return
 	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	w.b = strconv.AppendFloat(w.b, f, format, -1, 64)
-	if format == 'e' {
-		// e-07 is written e-7.
-		n := len(w.b)
-		if n >= 4 && w.b[n-4] == 'e' && w.b[n-3] == '-' && w.b[n-2] == '0' {
-			w.b[n-2] = w.b[n-1]
-			w.b = w.b[:n-1]
-		}
-	}
+	w.b = jsonvalue.AppendFloat(w.b, f)
 }
 
-// string writes s as a JSON string. Printable ASCII, nearly every string
-// of a results file, is written as it is; anything else is left to
-// encoding/json, whose escapes (control characters, invalid UTF-8, U+2028)
-// are the ones to match.
-func (w *jsonWriter) string(s string) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(s); err != nil && w.err == nil {
-				w.err = err
-			}
-			w.b = append(w.b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
-			return
-		}
-	}
-	w.b = append(w.b, '"')
-	w.b = append(w.b, s...)
-	w.b = append(w.b, '"')
-}
+// string writes s as encoding/json does without HTML escaping.
+func (w *jsonWriter) string(s string) { w.b = jsonvalue.AppendEncoded(w.b, s, false) }
