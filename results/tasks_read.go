@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -325,10 +326,10 @@ func (r *taskReader) bool() bool {
 	r.ws()
 	switch {
 	case r.err != nil:
-	case hasPrefixAt(r.b, r.i, "true"):
+	case bytes.HasPrefix(r.b[r.i:], []byte("true")):
 		r.i += 4
 		return true
-	case hasPrefixAt(r.b, r.i, "false"):
+	case bytes.HasPrefix(r.b[r.i:], []byte("false")):
 		r.i += 5
 		return false
 	default:
@@ -336,10 +337,6 @@ func (r *taskReader) bool() bool {
 		r.fail()
 	}
 	return false
-}
-
-func hasPrefixAt(b []byte, i int, s string) bool {
-	return len(b)-i >= len(s) && string(b[i:i+len(s)]) == s
 }
 
 func (r *taskReader) strings() []string {
