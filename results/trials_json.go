@@ -47,41 +47,20 @@ func appendTask(b []byte, t *Task, trials []byte) ([]byte, error) {
 	w.int(int64(t.Line))
 	w.key("kind")
 	w.string(t.Kind)
-	if len(t.Tags) > 0 {
-		w.key("tags")
-		w.strings(t.Tags)
-	}
+	w.optStrings("tags", t.Tags)
 	if m := t.Metadata; m != nil {
 		w.key("metadata")
 		w.open('{')
-		if m.Domain != "" {
-			w.key("domain")
-			w.string(m.Domain)
-		}
-		if m.Complexity != 0 {
-			w.key("complexity")
-			w.int(int64(m.Complexity))
-		}
-		if m.AutonomyLevel != nil {
-			w.key("autonomyLevel")
-			w.int(int64(*m.AutonomyLevel))
-		}
-		if m.Category != "" {
-			w.key("category")
-			w.string(m.Category)
-		}
+		w.optString("domain", m.Domain)
+		w.optInt("complexity", int64(m.Complexity))
+		w.optIntPtr("autonomyLevel", m.AutonomyLevel)
+		w.optString("category", m.Category)
 		w.close('}')
 	}
 	w.key("status")
 	w.string(t.Status)
-	if t.ErrorKind != "" {
-		w.key("errorKind")
-		w.string(t.ErrorKind)
-	}
-	if t.ErrorMessage != "" {
-		w.key("errorMessage")
-		w.string(t.ErrorMessage)
-	}
+	w.optString("errorKind", t.ErrorKind)
+	w.optString("errorMessage", t.ErrorMessage)
 	w.key("score")
 	w.float(t.Score)
 	w.key("passScore")
@@ -100,22 +79,13 @@ func appendTask(b []byte, t *Task, trials []byte) ([]byte, error) {
 	w.float(t.AgentCostUsd)
 	w.key("judgeCostUsd")
 	w.float(t.JudgeCostUsd)
-	if t.UserCostUsd != 0 {
-		w.key("userCostUsd")
-		w.float(t.UserCostUsd)
-	}
+	w.optFloat("userCostUsd", t.UserCostUsd)
 	w.key("tokens")
 	w.tokens(t.Tokens)
 	w.key("toolCalls")
 	w.int(int64(t.ToolCalls))
-	if t.SchemaValid != nil {
-		w.key("schemaValid")
-		w.bool(*t.SchemaValid)
-	}
-	if len(t.FailedChecks) > 0 {
-		w.key("failedChecks")
-		w.strings(t.FailedChecks)
-	}
+	w.optBool("schemaValid", t.SchemaValid)
+	w.optStrings("failedChecks", t.FailedChecks)
 	if len(t.Levels) > 0 {
 		w.key("levels")
 		w.open('[')
@@ -136,18 +106,9 @@ func appendTask(b []byte, t *Task, trials []byte) ([]byte, error) {
 		w.key("findings")
 		w.findings(t.Findings)
 	}
-	if t.LinesAfterFinal != 0 {
-		w.key("linesAfterFinal")
-		w.int(int64(t.LinesAfterFinal))
-	}
-	if len(t.Faults) > 0 {
-		w.key("faults")
-		w.strings(t.Faults)
-	}
-	if t.Idempotent != nil {
-		w.key("idempotent")
-		w.bool(*t.Idempotent)
-	}
+	w.optInt("linesAfterFinal", int64(t.LinesAfterFinal))
+	w.optStrings("faults", t.Faults)
+	w.optBool("idempotent", t.Idempotent)
 	w.key("trials")
 	switch {
 	case trials != nil:
@@ -166,7 +127,12 @@ func appendTask(b []byte, t *Task, trials []byte) ([]byte, error) {
 	return w.b, w.err
 }
 
-func (w *jsonWriter) strings(list []string) {
+// optStrings writes a list of strings unless it is empty.
+func (w *jsonWriter) optStrings(k string, list []string) {
+	if len(list) == 0 {
+		return
+	}
+	w.key(k)
 	w.open('[')
 	for _, s := range list {
 		w.item()
@@ -204,14 +170,8 @@ func (w *jsonWriter) trial(t *Trial) {
 	w.int(int64(t.Trial))
 	w.key("status")
 	w.string(t.Status)
-	if t.ErrorKind != "" {
-		w.key("errorKind")
-		w.string(t.ErrorKind)
-	}
-	if t.ErrorMessage != "" {
-		w.key("errorMessage")
-		w.string(t.ErrorMessage)
-	}
+	w.optString("errorKind", t.ErrorKind)
+	w.optString("errorMessage", t.ErrorMessage)
 	w.key("score")
 	w.float(t.Score)
 	w.key("passed")
@@ -222,18 +182,12 @@ func (w *jsonWriter) trial(t *Trial) {
 	w.float(t.AgentCostUsd)
 	w.key("judgeCostUsd")
 	w.float(t.JudgeCostUsd)
-	if t.UserCostUsd != 0 {
-		w.key("userCostUsd")
-		w.float(t.UserCostUsd)
-	}
+	w.optFloat("userCostUsd", t.UserCostUsd)
 	w.key("tokens")
 	w.tokens(t.Tokens)
 	w.key("toolCalls")
 	w.int(int64(t.ToolCalls))
-	if t.SchemaValid != nil {
-		w.key("schemaValid")
-		w.bool(*t.SchemaValid)
-	}
+	w.optBool("schemaValid", t.SchemaValid)
 	if len(t.Tools) > 0 {
 		w.key("tools")
 		w.open('[')
@@ -258,14 +212,8 @@ func (w *jsonWriter) trial(t *Trial) {
 		w.key("findings")
 		w.findings(t.Findings)
 	}
-	if t.LinesAfterFinal != 0 {
-		w.key("linesAfterFinal")
-		w.int(int64(t.LinesAfterFinal))
-	}
-	if t.UsageReported {
-		w.key("usageReported")
-		w.bool(true)
-	}
+	w.optInt("linesAfterFinal", int64(t.LinesAfterFinal))
+	w.optTrue("usageReported", t.UsageReported)
 	w.close('}')
 }
 
@@ -283,14 +231,8 @@ func (w *jsonWriter) toolUse(u *ToolUse) {
 	w.int(int64(u.Repeats))
 	w.key("maxSame")
 	w.int(int64(u.MaxSame))
-	if u.SchemaViolations != 0 {
-		w.key("schemaViolations")
-		w.int(int64(u.SchemaViolations))
-	}
-	if u.SideEffectRepeats != 0 {
-		w.key("sideEffectRepeats")
-		w.int(int64(u.SideEffectRepeats))
-	}
+	w.optInt("schemaViolations", int64(u.SchemaViolations))
+	w.optInt("sideEffectRepeats", int64(u.SideEffectRepeats))
 	w.close('}')
 }
 
@@ -304,22 +246,10 @@ func (w *jsonWriter) check(c *Check) {
 	w.float(c.Weight)
 	w.key("passed")
 	w.bool(c.Passed)
-	if c.Reason != "" {
-		w.key("reason")
-		w.string(c.Reason)
-	}
-	if c.Judged {
-		w.key("judged")
-		w.bool(true)
-	}
-	if c.Criterion != nil {
-		w.key("criterion")
-		w.int(int64(*c.Criterion))
-	}
-	if c.Level != nil {
-		w.key("level")
-		w.int(int64(*c.Level))
-	}
+	w.optString("reason", c.Reason)
+	w.optTrue("judged", c.Judged)
+	w.optIntPtr("criterion", c.Criterion)
+	w.optIntPtr("level", c.Level)
 	if c.Scale != nil {
 		w.key("scale")
 		w.open('{')
@@ -378,6 +308,51 @@ func (w *jsonWriter) item() {
 	}
 	w.counts[len(w.counts)-1]++
 	w.newline()
+}
+
+// The opt methods write a member only when its value is not its zero
+// value, as encoding/json's omitempty does.
+
+func (w *jsonWriter) optString(k, s string) {
+	if s != "" {
+		w.key(k)
+		w.string(s)
+	}
+}
+
+func (w *jsonWriter) optFloat(k string, f float64) {
+	if f != 0 {
+		w.key(k)
+		w.float(f)
+	}
+}
+
+func (w *jsonWriter) optInt(k string, i int64) {
+	if i != 0 {
+		w.key(k)
+		w.int(i)
+	}
+}
+
+func (w *jsonWriter) optIntPtr(k string, i *int) {
+	if i != nil {
+		w.key(k)
+		w.int(int64(*i))
+	}
+}
+
+func (w *jsonWriter) optBool(k string, b *bool) {
+	if b != nil {
+		w.key(k)
+		w.bool(*b)
+	}
+}
+
+func (w *jsonWriter) optTrue(k string, b bool) {
+	if b {
+		w.key(k)
+		w.bool(true)
+	}
 }
 
 // key starts a member named k, which needs no escaping.
