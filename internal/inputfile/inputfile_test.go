@@ -79,3 +79,48 @@ func TestOpen(t *testing.T) {
 	assert.Assert(t, ok, "%v", err)
 	assert.Equal(t, nr.What(), "a character device")
 }
+
+func TestReadIn(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	assert.NilError(t, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
+	assert.NilError(t, os.WriteFile(filepath.Join(root, "sub", "in.json"), []byte("in"), 0o644))
+	assert.NilError(t, os.WriteFile(filepath.Join(root, "top.json"), []byte("top"), 0o644))
+	assert.NilError(t, os.WriteFile(filepath.Join(outside, "secret"), []byte("secret"), 0o644))
+	assert.NilError(t, os.Symlink(filepath.Join(outside, "secret"), filepath.Join(root, "out.json")))
+	assert.NilError(t, os.Symlink(filepath.Join(root, "sub", "in.json"), filepath.Join(root, "abs.json")))
+	assert.NilError(t, os.Symlink("sub/in.json", filepath.Join(root, "rel.json")))
+	// The root itself may be reached through a link.
+	linked := filepath.Join(t.TempDir(), "root")
+	assert.NilError(t, os.Symlink(root, linked))
+
+	type testCase struct {
+		name, root, path string
+		want             string // the content; "" for an error
+		outside          bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		data, err := ReadIn(tc.root, tc.path, 1<<20)
+		if tc.want != "" {
+			assert.NilError(t, err)
+			assert.Equal(t, string(data), tc.want)
+			return
+		}
+		_, ok := errors.AsType[*OutsideError](err)
+		assert.Assert(t, ok == tc.outside, "%v", err)
+		assert.Assert(t, err != nil)
+	}
+	for _, tc := range []testCase{
+		{name: "a file inside", root: root, path: filepath.Join(root, "sub", "in.json"), want: "in"},
+		{name: "a relative link inside", root: root, path: filepath.Join(root, "rel.json"), want: "in"},
+		{name: "an absolute link inside", root: root, path: filepath.Join(root, "abs.json"), want: "in"},
+		{name: "through a linked root", root: linked, path: filepath.Join(linked, "sub", "in.json"), want: "in"},
+		{name: "a link out", root: root, path: filepath.Join(root, "out.json"), outside: true},
+		{name: "a path that climbs out", root: filepath.Join(root, "sub"), path: filepath.Join(root, "sub", "..", "top.json"), outside: true},
+		{name: "a missing file that climbs out", root: filepath.Join(root, "sub"), path: filepath.Join(root, "missing.json"), outside: true},
+		{name: "no root", root: "", path: filepath.Join(root, "out.json"), want: "secret"},
+		{name: "a missing file", root: root, path: filepath.Join(root, "missing.json")},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
