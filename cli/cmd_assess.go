@@ -172,9 +172,10 @@ func historyPaths(cfg *config.Config, flags []string) []string {
 	return append(paths, flags...)
 }
 
-// maxHistoryBytes bounds a history file read to tell an assessment.json
-// from a results.json.
-const maxHistoryBytes = 64 << 20
+// historyFile is the kind of input an assessment history entry is: a
+// results.json, read whole, or an assessment.json.
+var historyFile = inputfile.Kind{What: "a results.json or an assessment.json", Limit: results.MaxFileBytes,
+	Hint: "name the results.json of an earlier run, the folder holding one, or an assessment.json"}
 
 // readHistory reads the history entries: an assessment.json gives its
 // timestamp and performance composite; a results.json (or the folder
@@ -182,10 +183,9 @@ const maxHistoryBytes = 64 << 20
 func readHistory(paths []string, opts assess.Options) ([]assess.HistoryEntry, error) {
 	var hist []assess.HistoryEntry
 	for _, p := range paths {
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			p = filepath.Join(p, "results.json")
-		}
-		data, err := inputfile.Read(p, maxHistoryBytes)
+		file, root := results.Locate(p)
+		p = file
+		data, err := historyFile.ReadIn(root, p)
 		if err != nil {
 			return nil, fmt.Errorf("could not read the assessment history %q: %w", p, err)
 		}

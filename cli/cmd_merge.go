@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -134,7 +133,7 @@ func readShards(ctx context.Context, paths []string, spill *results.Spill) (shar
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			shards[i], spans[i], errs[i] = results.ReadSpilling(shardFile(p), leave, spill)
+			shards[i], spans[i], errs[i] = results.ReadSpilling(p, leave, spill)
 			return nil
 		})
 	}
@@ -150,15 +149,7 @@ func readShards(ctx context.Context, paths []string, spill *results.Spill) (shar
 
 // readShard reads one shard's results.json, or the folder holding it.
 func readShard(path string) (*results.Run, error) {
-	return results.Read(shardFile(path))
-}
-
-// shardFile is the results.json of a shard: path, or in the folder path.
-func shardFile(path string) string {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return filepath.Join(path, "results.json")
-	}
-	return path
+	return results.Read(path)
 }
 
 // restorer returns results.json's restore for run, the merged run, whose

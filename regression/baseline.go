@@ -120,12 +120,14 @@ func loadPath(path string) (*results.Run, error) {
 		return nil, fmt.Errorf("could not read baseline %q: %w", path, unwrapPathError(err))
 	}
 	if !fi.IsDir() {
-		return loadFile(path)
+		return loadFile("", path)
 	}
+	// The files of a folder must stay inside it, links resolved: a
+	// baseline folder may be an artifact the pull request wrote.
 	for _, name := range []string{ResultsFile, BaselineFile} {
 		p := filepath.Join(path, name)
-		if _, err := os.Stat(p); err == nil {
-			return loadFile(p)
+		if _, err := os.Lstat(p); err == nil {
+			return loadFile(path, p)
 		}
 	}
 	for _, d := range []string{filepath.Join(path, "summaries"), path} {
@@ -147,26 +149,31 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// MaxBaselineBytes bounds a baseline file: the results.json of a
-// 100,000-task run is some 170 MB.
-const MaxBaselineBytes = 1 << 30
+// MaxBaselineBytes bounds a baseline file, as any results file read back
+// (results.MaxFileBytes): the results.json of a 100,000-task run is some
+// 170 MB.
+const MaxBaselineBytes = results.MaxFileBytes
 
 // readFile reads a baseline file, which the pull request may have put
 // there: a regular file (not /dev/zero, a FIFO or a device) of at most
-// MaxBaselineBytes, read through that limit.
-func readFile(path string) ([]byte, error) {
-	data, err := inputfile.Read(path, MaxBaselineBytes)
+// MaxBaselineBytes, read through that limit, inside the folder root when
+// it was found in one ("" for a file named directly).
+func readFile(root, path string) ([]byte, error) {
+	data, err := inputfile.ReadIn(root, path, MaxBaselineBytes)
 	if _, ok := errors.AsType[*inputfile.NotRegularError](err); ok {
 		return nil, errors.New("not a regular file; name a results.json, a promoted baseline or a folder holding one")
 	}
 	if _, ok := errors.AsType[*inputfile.TooLargeError](err); ok {
 		return nil, fmt.Errorf("larger than %d MiB, more than any run's results", MaxBaselineBytes>>20)
 	}
+	if out, ok := errors.AsType[*inputfile.OutsideError](err); ok {
+		return nil, fmt.Errorf("a symbolic link out of the baseline folder %s (to %s); name a results.json inside it", out.Root, out.Real)
+	}
 	return data, err
 }
 
-func loadFile(path string) (*results.Run, error) {
-	data, err := readFile(path)
+func loadFile(root, path string) (*results.Run, error) {
+	data, err := readFile(root, path)
 	if err != nil {
 		return nil, fmt.Errorf("could not read baseline %q: %w", path, unwrapPathError(err))
 	}
@@ -263,7 +270,7 @@ func loadSummaries(dir string, files []string) (*results.Run, error) {
 	run := &results.Run{Schema: results.Schema}
 	seen := map[string]string{}
 	for _, f := range files {
-		data, err := readFile(f)
+		data, err := readFile(dir, f)
 		if err != nil {
 			return nil, fmt.Errorf("could not read baseline %q: %w", f, unwrapPathError(err))
 		}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
+	"fmt"
 	"strings"
+
+	"github.com/evalgate/evalgate/internal/inputfile"
 )
 
 // Span is where some bytes are in a Spill: in its own file, or in one of
@@ -26,23 +28,26 @@ type Span struct {
 // A file of another shape than Write's (a key twice or in other cases, a
 // list that is null) or with a problem is read again whole by Read, so
 // that it gives what Read gives; no trials are then left out.
+//
+// The file is opened as Read opens it (Locate, File): a problem with the
+// file itself is Read's error, found before a byte is read.
 func ReadSpilling(path string, leave func(t *Task) bool, spill *Spill) (*Run, [][]Span, error) {
-	if f, err := os.Open(path); err == nil {
-		var fi os.FileInfo
-		if fi, err = f.Stat(); err == nil {
-			lr := &leanReader{in: stream{r: f}, file: f, leave: leave, spill: spill, size: fi.Size()}
-			if err = lr.read(); err == nil {
-				err = lr.run.Check()
-			}
-			if err == nil {
-				if lr.source == 0 {
-					f.Close() // else the spill closes it
-				}
-				return &lr.run, lr.spans, nil
-			}
-		}
-		f.Close()
+	file, root := Locate(path)
+	f, err := File.OpenIn(root, file)
+	if err != nil {
+		return nil, nil, fmt.Errorf("could not read results %q: %w", file, err)
 	}
+	lr := &leanReader{in: stream{r: f}, file: f, leave: leave, spill: spill, size: f.Size()}
+	if err = lr.read(); err == nil {
+		err = lr.run.Check()
+	}
+	if err == nil {
+		if lr.source == 0 {
+			f.Close() // else the spill closes it
+		}
+		return &lr.run, lr.spans, nil
+	}
+	f.Close()
 	r, err := Read(path)
 	return r, nil, err
 }
@@ -68,7 +73,7 @@ type leanReader struct {
 	same  int // trials found as Write writes them; -1 once some were not
 	// file is the file read, and source its number in spill once trials
 	// are left in it rather than copied (0 before).
-	file   *os.File
+	file   *inputfile.File
 	source int
 }
 

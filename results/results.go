@@ -17,8 +17,11 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/evalgate/evalgate/internal/inputfile"
 )
 
 // Schema identifies the results.json format; it changes only with an
@@ -460,9 +463,36 @@ type LevelChange struct {
 	Head      int    `json:"head"`
 }
 
-// Read loads a results.json file, whose numbers must be in range (Check).
+// MaxFileBytes bounds a results file read back: a shard given to merge,
+// a run given to assess or trust, a baseline, a history entry. The
+// results.json of a 100,000-task run is some 170 MB, and merge streams
+// its shards a task at a time; a file that is not a run's is refused
+// before a byte of it is read (docs/security.md).
+const MaxFileBytes = 1 << 30
+
+// File is the kind of input a results file is (internal/inputfile).
+var File = inputfile.Kind{What: "a results file", Limit: MaxFileBytes, Hint: "name a results.json an evalgate run wrote, or the folder holding one"}
+
+// FileName is the results file a run writes into its output folder.
+const FileName = "results.json"
+
+// Locate returns the results file path names, and the folder it must be
+// inside: path itself, with no folder, or the results.json of the folder
+// path, which must stay inside it once links are resolved (a shard's
+// folder comes from an artifact the pull request may have written).
+func Locate(path string) (file, root string) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return filepath.Join(path, FileName), path
+	}
+	return path, ""
+}
+
+// Read loads a results file, or the results.json of a folder (Locate),
+// whose numbers must be in range (Check). It reads through File: a
+// regular file of at most MaxFileBytes.
 func Read(path string) (*Run, error) {
-	data, err := os.ReadFile(path)
+	path, root := Locate(path)
+	data, err := File.ReadIn(root, path)
 	if err != nil {
 		return nil, fmt.Errorf("could not read results %q: %w", path, err)
 	}

@@ -27,7 +27,7 @@ type Spill struct {
 	w       *bufio.Writer
 	size    int64
 	read    bool
-	sources []*os.File
+	sources []source
 	windows []window // by source, once Append reads
 }
 
@@ -64,11 +64,19 @@ func (s *Spill) AddBytes(data []byte) (Span, error) {
 	return sp, nil
 }
 
+// source is a file spans may point into: a shard's results.json, opened
+// by the one reader of input files.
+type source interface {
+	io.ReaderAt
+	io.Closer
+	Name() string
+}
+
 // Source adds f, a file that holds trials as Write writes them (a shard's
 // results.json), to the files spans may point into, and returns its
 // number. The spill closes it. Holding it open keeps the bytes read even
 // if the file is replaced meanwhile, by a merge writing into its folder.
-func (s *Spill) Source(f *os.File) int {
+func (s *Spill) Source(f source) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sources = append(s.sources, f)
@@ -84,7 +92,7 @@ func (s *Spill) Source(f *os.File) int {
 func (s *Spill) Append(b []byte, sp Span) ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f := s.f
+	var f source = s.f
 	if sp.Source > 0 {
 		f = s.sources[sp.Source-1]
 	} else if !s.read {

@@ -43,9 +43,10 @@ const maxFileBytes = 1 << 20
 // ReadFile reads and checks a trust.yaml. A file that does not exist gives
 // an error matching fs.ErrNotExist; problems in it are diag.Errors, every
 // one at its file:line:col. The file may come with a pull request, so it
-// is read only when it is a regular file, through a size limit.
-func ReadFile(path string) (*File, error) {
-	data, err := inputfile.Read(path, maxFileBytes)
+// is read only when it is a regular file inside the folder root (the
+// repository; "" for none), through a size limit.
+func ReadFile(root, path string) (*File, error) {
+	data, err := inputfile.ReadIn(root, path, maxFileBytes)
 	var tooLarge *inputfile.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):

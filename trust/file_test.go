@@ -100,7 +100,7 @@ func TestReadRepo(t *testing.T) {
 	write(t, root, "project/.evalgate/trust.yaml", "attestations: {}\n")
 	_, err = ReadRepo(opts)
 	assert.Check(t, is.ErrorContains(err, "trust.yaml:1:15: /attestations: expected a list of attestations"))
-	_, err = ReadFile(filepath.Join(root, "nope.yaml"))
+	_, err = ReadFile(root, filepath.Join(root, "nope.yaml"))
 	assert.Assert(t, errors.Is(err, fs.ErrNotExist))
 }
 

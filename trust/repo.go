@@ -76,7 +76,7 @@ const maxRepoFileBytes = 3 << 20
 func ReadRepo(o RepoOptions) (Repo, error) {
 	r := Repo{AgentVersion: o.AgentVersion, Gates: o.Gates}
 	file := filepath.Join(o.Project, ".evalgate", "trust.yaml")
-	tf, err := ReadFile(file)
+	tf, err := ReadFile(o.Root, file)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -85,7 +85,7 @@ func ReadRepo(o RepoOptions) (Repo, error) {
 		r.Attestations = tf.Attestations
 	}
 	for _, name := range []string{"CODEOWNERS", ".github/CODEOWNERS", "docs/CODEOWNERS"} {
-		data, err := inputfile.Read(filepath.Join(o.Root, filepath.FromSlash(name)), maxRepoFileBytes)
+		data, err := inputfile.ReadIn(o.Root, filepath.Join(o.Root, filepath.FromSlash(name)), maxRepoFileBytes)
 		if err != nil {
 			continue
 		}
@@ -102,7 +102,7 @@ func ReadRepo(o RepoOptions) (Repo, error) {
 	}
 	for _, dir := range []string{o.Project, o.Root} {
 		p := filepath.Join(dir, "CHANGELOG.md")
-		data, err := inputfile.Read(p, maxRepoFileBytes)
+		data, err := inputfile.ReadIn(o.Root, p, maxRepoFileBytes)
 		if err != nil {
 			continue
 		}
