@@ -2,10 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/evalgate/evalgate/config"
+	"github.com/evalgate/evalgate/internal/inputfile"
 	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/runner"
 )
@@ -23,6 +23,11 @@ func (j *job) configureDetectors(opts *runner.Options) error {
 // agent's client keeps per host, so --concurrency above the config's
 // value still reuses connections.
 const minOpenAIConns = 64
+
+// systemPromptFile is the kind of input agent.openai.systemPromptFile
+// names: a file in the repository, of at most 1 MiB (some 250,000
+// tokens, more than a model's context).
+var systemPromptFile = inputfile.Kind{What: "a system prompt file", Limit: 1 << 20, Hint: "name a text file in the repository"}
 
 // newOpenAIAgent builds the driver of agent.openai: one HTTP client with
 // keep-alive for the whole run, the API key read from apiKeyEnv, the system
@@ -43,7 +48,7 @@ func (c *Command) newOpenAIAgent(cfg *config.Config, concurrency int) (runner.Ag
 		return nil, fmt.Errorf("agent.openai.baseURL: expected an http:// or https:// URL such as http://127.0.0.1:8000/v1, got %q", o.BaseURL)
 	}
 	if o.SystemPromptFile != "" {
-		b, err := os.ReadFile(o.SystemPromptFile)
+		b, err := systemPromptFile.ReadIn(cfg.Root(), o.SystemPromptFile)
 		if err != nil {
 			return nil, fmt.Errorf("agent.openai.systemPromptFile: could not read %q: %w", o.SystemPromptFile, err)
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/internal/diag"
+	"github.com/evalgate/evalgate/internal/inputfile"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -63,13 +64,25 @@ type LabelErrors = diag.Errors
 // A file holds yes/no labels or graded ones on one scale, not both. Blank lines are skipped. Every problem of the file is returned at
 // once as LabelErrors; at least two labels are needed to measure agreement.
 func ReadLabels(path string) ([]Label, error) {
-	f, err := os.Open(path)
+	f, err := LabelsFile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("could not read labels %q: %w", path, err)
 	}
 	defer f.Close()
 	return ParseLabels(path, f)
 }
+
+// LabelsFile is the kind of input a labels file is (internal/inputfile):
+// read a line at a time, each label a few kilobytes.
+var LabelsFile = inputfile.Kind{What: "a labels file", Limit: 64 << 20, Hint: "name a JSON Lines file of labelled examples"}
+
+// CalibrationFile is the kind of input a calibration file is: the few
+// figures WriteCalibration writes.
+var CalibrationFile = inputfile.Kind{What: "a calibration file", Limit: 1 << 20, Hint: "run evalgate calibrate to write it again"}
+
+// maxLabelProblems is how many labels' problems ReadLabels reports before
+// it stops reading: a file of the wrong kind has one on every line.
+const maxLabelProblems = 20
 
 // ParseLabels parses labels read from r; name is the file name for errors.
 func ParseLabels(name string, r io.Reader) ([]Label, error) {
@@ -83,6 +96,10 @@ func ParseLabels(name string, r io.Reader) ([]Label, error) {
 		if len(bytes.TrimSpace(text)) > 0 {
 			l, msg := parseLabel(bytes.TrimSpace(text))
 			if msg != "" {
+				if len(errs) == maxLabelProblems {
+					errs = append(errs, &LabelError{Pos: diag.Pos{File: name, Line: line}, Message: fmt.Sprintf("%d labels have problems; the lines after this one were not read", maxLabelProblems)})
+					break
+				}
 				errs = append(errs, &LabelError{Pos: diag.Pos{File: name, Line: line}, Message: msg})
 			} else {
 				l.Line = line
@@ -379,7 +396,7 @@ func (c *Calibration) Matches(identity string) bool {
 // ReadCalibration reads a calibration file. A missing file is (nil, nil):
 // the judge was never calibrated.
 func ReadCalibration(path string) (*Calibration, error) {
-	data, err := os.ReadFile(path)
+	data, err := CalibrationFile.Read(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
