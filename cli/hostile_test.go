@@ -476,6 +476,16 @@ func TestPlantedJudgeVerdictsAreIgnored(t *testing.T) {
 		assert.Equal(t, fake.count(), 1, "stderr:\n%s", r.stderr)
 		entries, err := filepath.Glob(filepath.Join(dir, ".evalgate", "cache", "judge", "*", "*.json"))
 		assert.NilError(t, err)
+		if tc.lyingRun {
+			// Without a secret, nothing is written that a run with one
+			// could be made to believe; the judge is asked, as ever.
+			assert.Equal(t, len(entries), 0, "a run without a secret wrote cache entries")
+			r = runCLI(t, dir, ciEnv, "run")
+			assert.Equal(t, r.code, ExitGateFail, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			assert.Equal(t, fake.count(), 2, "the judge was asked again")
+			assert.Assert(t, !strings.Contains(r.stderr, "judge cache"), "stderr:\n%s", r.stderr)
+			return
+		}
 		assert.Equal(t, len(entries), 1)
 		if tc.plant != nil {
 			data, err := os.ReadFile(entries[0])
@@ -508,12 +518,12 @@ func TestPlantedJudgeVerdictsAreIgnored(t *testing.T) {
 	}
 	for _, tc := range []testCase{
 		{name: "no MAC", plant: func(_ *testing.T, e map[string]any) {
-			e["met"] = []bool{true}
+			e["value"].(map[string]any)["met"] = []bool{true}
 			delete(e, "mac")
 		}},
 		{name: "the MAC of the judge's own verdict", plant: func(t *testing.T, e map[string]any) {
 			assert.Assert(t, e["mac"] != nil, "evalgate wrote no MAC")
-			e["met"] = []bool{true}
+			e["value"].(map[string]any)["met"] = []bool{true}
 		}},
 		{name: "written without the secret by a judge that says met", lyingRun: true},
 	} {

@@ -65,13 +65,14 @@ func (c *Command) newRubricJudge(cfg *config.Config, noCache bool, timeout time.
 	return &rj, nil
 }
 
-// CacheKeyEnv names the variable holding the secret the judge cache's
-// entries are signed with (DESIGN §17).
+// CacheKeyEnv names the variable holding the secret the caches' entries
+// (judge verdicts, simulated users' messages) are signed with
+// (docs/security.md).
 const CacheKeyEnv = "EVALGATE_CACHE_KEY"
 
-// cacheKey is the secret of the judge cache's MACs: EVALGATE_CACHE_KEY,
-// else the judge's API key; "" (a key derived from the judge's identity,
-// which any reader of the config can compute) without either.
+// cacheKey is the secret of the judge cache: EVALGATE_CACHE_KEY, else the
+// judge's API key; "" without either, and the cache then reads and writes
+// nothing (internal/signedcache).
 func (c *Command) cacheKey(cfg *config.Config) string {
 	if k := c.Getenv(CacheKeyEnv); k != "" {
 		return k
@@ -80,6 +81,21 @@ func (c *Command) cacheKey(cfg *config.Config) string {
 		return apiKey(c, cfg.Judge.OpenAI.APIKeyEnv)
 	}
 	return ""
+}
+
+// simulatorCacheKey is the secret of the user simulator's cache:
+// EVALGATE_CACHE_KEY, else the simulator's own API key, else the judge's;
+// "" without any, and the cache then reads and writes nothing.
+func (c *Command) simulatorCacheKey(cfg *config.Config) string {
+	if k := c.Getenv(CacheKeyEnv); k != "" {
+		return k
+	}
+	if us := cfg.User.Simulator; us != nil {
+		if k := apiKey(c, us.APIKeyEnv); k != "" {
+			return k
+		}
+	}
+	return c.cacheKey(cfg)
 }
 
 // cacheRejected is how many judge cache entries failed their MAC.

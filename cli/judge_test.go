@@ -106,7 +106,10 @@ func TestExecJudgeGetsOnlyJudgedCriteria(t *testing.T) {
 	dir := rubricProject(t, "judge:\n  exec: [python3, judge.py, received.jsonl]\n")
 	writeFiles(t, dir, map[string]string{"judge.py": string(judge)})
 
-	res := runCLI(t, dir, nil, "run", "--config", "evalgate.yaml")
+	// An exec judge has no API key: the cache is signed with
+	// EVALGATE_CACHE_KEY, and without it keeps nothing.
+	keyed := map[string]string{"EVALGATE_CACHE_KEY": "cache-secret-0123456789"}
+	res := runCLI(t, dir, keyed, "run", "--config", "evalgate.yaml")
 	assert.Equal(t, res.code, ExitPass, "stdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
 
 	want := []string{
@@ -125,13 +128,13 @@ func TestExecJudgeGetsOnlyJudgedCriteria(t *testing.T) {
 	}
 
 	// A re-run of the unchanged tasks asks nobody and scores the same.
-	res = runCLI(t, dir, nil, "run", "--config", "evalgate.yaml")
+	res = runCLI(t, dir, keyed, "run", "--config", "evalgate.yaml")
 	assert.Equal(t, res.code, ExitPass, res.stderr)
 	assert.Equal(t, len(readLines(t, filepath.Join(dir, "received.jsonl"))), 2, "the cache answered")
 	assert.DeepEqual(t, taskScores(resultsOf(t, filepath.Join(dir, "out", "results.json"))), taskScores(run))
 
 	// --no-cache asks again.
-	res = runCLI(t, dir, nil, "run", "--config", "evalgate.yaml", "--no-cache")
+	res = runCLI(t, dir, keyed, "run", "--config", "evalgate.yaml", "--no-cache")
 	assert.Equal(t, res.code, ExitPass, res.stderr)
 	assert.Equal(t, len(readLines(t, filepath.Join(dir, "received.jsonl"))), 4)
 }

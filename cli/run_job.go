@@ -192,7 +192,7 @@ func (j *job) execute(ctx context.Context) error {
 			Model: &runner.OpenAI{BaseURL: us.BaseURL, Model: us.Model, APIKey: apiKey(j.c, us.APIKeyEnv), Pricing: us.Pricing,
 				Client: runner.NewHTTPClient(opts.Concurrency), Redact: j.c.secrets},
 			CacheDir: j.cfg.Path(runner.DefaultSimulatorCacheDir),
-			CacheKey: j.c.cacheKey(j.cfg),
+			CacheKey: j.c.simulatorCacheKey(j.cfg),
 		}
 	}
 	if err := j.configureJudging(&opts); err != nil {

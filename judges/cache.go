@@ -1,17 +1,14 @@
 package judges
 
 import (
+	"cmp"
 	"context"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-	"sync/atomic"
+	"sync"
 
-	"github.com/evalgate/evalgate/internal/atomicfile"
+	"github.com/evalgate/evalgate/internal/signedcache"
 	"github.com/evalgate/evalgate/jsonvalue"
 )
 
@@ -43,22 +40,22 @@ var (
 // malformed entry is ignored and overwritten. Failed decisions are never
 // cached.
 //
-// Each entry carries an HMAC-SHA256, under Key, of its cache key and its
-// verdict. The cache lives in the repository's folder, which on a pull
-// request from a fork is the fork's: an entry whose MAC does not verify
-// (planted, written under another key, or from before entries had one) is
+// Entries are signed under Key (internal/signedcache, shared with the user
+// simulator's cache). The cache lives in the repository's folder, which on
+// a pull request from a fork is the fork's: an entry whose MAC does not
+// verify (planted, written under another key, or by an older evalgate) is
 // ignored like a corrupt one, the judge is asked again, and the entry is
 // counted (Rejected).
 type Cache struct {
 	Dir   string // DefaultCacheDir when ""
 	Judge Identified
-	// Key is the secret the entries' MACs are made with. When empty, a key
-	// derived from the judge's Identity is used: it tells entries of another
-	// judge apart, but anyone who can read the config can compute it, so it
-	// protects against nothing planted on purpose.
+	// Key is the secret the entries are signed with. Without one, no entry
+	// could be told from a planted one: nothing is read or written, and
+	// every criterion is asked.
 	Key string
 
-	rejected atomic.Int64
+	once  sync.Once
+	store *signedcache.Cache
 }
 
 var _ Rubric = (*Cache)(nil)
@@ -69,72 +66,43 @@ type cacheEntry struct {
 	Met     []bool   `json:"met"`
 	Levels  []int    `json:"levels,omitempty"` // graded criteria only (RubricVerdict.Levels)
 	Reasons []string `json:"reasons"`
-	MAC     string   `json:"mac,omitempty"` // hex HMAC-SHA256 of the key and the verdict (entryMAC)
 }
 
 // Decide answers from the cache when it can, else asks the judge and
 // stores its verdict. A cached verdict costs 0 and has no tokens.
 func (c *Cache) Decide(ctx context.Context, req *RubricRequest) (*RubricVerdict, error) {
 	key := CacheKey(c.Judge.Identity(), req)
-	path := c.path(key)
-	macKey := c.macKey()
-	e, status := readEntry(path, key, macKey, req.Criteria)
-	switch status {
-	case entryOK:
+	var e cacheEntry
+	if c.entries().Get(key, &e) && len(e.Met) == len(req.Criteria) && levelsFit(e.Levels, req.Criteria) {
+		if len(e.Reasons) != len(e.Met) {
+			e.Reasons = make([]string, len(e.Met))
+		}
 		return &RubricVerdict{Met: e.Met, Levels: e.Levels, Reasons: e.Reasons}, nil
-	case entryForged:
-		c.rejected.Add(1)
 	}
 	v, err := c.Judge.Decide(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	if len(v.Met) == len(req.Criteria) {
-		e := &cacheEntry{Met: v.Met, Levels: v.Levels, Reasons: v.Reasons}
-		e.MAC = entryMAC(macKey, key, e)
-		// A cache that cannot be written only costs a re-ask next time.
-		_ = writeEntry(path, e)
+		c.entries().Put(key, &cacheEntry{Met: v.Met, Levels: v.Levels, Reasons: v.Reasons})
 	}
 	return v, nil
 }
 
 // Rejected is how many entries this cache ignored because their MAC did
 // not verify.
-func (c *Cache) Rejected() int { return int(c.rejected.Load()) }
+func (c *Cache) Rejected() int { return c.entries().Rejected() }
 
-// macKey is Key, else a key derived from the judge's Identity.
-func (c *Cache) macKey() []byte {
-	if c.Key != "" {
-		return []byte(c.Key)
-	}
-	sum := sha256.Sum256([]byte("evalgate judge cache key without a secret\x00" + c.Judge.Identity()))
-	return sum[:]
-}
+// Enabled reports whether the cache reads and writes entries: whether it
+// has a Key.
+func (c *Cache) Enabled() bool { return c.entries().Enabled() }
 
-// entryMAC is the hex HMAC-SHA256 under macKey of the cache key and the
-// verdict of e (its met, levels and reasons, as JSON), so an entry moved to
-// another key's file fails too. An entry without levels is signed as
-// before levels existed.
-func entryMAC(macKey []byte, key string, e *cacheEntry) string {
-	verdict, _ := json.Marshal(struct { // bools, numbers and strings always encode
-		Met     []bool   `json:"met"`
-		Levels  []int    `json:"levels,omitempty"`
-		Reasons []string `json:"reasons"`
-	}{e.Met, e.Levels, e.Reasons})
-	m := hmac.New(sha256.New, macKey)
-	m.Write([]byte("evalgate judge cache v1\x00"))
-	m.Write([]byte(key))
-	m.Write([]byte{0})
-	m.Write(verdict)
-	return hex.EncodeToString(m.Sum(nil))
-}
-
-func (c *Cache) path(key string) string {
-	dir := c.Dir
-	if dir == "" {
-		dir = DefaultCacheDir
-	}
-	return filepath.Join(dir, key[:2], key+".json")
+// entries is the signed store of the cache's folder.
+func (c *Cache) entries() *signedcache.Cache {
+	c.once.Do(func() {
+		c.store = &signedcache.Cache{Dir: cmp.Or(c.Dir, DefaultCacheDir), Name: "judge", Secret: c.Key}
+	})
+	return c.store
 }
 
 // CacheKey is the cache key of req for the judge with the given identity.
@@ -174,50 +142,6 @@ func canonical(v json.RawMessage) json.RawMessage {
 		return s
 	}
 	return jsonvalue.Canonical(d)
-}
-
-// entryStatus is what readEntry found.
-type entryStatus int
-
-const (
-	entryMissing entryStatus = iota // no entry, or one that is not a verdict for this request
-	entryForged                     // a well-formed entry whose MAC does not verify
-	entryOK
-)
-
-func readEntry(path, key string, macKey []byte, criteria []RubricCriterion) (*cacheEntry, entryStatus) {
-	want := len(criteria)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, entryMissing
-	}
-	var e cacheEntry
-	if json.Unmarshal(data, &e) != nil || len(e.Met) != want || !levelsFit(e.Levels, criteria) {
-		return nil, entryMissing
-	}
-	got, err := hex.DecodeString(e.MAC)
-	wantMAC, _ := hex.DecodeString(entryMAC(macKey, key, &e))
-	if err != nil || !hmac.Equal(got, wantMAC) {
-		return nil, entryForged
-	}
-	if len(e.Reasons) != want {
-		e.Reasons = make([]string, want)
-	}
-	return &e, entryOK
-}
-
-// writeEntry writes e to path atomically and durably, so a reader never
-// sees half an entry and concurrent writers of the same key leave one
-// whole entry.
-func writeEntry(path string, e *cacheEntry) error {
-	data, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.WriteFile(path, data, 0o644, 0o755); err != nil {
-		return fmt.Errorf("could not write to the judge cache %q: %w", filepath.Dir(path), err)
-	}
-	return nil
 }
 
 // levelsFit reports whether a cached entry's levels answer criteria: none

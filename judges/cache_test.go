@@ -2,6 +2,7 @@ package judges
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/evalgate/evalgate/internal/chat"
+	"github.com/evalgate/evalgate/internal/signedcache"
 )
 
 func TestCache(t *testing.T) {
@@ -19,7 +21,7 @@ func TestCache(t *testing.T) {
 	})
 	judge := NewOpenAI(OpenAIOptions{BaseURL: url, Model: "m", Pricing: chat.Pricing{InputPerMTok: 1, OutputPerMTok: 1}})
 	dir := t.TempDir()
-	c := &Cache{Dir: dir, Judge: judge}
+	c := &Cache{Dir: dir, Judge: judge, Key: "cache-secret"}
 	ctx := context.Background()
 
 	first, err := c.Decide(ctx, rubricRequest("a", "b"))
@@ -57,7 +59,7 @@ func TestCache(t *testing.T) {
 		assert.Equal(t, f.callCount(), 2+i, "%s is a miss", m.name)
 	}
 
-	other := &Cache{Dir: dir, Judge: NewOpenAI(OpenAIOptions{BaseURL: url, Model: "m", Samples: 3})}
+	other := &Cache{Dir: dir, Judge: NewOpenAI(OpenAIOptions{BaseURL: url, Model: "m", Samples: 3}), Key: "cache-secret"}
 	_, err = other.Decide(ctx, rubricRequest("a", "b"))
 	assert.NilError(t, err)
 	assert.Equal(t, f.callCount(), 6+3, "another judge identity is a miss (three samples)")
@@ -67,7 +69,7 @@ func TestCacheIgnoresCorruptEntries(t *testing.T) {
 	f, url := newFakeModel(t, func(int, *chat.Request) (int, string) { return 200, completion(verdicts(true), 1, 1) })
 	judge := NewOpenAI(OpenAIOptions{BaseURL: url, Model: "m"})
 	dir := t.TempDir()
-	c := &Cache{Dir: dir, Judge: judge}
+	c := &Cache{Dir: dir, Judge: judge, Key: "cache-secret"}
 	req := rubricRequest("a")
 	key := CacheKey(judge.Identity(), req)
 	path := filepath.Join(dir, key[:2], key+".json")
@@ -95,7 +97,7 @@ func TestCacheDoesNotKeepFailures(t *testing.T) {
 		}
 		return 200, completion(verdicts(false), 1, 1)
 	})
-	c := &Cache{Dir: t.TempDir(), Judge: NewOpenAI(OpenAIOptions{BaseURL: url, Model: "m"})}
+	c := &Cache{Dir: t.TempDir(), Judge: NewOpenAI(OpenAIOptions{BaseURL: url, Model: "m"}), Key: "cache-secret"}
 	_, err := c.Decide(context.Background(), rubricRequest("a"))
 	assert.ErrorContains(t, err, "400")
 	v, err := c.Decide(context.Background(), rubricRequest("a"))
@@ -112,8 +114,19 @@ func TestCacheRejectsPlantedEntries(t *testing.T) {
 	const secret = "cache-secret-0123456789"
 	type testCase struct {
 		name string
-		key  string // the cache's Key
-		mac  func(judge Identified, key string, e *cacheEntry) string
+		// plant writes the planted entry, saying met, at path for key.
+		plant func(t *testing.T, judge Identified, dir, key, path string)
+	}
+	planted := &cacheEntry{Met: []bool{true}, Reasons: []string{"planted"}}
+	// signed writes an entry as a cache under secret would, for key.
+	signed := func(t *testing.T, dir, secret, key string, e *cacheEntry) {
+		(&signedcache.Cache{Dir: dir, Name: "judge", Secret: secret}).Put(key, e)
+	}
+	raw := func(content string) func(*testing.T, Identified, string, string, string) {
+		return func(t *testing.T, _ Identified, _, _, path string) {
+			assert.NilError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			assert.NilError(t, os.WriteFile(path, []byte(content), 0o644))
+		}
 	}
 	run := func(t *testing.T, tc testCase) {
 		f, url := newFakeModel(t, func(int, *chat.Request) (int, string) { return 200, completion(verdicts(false), 1, 1) })
@@ -121,15 +134,9 @@ func TestCacheRejectsPlantedEntries(t *testing.T) {
 		dir := t.TempDir()
 		req := rubricRequest("a")
 		key := CacheKey(judge.Identity(), req)
-		path := filepath.Join(dir, key[:2], key+".json")
-		planted := &cacheEntry{Met: []bool{true}, Reasons: []string{"planted"}}
-		planted.MAC = tc.mac(judge, key, planted)
-		data, err := json.Marshal(planted)
-		assert.NilError(t, err)
-		assert.NilError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		assert.NilError(t, os.WriteFile(path, data, 0o644))
+		tc.plant(t, judge, dir, key, filepath.Join(dir, key[:2], key+".json"))
 
-		c := &Cache{Dir: dir, Judge: judge, Key: tc.key}
+		c := &Cache{Dir: dir, Judge: judge, Key: secret}
 		v, err := c.Decide(context.Background(), req)
 		assert.NilError(t, err)
 		assert.DeepEqual(t, v.Met, []bool{false})
@@ -137,32 +144,39 @@ func TestCacheRejectsPlantedEntries(t *testing.T) {
 		assert.Equal(t, c.Rejected(), 1)
 
 		// The judge's verdict replaced it: the next run is a hit.
-		again := &Cache{Dir: dir, Judge: judge, Key: tc.key}
+		again := &Cache{Dir: dir, Judge: judge, Key: secret}
 		v, err = again.Decide(context.Background(), req)
 		assert.NilError(t, err)
 		assert.DeepEqual(t, v.Met, []bool{false})
 		assert.Equal(t, f.callCount(), 1, "the judge's own entry is reused")
 		assert.Equal(t, again.Rejected(), 0)
 	}
-	derived := func(judge Identified, key string, e *cacheEntry) string {
-		return entryMAC((&Cache{Judge: judge}).macKey(), key, e)
-	}
 	testCases := []testCase{
-		{name: "no MAC (as before entries had one)", key: secret,
-			mac: func(Identified, string, *cacheEntry) string { return "" }},
-		{name: "no MAC, no secret", key: "",
-			mac: func(Identified, string, *cacheEntry) string { return "" }},
-		{name: "not hex", key: secret,
-			mac: func(Identified, string, *cacheEntry) string { return "not a mac" }},
-		{name: "made with another key", key: secret,
-			mac: func(_ Identified, key string, e *cacheEntry) string { return entryMAC([]byte("guessed"), key, e) }},
-		{name: "made with the key anyone can derive from the config", key: secret, mac: derived},
-		{name: "made with the right key for another request", key: secret,
-			mac: func(_ Identified, _ string, e *cacheEntry) string { return entryMAC([]byte(secret), "0123", e) }},
-		{name: "made with the right key for another verdict", key: secret,
-			mac: func(_ Identified, key string, _ *cacheEntry) string {
-				return entryMAC([]byte(secret), key, &cacheEntry{Met: []bool{false}, Reasons: []string{"planted"}})
-			}},
+		{name: "no MAC", plant: raw(`{"value":{"met":[true],"reasons":["planted"]}}`)},
+		{name: "as before entries were signed by one cache", plant: raw(`{"met":[true],"reasons":["planted"]}`)},
+		{name: "not hex", plant: raw(`{"value":{"met":[true],"reasons":["planted"]},"mac":"not a mac"}`)},
+		{name: "made with another key", plant: func(t *testing.T, _ Identified, dir, key, _ string) {
+			signed(t, dir, "guessed", key, planted)
+		}},
+		{name: "made with the key evalgate once derived from the config", plant: func(t *testing.T, judge Identified, dir, key, _ string) {
+			sum := sha256.Sum256([]byte("evalgate judge cache key without a secret\x00" + judge.Identity()))
+			signed(t, dir, string(sum[:]), key, planted)
+		}},
+		{name: "made with the right key for another request", plant: func(t *testing.T, _ Identified, dir, key, path string) {
+			other := strings.Repeat("0", len(key))
+			signed(t, dir, secret, other, planted)
+			assert.NilError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			assert.NilError(t, os.Rename(filepath.Join(dir, other[:2], other+".json"), path))
+		}},
+		{name: "made with the right key for another verdict", plant: func(t *testing.T, _ Identified, dir, key, path string) {
+			signed(t, dir, secret, key, &cacheEntry{Met: []bool{false}, Reasons: []string{"planted"}})
+			data, err := os.ReadFile(path)
+			assert.NilError(t, err)
+			assert.NilError(t, os.WriteFile(path, []byte(strings.Replace(string(data), "false", "true", 1)), 0o644))
+		}},
+		{name: "made by the user simulator's cache under the right key", plant: func(t *testing.T, _ Identified, dir, key, _ string) {
+			(&signedcache.Cache{Dir: dir, Name: "user", Secret: secret}).Put(key, planted)
+		}},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -199,11 +213,22 @@ func TestCacheKey(t *testing.T) {
 	assert.Equal(t, f.callCount(), 2, "another key asks again")
 	assert.Equal(t, other.Rejected(), 1)
 
-	// Without a key, entries are bound to the judge's identity.
+	// Without a key no entry could be told from a planted one: nothing is
+	// read or written, and every request is asked.
 	none := &Cache{Dir: t.TempDir(), Judge: judge}
+	assert.Assert(t, !none.Enabled())
 	_, err = none.Decide(ctx, rubricRequest("a"))
 	assert.NilError(t, err)
 	_, err = (&Cache{Dir: none.Dir, Judge: judge}).Decide(ctx, rubricRequest("a"))
 	assert.NilError(t, err)
-	assert.Equal(t, f.callCount(), 3, "a cache without a key still caches")
+	assert.Equal(t, f.callCount(), 4, "a cache without a key asks every time")
+	written, err := os.ReadDir(none.Dir)
+	assert.NilError(t, err)
+	assert.Equal(t, len(written), 0, "a cache without a key writes nothing")
+	// Nor does it read: an entry the keyless cache would once have
+	// believed is not even counted.
+	(&signedcache.Cache{Dir: none.Dir, Name: "judge", Secret: "x"}).Put(CacheKey(judge.Identity(), rubricRequest("a")), &cacheEntry{Met: []bool{false}})
+	_, err = (&Cache{Dir: none.Dir, Judge: judge}).Decide(ctx, rubricRequest("a"))
+	assert.NilError(t, err)
+	assert.Equal(t, f.callCount(), 5)
 }

@@ -228,7 +228,7 @@ func TestCacheGraded(t *testing.T) {
 	f, url := newFakeModel(t, func(int, *chat.Request) (int, string) {
 		return http.StatusOK, completion(levelAnswer(2, true), 1, 1)
 	})
-	c := &Cache{Dir: t.TempDir(), Judge: NewOpenAI(OpenAIOptions{BaseURL: url, Model: "judge-1"})}
+	c := &Cache{Dir: t.TempDir(), Judge: NewOpenAI(OpenAIOptions{BaseURL: url, Model: "judge-1"}), Key: "cache-secret"}
 	for range 2 {
 		v, err := c.Decide(context.Background(), gradedRequest())
 		assert.NilError(t, err)

@@ -2,18 +2,15 @@ package runner
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync/atomic"
+	"sync"
 
-	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/internal/chat"
+	"github.com/evalgate/evalgate/internal/signedcache"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
 )
@@ -39,17 +36,19 @@ Your instructions:
 `
 
 // Simulator is a UserSimulator backed by an OpenAI-compatible model, with
-// its answers cached on disk like judge verdicts: a conversation that goes
-// the same way again costs nothing and gets the same answers, so re-runs
-// are deterministic.
+// its answers cached on disk like judge verdicts (internal/signedcache): a
+// conversation that goes the same way again costs nothing and gets the
+// same answers, so re-runs are deterministic.
 type Simulator struct {
 	Model *OpenAI // the model's endpoint, name, key, pricing and client
 	// CacheDir holds the cached answers; no cache when "".
 	CacheDir string
-	// CacheKey is the secret of the entries' MACs; see judges.Cache.Key.
+	// CacheKey is the secret the entries are signed with; without one,
+	// nothing is read or written (see judges.Cache.Key).
 	CacheKey string
 
-	rejected atomic.Int64
+	once  sync.Once
+	cache *signedcache.Cache
 }
 
 var _ UserSimulator = (*Simulator)(nil)
@@ -58,18 +57,18 @@ var _ UserSimulator = (*Simulator)(nil)
 // beside the judge's.
 const DefaultSimulatorCacheDir = ".evalgate/cache/user"
 
-// simEntry is one cached answer.
-type simEntry struct {
+// simAnswer is one cached answer.
+type simAnswer struct {
 	Message string `json:"message"`
 	Done    bool   `json:"done"`
-	MAC     string `json:"mac"`
 }
 
 // Next asks the cache, then the model.
 func (s *Simulator) Next(ctx context.Context, instructions string, convo []string) (string, bool, Usage, error) {
 	key := s.key(instructions, convo)
-	if e, ok := s.read(key); ok {
-		return e.Message, e.Done, Usage{}, nil
+	var cached simAnswer
+	if s.entries().Get(key, &cached) {
+		return cached.Message, cached.Done, Usage{}, nil
 	}
 	msgs := []chat.Message{{Role: "system", Content: ptr(simulatorPrompt + instructions)}}
 	for i, m := range convo {
@@ -99,13 +98,19 @@ func (s *Simulator) Next(ctx context.Context, instructions string, convo []strin
 	if done {
 		text = ""
 	}
-	s.write(key, simEntry{Message: text, Done: done})
+	s.entries().Put(key, simAnswer{Message: text, Done: done})
 	return text, done, usage, nil
 }
 
 // Rejected is how many cached answers were ignored because their MAC did
 // not verify.
-func (s *Simulator) Rejected() int { return int(s.rejected.Load()) }
+func (s *Simulator) Rejected() int { return s.entries().Rejected() }
+
+// entries is the signed store of the cache's folder.
+func (s *Simulator) entries() *signedcache.Cache {
+	s.once.Do(func() { s.cache = &signedcache.Cache{Dir: s.CacheDir, Name: "user", Secret: s.CacheKey} })
+	return s.cache
+}
 
 func ptr(s string) *string { return &s }
 
@@ -118,55 +123,6 @@ func (s *Simulator) key(instructions string, convo []string) string {
 	}{s.Model.BaseURL, s.Model.Model, simulatorPrompt, instructions, convo})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
-}
-
-func (s *Simulator) mac(key string, e simEntry) string {
-	secret := s.CacheKey
-	if secret == "" {
-		secret = "evalgate user simulator cache key without a secret\x00" + s.Model.BaseURL + "\x00" + s.Model.Model
-	}
-	m := hmac.New(sha256.New, []byte(secret))
-	fmt.Fprintf(m, "evalgate user simulator cache v1\x00%s\x00%t\x00%s", key, e.Done, e.Message)
-	return hex.EncodeToString(m.Sum(nil))
-}
-
-func (s *Simulator) path(key string) string {
-	return filepath.Join(s.CacheDir, key[:2], key+".json")
-}
-
-func (s *Simulator) read(key string) (simEntry, bool) {
-	if s.CacheDir == "" {
-		return simEntry{}, false
-	}
-	data, err := os.ReadFile(s.path(key))
-	if err != nil {
-		return simEntry{}, false
-	}
-	var e simEntry
-	if json.Unmarshal(data, &e) != nil {
-		return simEntry{}, false
-	}
-	got, err1 := hex.DecodeString(e.MAC)
-	want, _ := hex.DecodeString(s.mac(key, e))
-	if err1 != nil || !hmac.Equal(got, want) {
-		s.rejected.Add(1)
-		return simEntry{}, false
-	}
-	return e, true
-}
-
-// write caches an answer; a cache that cannot be written only costs a
-// new question next time.
-func (s *Simulator) write(key string, e simEntry) {
-	if s.CacheDir == "" {
-		return
-	}
-	e.MAC = s.mac(key, e)
-	data, err := json.Marshal(e)
-	if err != nil {
-		return
-	}
-	_ = atomicfile.WriteFile(s.path(key), data, 0o644, 0o755)
 }
 
 // simulation is the state of one trial's open conversation.

@@ -11,6 +11,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/evalgate/evalgate/internal/chat"
+	"github.com/evalgate/evalgate/internal/signedcache"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
 )
@@ -130,18 +131,45 @@ func TestSimulatorMissingOrFailing(t *testing.T) {
 	assert.Equal(t, out.Err.Message, "the user simulator gave no answer")
 }
 
+// TestSimulatorCacheRejectsForgedEntries: the simulator's cache is the
+// judge's (internal/signedcache), keyed by a secret only: an entry not
+// signed under the run's secret is not believed, and without a secret
+// nothing is read or written, so an entry signed with what the config
+// tells (the model's address and name) is never believed either.
 func TestSimulatorCacheRejectsForgedEntries(t *testing.T) {
-	m := newFakeModel(t, reply{body: completion(StopToken, nil, 1, 1)})
-	dir := t.TempDir()
-	sim := &Simulator{Model: &OpenAI{BaseURL: m.srv.URL + "/v1", Model: "user-model", Client: NewHTTPClient(1)}, CacheDir: dir, CacheKey: "secret"}
-	convo := []string{"Hello", "How can I help?"}
-	key := sim.key("x", convo)
-	forged, _ := json.Marshal(simEntry{Message: "planted", MAC: "00"})
-	assert.NilError(t, os.MkdirAll(filepath.Dir(sim.path(key)), 0o755))
-	assert.NilError(t, os.WriteFile(sim.path(key), forged, 0o644))
-	msg, done, _, err := sim.Next(context.Background(), "x", convo)
-	assert.NilError(t, err)
-	assert.Assert(t, done && msg == "", "the model was asked, not the planted entry")
-	assert.Equal(t, sim.Rejected(), 1)
-	assert.Equal(t, len(m.requests()), 1)
+	type testCase struct {
+		name         string
+		secret       string // the simulator's
+		plant        func(t *testing.T, dir, key, path string)
+		wantRejected int
+	}
+	run := func(t *testing.T, tc testCase) {
+		m := newFakeModel(t, reply{body: completion(StopToken, nil, 1, 1)})
+		dir := t.TempDir()
+		sim := &Simulator{Model: &OpenAI{BaseURL: m.srv.URL + "/v1", Model: "user-model", Client: NewHTTPClient(1)}, CacheDir: dir, CacheKey: tc.secret}
+		convo := []string{"Hello", "How can I help?"}
+		key := sim.key("x", convo)
+		tc.plant(t, dir, key, filepath.Join(dir, key[:2], key+".json"))
+		msg, done, _, err := sim.Next(context.Background(), "x", convo)
+		assert.NilError(t, err)
+		assert.Assert(t, done && msg == "", "the model was asked, not the planted entry")
+		assert.Equal(t, sim.Rejected(), tc.wantRejected)
+		assert.Equal(t, len(m.requests()), 1)
+	}
+	planted := simAnswer{Message: "planted"}
+	for _, tc := range []testCase{
+		{name: "a MAC that is not the secret's", secret: "secret", wantRejected: 1, plant: func(t *testing.T, _, _, path string) {
+			forged, _ := json.Marshal(map[string]any{"value": planted, "mac": "00"})
+			assert.NilError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			assert.NilError(t, os.WriteFile(path, forged, 0o644))
+		}},
+		{name: "signed under another secret", secret: "secret", wantRejected: 1, plant: func(t *testing.T, dir, key, _ string) {
+			(&signedcache.Cache{Dir: dir, Name: "user", Secret: "guessed"}).Put(key, planted)
+		}},
+		{name: "no secret: an entry signed with what the config tells", secret: "", wantRejected: 0, plant: func(t *testing.T, dir, key, _ string) {
+			(&signedcache.Cache{Dir: dir, Name: "user", Secret: "evalgate user simulator cache key without a secret\x00user-model"}).Put(key, planted)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
 }
