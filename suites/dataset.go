@@ -22,6 +22,7 @@ type dataset struct {
 	index    int    // in the suite's datasets list
 	shown    string // the file as errors name it: the suite's folder joined with file
 	real     string // the file, links resolved
+	root     string // the suite's folder, links resolved, which the file must stay inside
 	format   string // formatCSV, formatJSONL or formatJSON
 	template *value
 	fileVal  *value   // the suite's file member, where problems with the file are reported
@@ -135,7 +136,7 @@ func (b *builder) openDataset(ds *dataset, file *value, ptr string) bool {
 	if !within(dir, real) {
 		return fail(ErrSemantic, "the dataset %s is outside the suite's folder; expected a file inside %s", file.lit, filepath.Dir(b.file))
 	}
-	ds.real = real
+	ds.real, ds.root = real, dir
 	return true
 }
 
@@ -284,7 +285,7 @@ func (b *builder) readRows(ds *dataset, rows *int) bool {
 // read reads the rows of ds into rs. The error is an *Error placed in the
 // file, or a failure to read it.
 func (ds *dataset) read(rs rowSink) error {
-	f, err := inputfile.Open(ds.real, MaxDatasetBytes)
+	f, err := inputfile.OpenIn(ds.root, ds.real, MaxDatasetBytes)
 	if err != nil {
 		return err
 	}
@@ -334,7 +335,7 @@ func (rs rowSink) take(r *row, problem *Error) bool {
 // csvRows reads the rows of a CSV file: the first record names the
 // columns. A byte order mark at the start is skipped.
 func csvRows(ds *dataset, f io.Reader, rs rowSink) error {
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := bufio.NewReaderSize(newCSVBudget(f, ds.shown), 64<<10)
 	if p, _ := br.Peek(3); bytes.Equal(p, utf8BOM) {
 		br.Discard(3)
 		ds.bom = 3
@@ -857,7 +858,7 @@ type repeat struct {
 // full decodes again the task made from the row at span, which starts at
 // line, for Suite.Full.
 func (ds *dataset) full(span [2]int64, line int) (*value, json.RawMessage, error) {
-	body, err := readSpan(ds.real, span)
+	body, err := readSpan(ds.root, ds.real, MaxDatasetBytes, span)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -166,3 +166,69 @@ datasets:
 		}
 	})
 }
+
+// TestCSVRowBudget: a CSV record over MaxRowBytes or MaxRowCells is an
+// error at the line the record starts, found from the bytes up to the
+// limit: a 32 MB line of commas once took encoding/csv a gigabyte and
+// fifteen seconds. Quoted cells count as encoding/csv reads them: commas
+// and line breaks inside quotes are part of the cell, and a record that
+// spans lines starts at its first.
+func TestCSVRowBudget(t *testing.T) {
+	type testCase struct {
+		name, rows string
+		want       string // the error; "" when the suite loads
+		wantLine   int
+	}
+	task := `
+      taskId: "t-{row.id}"
+      input: "{row.q}"
+      expected: {kind: golden, match: {strategy: exact, value: x}}
+`
+	commas := func(n int) string { return strings.Repeat(",", n) }
+	run := func(t *testing.T, tc testCase) {
+		suite := rowsSuite(t, "rows.csv", tc.rows, task)
+		_, err := Load(suite)
+		if tc.want == "" {
+			assert.NilError(t, err)
+			return
+		}
+		errs, ok := errors.AsType[Errors](err)
+		assert.Assert(t, ok, "%v", err)
+		assert.Equal(t, len(errs), 1, "%v", err)
+		assert.Equal(t, errs[0].Message, tc.want)
+		assert.Equal(t, errs[0].Pos, Pos{File: filepath.Join(filepath.Dir(suite), "rows.csv"), Line: tc.wantLine, Col: 1})
+	}
+	for _, tc := range []testCase{
+		{name: "a header of 32 million empty cells", rows: "id,q" + commas(32_000_000) + "\n1,a\n",
+			want: "the row has more than 10000 cells, the limit for a row", wantLine: 1},
+		{name: "a row of too many cells", rows: "id,q\n1,a\n2,b" + commas(MaxRowCells) + "\n",
+			want: "the row has more than 10000 cells, the limit for a row", wantLine: 3},
+		{name: "a row over the bytes", rows: "id,q\n1,a\n2," + strings.Repeat("b", MaxRowBytes) + "\n",
+			want: "the row is over 1048576 bytes, the limit for a row", wantLine: 3},
+		{name: "a quoted cell over several lines, over the bytes", rows: "id,q\n1,\"a\n" + strings.Repeat("b\n", MaxRowBytes/2) + "\"\n",
+			want: "the row is over 1048576 bytes, the limit for a row", wantLine: 2},
+		{name: "commas and quotes inside a quoted cell are one cell", rows: "id,q\n1,\"" + commas(MaxRowCells) + `""` + commas(10) + "\"\n"},
+		{name: "many rows, each within the limits", rows: "id,q\n" + manyRows(2000, strings.Repeat("b", 1000))},
+		{name: "records at the cell limit", rows: "id,q" + columns(MaxRowCells-2) + "\n1,a" + commas(MaxRowCells-2) + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// manyRows is n CSV rows "i,cell", i counting from 0.
+func manyRows(n int, cell string) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%d,%s\n", i, cell)
+	}
+	return b.String()
+}
+
+// columns is n more column names of a header: ",c0,c1,...".
+func columns(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, ",c%d", i)
+	}
+	return b.String()
+}

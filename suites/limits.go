@@ -60,10 +60,14 @@ const (
 	// row at a time; a JSON-array file is read whole, so prefer JSON Lines
 	// for large ones.
 	MaxDatasetBytes = 64 << 20
-	// MaxRowBytes bounds a row of a JSON Lines or JSON-array dataset: a
-	// row is held whole, as a tree of about 150 bytes a value, while its
-	// task is made.
+	// MaxRowBytes bounds a row of a dataset (a CSV record, a JSON Lines
+	// line, an element of a JSON array): a row is held whole, as a tree of
+	// about 150 bytes a value, while its task is made.
 	MaxRowBytes = 1 << 20
+	// MaxRowCells bounds the cells of a CSV record, its header included:
+	// each costs encoding/csv and the row some 150 bytes, where the file
+	// holds as little as one (a comma).
+	MaxRowCells = 10_000
 	// MaxDatasetRows bounds the rows of a suite's datasets together: each
 	// row's task keeps a few hundred bytes for the run.
 	MaxDatasetRows = 1_000_000

@@ -314,7 +314,7 @@ func LoadWith(hook ParseHook, paths ...string) ([]*Suite, error) {
 	var all []loaded
 	data := map[string]bool{}
 	for _, f := range files {
-		raw, e := readSuite(f)
+		raw, e := readSuite("", f)
 		if e != nil {
 			all = append(all, loaded{file: f, errs: Errors{e}})
 			continue
@@ -527,21 +527,22 @@ func notRegular(path string, mode fs.FileMode) *Error {
 // YAML, read through a limit so that a file that grows, or is not what it
 // said, cannot exhaust memory. The error is an *Error of kind ErrIO.
 func ReadFile(path string) ([]byte, error) {
-	data, err := readSuite(path)
+	data, err := readSuite("", path)
 	if err != nil {
 		return nil, err
 	}
 	return data, nil
 }
 
-// readSuite is ReadFile with the problem as it is reported.
-func readSuite(path string) ([]byte, *Error) {
+// readSuite is ReadFile with the problem as it is reported, of a file
+// that must stay inside root ("" for none).
+func readSuite(root, path string) ([]byte, *Error) {
 	limit := int64(MaxSuiteBytes)
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".yaml", ".yml":
 		limit = MaxYAMLBytes
 	}
-	data, err := inputfile.Read(path, limit)
+	data, err := inputfile.ReadIn(root, path, limit)
 	if nr, ok := errors.AsType[*inputfile.NotRegularError](err); ok {
 		return nil, notRegular(path, nr.Mode)
 	}

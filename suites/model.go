@@ -3,11 +3,11 @@ package suites
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 
 	"github.com/evalgate/evalgate/internal/diag"
+	"github.com/evalgate/evalgate/internal/inputfile"
 	"github.com/expr-lang/expr/vm"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -464,7 +464,7 @@ func (s *Suite) Full(t *Task) (*Task, error) {
 	body, line, col := t.compact.body, 1, 1
 	if body == nil {
 		var err error
-		if body, err = readSpan(s.Path, t.compact.span); err != nil {
+		if body, err = readSpan("", s.Path, MaxSuiteBytes, t.compact.span); err != nil {
 			return nil, fmt.Errorf("could not read task %q again: %w", t.ID, err)
 		}
 		line, col = t.Pos.Line, t.Pos.Col
@@ -522,9 +522,12 @@ func (s *Suite) share(full *Task) {
 	}
 }
 
-// readSpan reads the bytes [span[0], span[1]) of a file.
-func readSpan(path string, span [2]int64) ([]byte, error) {
-	f, err := os.Open(path)
+// readSpan reads the bytes [span[0], span[1]) of a file read before, a
+// suite or a dataset of at most limit bytes, inside root ("" for none),
+// through the one reader of input files: it was a regular file there
+// then, and must still be.
+func readSpan(root, path string, limit int64, span [2]int64) ([]byte, error) {
+	f, err := inputfile.OpenIn(root, path, limit)
 	if err != nil {
 		return nil, err
 	}

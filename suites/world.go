@@ -387,7 +387,7 @@ func (d *decoder) stateFile(v *value, ptr string) []byte {
 			return nil
 		}
 	}
-	data, e := readSuite(path)
+	data, e := readSuite(dir, path)
 	if e != nil {
 		d.errorf(v, ptr, "could not read the state file: %s", e.Message)
 		return nil
