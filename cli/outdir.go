@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/evalgate/evalgate/internal/dirlock"
+	"github.com/evalgate/evalgate/results"
 )
 
 // Hints for a second evalgate that finds an output folder locked: what to
@@ -51,7 +52,9 @@ func lockOut(out, hint string) (release func(), err error) {
 	return nil, runError(fmt.Errorf("could not create the output folder %q: it keeps being removed", out))
 }
 
-// lockFolder locks the existing folder dir, as lockOut does.
+// lockFolder locks the existing folder dir, as lockOut does. Holding the
+// lock, it removes the trials' scratch files a killed run left there
+// (results.RemoveStaleSpills): no running evalgate's can be there.
 func lockFolder(dir, hint string) (release func(), err error) {
 	l, err := dirlock.Acquire(dir)
 	if errors.Is(err, dirlock.ErrLocked) {
@@ -59,6 +62,10 @@ func lockFolder(dir, hint string) (release func(), err error) {
 	}
 	if err != nil {
 		return nil, runError(fmt.Errorf("could not lock the output folder %q: %w", dir, err))
+	}
+	if err := results.RemoveStaleSpills(dir); err != nil {
+		_ = l.Release()
+		return nil, runError(fmt.Errorf("could not remove the scratch files (.trials-*.json) a killed run left in the output folder %q: %w; remove them by hand", dir, err))
 	}
 	return func() { _ = l.Release() }, nil
 }

@@ -128,7 +128,8 @@ func TestOutFolderIsLocked(t *testing.T) {
 
 // TestRunAfterKilledRun: a run in another process holds the lock, and a
 // run here stops; once that process is killed with SIGKILL, nothing of its
-// lock is left, and the next run works.
+// lock is left, and the next run works and removes the trials' scratch
+// file the killed run left.
 func TestRunAfterKilledRun(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
@@ -161,9 +162,15 @@ func TestRunAfterKilledRun(t *testing.T) {
 	assert.Check(t, is.ErrorContains(err, "killed"))
 	_, err = os.Stat(filepath.Join("evalgate-out", dirlock.File))
 	assert.NilError(t, err, "the killed run removed its lock file; the test shows nothing")
+	spills, err := filepath.Glob(filepath.Join("evalgate-out", ".trials-*.json"))
+	assert.NilError(t, err)
+	assert.Equal(t, len(spills), 1, "the killed run left no scratch file; the test shows nothing")
 	assert.NilError(t, os.Remove(hang))
 	mustRun(t, "", "run")
 	assert.Check(t, is.Equal(regrReadRun(t, "evalgate-out").TaskCount, 2))
+	spills, err = filepath.Glob(filepath.Join("evalgate-out", ".trials-*.json"))
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(spills, 0), "the killed run's scratch file is still there")
 }
 
 // TestOutFolderLinksAreReplaced: symbolic links planted in the output

@@ -3,9 +3,12 @@ package results
 import (
 	"bufio"
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 )
@@ -31,9 +34,15 @@ type Spill struct {
 	windows []window // by source, once Append reads
 }
 
+// spillPattern names the spill files, for os.CreateTemp and
+// RemoveStaleSpills.
+const spillPattern = ".trials-*.json"
+
 // NewSpill creates a spill file in dir (the temporary folder when "").
+// Close removes it; a process killed before leaves it, and the next one
+// that locks the folder removes it (RemoveStaleSpills).
 func NewSpill(dir string) (*Spill, error) {
-	f, err := os.CreateTemp(dir, ".trials-*.json")
+	f, err := os.CreateTemp(dir, spillPattern)
 	if err != nil {
 		return nil, fmt.Errorf("could not create a scratch file in %q: %w", dir, err)
 	}
@@ -138,6 +147,25 @@ func (s *Spill) Close() error {
 		f.Close() // read only
 	}
 	return err
+}
+
+// RemoveStaleSpills removes the spill files in dir that a killed process
+// left: a SIGKILL ends a run before Close. Only a process that holds the
+// folder's lock may call it, since any spill file there is then no other
+// running process's (each run spills into the output folder it locked).
+// It removes names, links included, and follows none.
+func RemoveStaleSpills(dir string) error {
+	stale, err := filepath.Glob(filepath.Join(dir, spillPattern))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, p := range stale {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // buffers hold Spill.Add's encodings, which several goroutines make.

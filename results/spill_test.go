@@ -232,3 +232,29 @@ func TestReadSpillingCopiesOnlyWhatWriteWrites(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestRemoveStaleSpills: the spill files a killed process left in a
+// folder are removed, links to them too, and nothing else is.
+func TestRemoveStaleSpills(t *testing.T) {
+	dir := t.TempDir()
+	stale, err := results.NewSpill(dir)
+	assert.NilError(t, err)
+	outside := filepath.Join(t.TempDir(), "kept.json")
+	assert.NilError(t, os.WriteFile(outside, []byte("{}"), 0o644))
+	assert.NilError(t, os.Symlink(outside, filepath.Join(dir, ".trials-link.json")))
+	for _, name := range []string{"results.json", ".trials-notes.txt"} {
+		assert.NilError(t, os.WriteFile(filepath.Join(dir, name), nil, 0o644))
+	}
+
+	assert.NilError(t, results.RemoveStaleSpills(dir))
+	entries, err := os.ReadDir(dir)
+	assert.NilError(t, err)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	assert.DeepEqual(t, left, []string{".trials-notes.txt", "results.json"})
+	_, err = os.Stat(outside)
+	assert.NilError(t, err, "the link's target was removed")
+	stale.Close() // its file is gone already
+}
