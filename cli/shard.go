@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -53,34 +54,42 @@ type taskKey struct{ suite, task string }
 // one. Every shard computes the same assignment from the same plan and
 // history, with no coordination. ok is false when no planned task has a
 // history: the caller then shards by hash. planned holds each shard's
-// summed latency.
-func balance(plan []runner.Planned, history *results.Run, n int) (assign map[taskKey]int, planned []int64, ok bool) {
-	past := map[taskKey]int64{}
+// summed latency. A history whose latencies put more on one shard than
+// results.MaxLatencyMs, what a shard's plannedMs may be, is an
+// *overPlannedError: the shards would run, and their merge refuse them.
+func balance(plan []runner.Planned, history *results.Run, n int) (assign map[taskKey]int, planned []int64, ok bool, err error) {
+	type past struct {
+		latency      int64
+		suite, index int // in history
+	}
+	pasts := map[taskKey]past{}
 	for i := range history.Suites {
 		s := &history.Suites[i]
 		for k := range s.Tasks {
-			past[taskKey{s.ID, s.Tasks[k].ID}] = s.Tasks[k].LatencyMs
+			pasts[taskKey{s.ID, s.Tasks[k].ID}] = past{s.Tasks[k].LatencyMs, i, k}
 		}
 	}
 	type weighted struct {
 		key     taskKey
 		latency int64
 		known   bool
+		past    past
 	}
 	var tasks []weighted
 	var known []int64
 	for _, p := range plan {
 		for _, t := range p.Tasks {
 			w := weighted{key: taskKey{p.Suite.ID, t.ID}}
-			w.latency, w.known = past[w.key]
+			w.past, w.known = pasts[w.key]
 			if w.known {
+				w.latency = w.past.latency
 				known = append(known, w.latency)
 			}
 			tasks = append(tasks, w)
 		}
 	}
 	if len(known) == 0 {
-		return nil, nil, false
+		return nil, nil, false, nil
 	}
 	slices.Sort(known)
 	median := known[len(known)/2]
@@ -104,10 +113,30 @@ func balance(plan []runner.Planned, history *results.Run, n int) (assign map[tas
 				least = i
 			}
 		}
+		if planned[least]+t.latency > results.MaxLatencyMs {
+			// Sorted longest first: the longest known latency leads.
+			longest := tasks[slices.IndexFunc(tasks, func(w weighted) bool { return w.known })]
+			return nil, nil, false, &overPlannedError{task: longest.key, latency: longest.latency,
+				pointer: fmt.Sprintf("/suites/%d/tasks/%d/latencyMs", longest.past.suite, longest.past.index)}
+		}
 		planned[least] += t.latency
 		assign[t.key] = least + 1
 	}
-	return assign, planned, true
+	return assign, planned, true, nil
+}
+
+// overPlannedError is a history whose latencies put more on one shard
+// than its plan may hold; task is the one of the longest latency, at
+// pointer in the history.
+type overPlannedError struct {
+	task    taskKey
+	latency int64
+	pointer string
+}
+
+func (e *overPlannedError) Error() string {
+	return fmt.Sprintf("%s: the past latencies put more than 1e12 ms (some 30 years) on one shard, more than a shard's plan may hold; the longest, of task %q of suite %q, is %d ms: expected the latencies of a real run; name the results of one, or leave --balance out to shard by hash",
+		e.pointer, e.task.task, e.task.suite, e.latency)
 }
 
 // balanceShards makes the shard filter of sel assign tasks by their past
@@ -128,7 +157,10 @@ func (j *job) balanceShards(all []*suites.Suite, sel *runner.Selection, spec str
 	}
 	whole := *sel
 	whole.Shard = nil
-	assign, planned, ok := balance(runner.Plan(all, whole), history, j.shard.Count)
+	assign, planned, ok, err := balance(runner.Plan(all, whole), history, j.shard.Count)
+	if over, isOver := errors.AsType[*overPlannedError](err); isOver {
+		return invalid(fmt.Errorf("--balance %s: %w", regression.Position(context.Background(), spec, "", over.pointer), err))
+	}
 	if !ok {
 		j.c.say(j.c.Stderr, "evalgate: --balance %s: no task of this run has a past latency there; its shards are assigned by hash\n", spec)
 		return nil

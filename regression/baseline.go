@@ -124,20 +124,34 @@ func loadPath(path string) (*results.Run, error) {
 	}
 	// The files of a folder must stay inside it, links resolved: a
 	// baseline folder may be an artifact the pull request wrote.
+	file, summaries := folderFiles(path)
+	switch {
+	case file != "":
+		return loadFile(path, file)
+	case summaries != nil:
+		return loadSummaries(path, summaries)
+	}
+	return nil, fmt.Errorf("could not read baseline %q: the folder holds no %s, %s or summaries/*.json", path, ResultsFile, BaselineFile)
+}
+
+// folderFiles is what a baseline folder holds: its results.json or
+// baseline.json, else its openwop summaries (under summaries/, else in
+// it), sorted.
+func folderFiles(path string) (file string, summaries []string) {
 	for _, name := range []string{ResultsFile, BaselineFile} {
 		p := filepath.Join(path, name)
 		if _, err := os.Lstat(p); err == nil {
-			return loadFile(path, p)
+			return p, nil
 		}
 	}
 	for _, d := range []string{filepath.Join(path, "summaries"), path} {
 		files, _ := filepath.Glob(filepath.Join(d, "*.json"))
 		if len(files) > 0 {
 			slices.Sort(files)
-			return loadSummaries(path, files)
+			return "", files
 		}
 	}
-	return nil, fmt.Errorf("could not read baseline %q: the folder holds no %s, %s or summaries/*.json", path, ResultsFile, BaselineFile)
+	return "", nil
 }
 
 // unwrapPathError drops the path an *fs.PathError repeats.
