@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"html"
 	"strings"
 	"unicode/utf8"
 
@@ -111,7 +110,7 @@ func cmpOr(vals ...string) string {
 // AssessmentSVG renders assessment.svg, the 300×150 badge.
 func AssessmentSVG(a *assess.Assessment) []byte {
 	var b bytes.Buffer
-	title := html.EscapeString(escape.Text(fmt.Sprintf("%s: performance %s, capability %s", cmpOr(a.Agent.Name, a.Agent.ID, "agent"),
+	title := escape.XML(escape.Text(fmt.Sprintf("%s: performance %s, capability %s", cmpOr(a.Agent.Name, a.Agent.ID, "agent"),
 		cmpOr(a.Performance.Tier.Name, "not assessed"), cmpOr(a.Capability.Tier.Name, "not assessed"))))
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`+"\n",
 		badgeWidth, badgeHeight, badgeWidth, badgeHeight, title)
@@ -132,7 +131,7 @@ func AssessmentSVG(a *assess.Assessment) []byte {
 			weight = ` font-weight="bold"`
 		}
 		fmt.Fprintf(&b, `    <text x="%s" y="%s" font-size="%s"%s fill="%s" text-anchor="%s">%s</text>`+"\n",
-			num(sh.x), num(sh.y), num(sh.size), weight, sh.fill, sh.anchor, html.EscapeString(sh.text))
+			num(sh.x), num(sh.y), num(sh.size), weight, sh.fill, sh.anchor, escape.XML(sh.text))
 	}
 	b.WriteString("  </g>\n</svg>\n")
 	return b.Bytes()

@@ -61,15 +61,27 @@ func TestAssessmentSVG(t *testing.T) {
 	assert.Assert(t, bytes.Contains(svg, []byte(`fill="#9E9E9E"`)), "the capability panel without a tier")
 	assert.Assert(t, bytes.Contains(svg, []byte("Acme &lt;Support&gt; | Agent")), "names are escaped")
 
-	// A name with control characters still makes well-formed XML.
-	a := sampleAssessment()
-	a.Agent.Name, a.Organization = "bad\x01name\nline", "org\x1b[31m"
-	svg = AssessmentSVG(a)
-	dec := xml.NewDecoder(bytes.NewReader(svg))
+	// A name with control characters, or characters XML forbids (a
+	// U+FFFE once made the badge invalid XML), still makes well-formed
+	// XML.
+	for _, names := range [][2]string{
+		{"bad\x01name\nline", "org\x1b[31m"},
+		{"agent\uFFFE", "acme\uFFFE\uFFFF corp\xff"},
+	} {
+		a := sampleAssessment()
+		a.Agent.Name, a.Organization = names[0], names[1]
+		assertXML(t, AssessmentSVG(a))
+	}
+}
+
+// assertXML checks that doc is well-formed XML.
+func assertXML(t *testing.T, doc []byte) {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(doc))
 	for {
 		_, err := dec.Token()
 		if err != nil {
-			assert.Equal(t, err.Error(), "EOF")
+			assert.Equal(t, err.Error(), "EOF", "%s", doc)
 			break
 		}
 	}

@@ -3,10 +3,10 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"html"
 	"math"
 	"unicode"
 
+	"github.com/evalgate/evalgate/internal/escape"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -52,9 +52,9 @@ func badgeSVG(label, msg, color string) []byte {
 	labelW := lw + 10
 	msgW := mw + 10
 	total := labelW + msgW
-	title := html.EscapeString(label + ": " + msg)
-	l := html.EscapeString(label)
-	m := html.EscapeString(msg)
+	title := escape.XML(label + ": " + msg)
+	l := escape.XML(label)
+	m := escape.XML(msg)
 
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="20" role="img" aria-label="%s">`, total, title)
@@ -62,7 +62,7 @@ func badgeSVG(label, msg, color string) []byte {
 	b.WriteString(`<linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient>`)
 	fmt.Fprintf(&b, `<clipPath id="r"><rect width="%d" height="20" rx="3" fill="#fff"/></clipPath>`, total)
 	fmt.Fprintf(&b, `<g clip-path="url(#r)"><rect width="%d" height="20" fill="%s"/><rect x="%d" width="%d" height="20" fill="%s"/><rect width="%d" height="20" fill="url(#s)"/></g>`,
-		labelW, badgeGrey, labelW, msgW, html.EscapeString(color), total)
+		labelW, badgeGrey, labelW, msgW, escape.XML(color), total)
 	b.WriteString(`<g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" text-rendering="geometricPrecision" font-size="110">`)
 	badgeText(&b, labelW*10/2, lw*10, l)
 	badgeText(&b, labelW*10+msgW*10/2, mw*10, m)

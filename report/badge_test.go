@@ -96,6 +96,12 @@ func TestBadgeEscapes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
+	// Characters XML forbids are replaced, and the SVG stays XML.
+	svg := badgeSVG("acme\uFFFE", "bad\x01\uFFFF\xff", "#4c1")
+	var doc badgeDoc
+	assert.NilError(t, xml.Unmarshal(svg, &doc), "%s", svg)
+	assert.Equal(t, doc.Texts[1].Text, "acme\uFFFD")
+	assert.Equal(t, doc.Texts[3].Text, "bad\uFFFD\uFFFD\uFFFD")
 }
 
 func TestBadgeTextWidth(t *testing.T) {

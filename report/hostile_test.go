@@ -93,3 +93,31 @@ func outsideCode(md string) string {
 	}
 	return b.String()
 }
+
+// TestXMLOutputsHoldOnlyXMLCharacters: characters XML forbids in an
+// untrusted results file (U+FFFE, U+FFFF, a NUL, a byte that is not
+// UTF-8) are replaced in everything evalgate writes as XML or HTML: the
+// JUnit report and the badges stay well-formed, and the HTML page, which
+// holds inline SVG, holds none of them.
+func TestXMLOutputsHoldOnlyXMLCharacters(t *testing.T) {
+	const forbidden = "\uFFFE\uFFFF\x00\xff"
+	_, head := hostileRuns()
+	for i := range head.Suites {
+		s := &head.Suites[i]
+		s.ID += forbidden
+		for j := range s.Tasks {
+			s.Tasks[j].ID += forbidden
+			s.Tasks[j].Status, s.Tasks[j].ErrorKind, s.Tasks[j].ErrorMessage = results.StatusError, "protocol", "agent said "+forbidden
+		}
+	}
+	junit, err := JUnit(head)
+	assert.NilError(t, err)
+	assertXML(t, junit)
+	assertXML(t, Badge(head))
+	assertXML(t, TrustBadge(&results.Trust{Level: 1, LevelName: "Observed" + forbidden}))
+	page, err := HTML(head)
+	assert.NilError(t, err)
+	for _, c := range []string{"\uFFFE", "\uFFFF", "\x00", "\xff"} {
+		assert.Check(t, !bytes.Contains(page, []byte(c)), "the page holds %q", c)
+	}
+}

@@ -257,8 +257,8 @@ var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"usd":      func(f float64) string { return fmt.Sprintf("$%.4f", f) },
 	"delta":    func(f float64) string { return fmt.Sprintf("%+.4f", f) },
 	"p":        func(f float64) string { return fmt.Sprintf("%.3g", f) },
-	"value":    func(v any) string { return escape.Text(fmt.Sprint(v)) },
-	"t":        escape.Text,
+	"value":    func(v any) string { return htmlText(fmt.Sprint(v)) },
+	"t":        htmlText,
 	"axis":     axis,
 	"units":    units,
 	"barLabel": barLabel,
@@ -267,6 +267,12 @@ var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"score2":   score2, // an assessment's scores, cut as its badge cuts them
 	"pct":      func(p *float64) string { return axis(*p) },
 }).Parse(htmlTemplates))
+
+// htmlText is text from the results as the page shows it: escaped for
+// the terminal's sake (escape.Text) and without a character XML forbids
+// (escape.XMLChars), since the page holds inline SVG; html/template
+// escapes the markup.
+func htmlText(s string) string { return escape.XMLChars(escape.Text(s)) }
 
 // htmlTemplates are the page's templates: "start" and "end" around the
 // sections of htmlSections, each a {{define}} of its own.

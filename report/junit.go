@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/internal/escape"
@@ -191,19 +190,12 @@ func appendJUnitPassed(b []byte, s *results.Suite, t *results.Task) []byte {
 }
 
 // appendXMLAttr appends ` name="value"`, value escaped as encoding/xml
-// escapes an attribute's.
+// escapes an attribute's (escape.XML).
 func appendXMLAttr(b []byte, name, value string) []byte {
 	b = append(b, ' ')
 	b = append(b, name...)
 	b = append(b, '=', '"')
-	for i := 0; i < len(value); i++ {
-		if c := value[i]; c < 0x20 || c >= utf8.RuneSelf || strings.IndexByte(`"'&<>`, c) >= 0 {
-			var esc bytes.Buffer
-			xml.EscapeText(&esc, []byte(value)) // writes to memory: no error
-			return append(append(b, esc.Bytes()...), '"')
-		}
-	}
-	b = append(b, value...)
+	b = append(b, escape.XML(value)...)
 	return append(b, '"')
 }
 
