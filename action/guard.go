@@ -3,10 +3,15 @@ package action
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"strings"
 
+	"github.com/evalgate/evalgate/internal/atomicfile"
+	"github.com/evalgate/evalgate/internal/inputfile"
 	"github.com/evalgate/evalgate/internal/process"
 )
 
@@ -24,10 +29,56 @@ type Guard struct {
 
 type guardedFile struct {
 	env, path string
-	exists    bool
-	size      int64
-	sum       [sha256.Size]byte
-	data      []byte // the content, when at most maxKept bytes
+	fileState
+}
+
+// maxRunnerFile bounds a runner file the Guard reads: a file over it, or
+// one that is no longer a regular file (an agent may put a link to
+// /dev/zero there), counts as changed without being read whole.
+const maxRunnerFile = 256 << 20
+
+// fileState is what a runner file holds: whether it is there, whether it
+// could be read (a regular file of at most maxRunnerFile), and then its
+// size, hash and, when at most maxKept bytes, content.
+type fileState struct {
+	exists, read bool
+	size         int64
+	sum          [sha256.Size]byte
+	data         []byte
+}
+
+// readState reads the file at path through the one reader of input
+// files, hashing it as it goes.
+func readState(path string) fileState {
+	f, err := inputfile.Open(path, maxRunnerFile)
+	if err != nil {
+		return fileState{exists: !errors.Is(err, fs.ErrNotExist)}
+	}
+	defer f.Close()
+	h := sha256.New()
+	var kept bytes.Buffer
+	w := io.Writer(h)
+	if f.Size() <= maxKept {
+		w = io.MultiWriter(h, &kept)
+	}
+	n, err := io.Copy(w, f)
+	if err != nil {
+		return fileState{exists: true}
+	}
+	st := fileState{exists: true, read: true, size: n}
+	h.Sum(st.sum[:0])
+	if n <= maxKept && int64(kept.Len()) == n {
+		st.data = kept.Bytes()
+	}
+	return st
+}
+
+// same reports whether the file held the same before and after.
+func (before fileState) same(after fileState) bool {
+	if !before.exists || !after.exists {
+		return before.exists == after.exists
+	}
+	return before.read && after.read && before.size == after.size && before.sum == after.sum
 }
 
 // GuardRunnerFiles records every runner file named in the environment.
@@ -38,14 +89,7 @@ func GuardRunnerFiles(getenv func(string) string) *Guard {
 		if path == "" {
 			continue
 		}
-		f := guardedFile{env: env, path: path}
-		if data, err := os.ReadFile(path); err == nil {
-			f.exists, f.size, f.sum = true, int64(len(data)), sha256.Sum256(data)
-			if len(data) <= maxKept {
-				f.data = data
-			}
-		}
-		g.files = append(g.files, f)
+		g.files = append(g.files, guardedFile{env: env, path: path, fileState: readState(path)})
 	}
 	return g
 }
@@ -56,12 +100,7 @@ func GuardRunnerFiles(getenv func(string) string) *Guard {
 func (g *Guard) Check() error {
 	var changed, lost []string
 	for _, f := range g.files {
-		data, err := os.ReadFile(f.path)
-		same := err == nil && f.exists && int64(len(data)) == f.size && sha256.Sum256(data) == f.sum
-		if os.IsNotExist(err) && !f.exists {
-			same = true
-		}
-		if same {
+		if f.same(readState(f.path)) {
 			continue
 		}
 		changed = append(changed, "$"+f.env)
@@ -90,12 +129,13 @@ func (f *guardedFile) restore() bool {
 		_ = os.WriteFile(f.path, nil, 0o644)
 		return false
 	}
-	if int64(len(f.data)) != f.size {
+	if !f.read || int64(len(f.data)) != f.size {
 		return false // too large to have been kept
 	}
-	if err := os.WriteFile(f.path, f.data, 0o644); err != nil {
+	// Written beside and renamed over the name: a link an agent put there
+	// is replaced, not followed.
+	if err := atomicfile.WriteFile(f.path, f.data, 0o644, 0o755); err != nil {
 		return false
 	}
-	data, err := os.ReadFile(f.path)
-	return err == nil && bytes.Equal(data, f.data)
+	return f.same(readState(f.path))
 }

@@ -56,6 +56,15 @@ func TestGuardRunnerFiles(t *testing.T) {
 			wantErr: "put back as it was", after: str("a=1\n")},
 		{name: "made where there was none", change: appendLine,
 			wantErr: "$GITHUB_OUTPUT changed", after: nil},
+		// Read through the one reader of input files: neither is read whole,
+		// and the link is replaced, not written through.
+		{name: "replaced by a link to /dev/zero", before: str("a=1\n"), change: func(p string) {
+			assert.NilError(t, os.Remove(p))
+			assert.NilError(t, os.Symlink("/dev/zero", p))
+		}, wantErr: "put back as it was", after: str("a=1\n")},
+		{name: "grown past what is read", before: str("a=1\n"), change: func(p string) {
+			assert.NilError(t, os.Truncate(p, maxRunnerFile+1))
+		}, wantErr: "put back as it was", after: str("a=1\n")},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
