@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/evalgate/evalgate/internal/inputfile"
 )
 
 //go:embed scaffold
@@ -97,7 +99,9 @@ func initCmd(_ context.Context, c *Command, args []string) error {
 		dst := filepath.Join(*dir, f.dst)
 		_, err := os.Lstat(dst)
 		exists := err == nil
-		old, _ := os.ReadFile(dst) // compared only when dst exists
+		// Compared only when dst exists; one that is larger, or not a
+		// regular file, is not the starter's.
+		old, _ := inputfile.Read(dst, int64(len(data)))
 		switch {
 		case exists && bytes.Equal(old, data):
 			s.verb, s.note = "kept", " (already there)"
@@ -249,12 +253,15 @@ type gitignoreEdit struct {
 	created bool
 }
 
+// maxGitignoreBytes bounds the .gitignore init reads and adds to.
+const maxGitignoreBytes = 16 << 20
+
 // planGitignore returns the edit that adds to the .gitignore at path the
 // gitignoreLines it lacks, or nil when it lacks none. The edit keeps the
 // file's content and line endings, and ends a last line that has no newline
 // before adding after it.
 func planGitignore(path string) (*gitignoreEdit, error) {
-	old, err := os.ReadFile(path)
+	old, err := inputfile.Read(path, maxGitignoreBytes)
 	created := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !created {
 		return nil, fmt.Errorf("could not read %q: %w", path, err)

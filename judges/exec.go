@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalgate/evalgate/internal/inputfile"
 	"github.com/evalgate/evalgate/internal/process"
 )
 
@@ -246,8 +247,11 @@ func hashPath(h io.Writer, p string) error {
 	})
 }
 
+// hashFile adds the first identityBytes bytes of the file at path, of
+// size, to h. It opens the file through the one reader of input files,
+// whose limit is then the file's size: only a prefix is read.
 func hashFile(h io.Writer, path string, size int64) error {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, max(size, identityBytes))
 	if err != nil {
 		return err
 	}
