@@ -31,6 +31,7 @@ type hostileCase struct {
 	suite  string            // suites/<suite>; "" for setup to write evals/
 	config string            // more lines of evalgate.yaml
 	args   []string          // after `evalgate run`
+	cmd    []string          // the command, when not `run --no-color`: ["merge", "--no-color"]
 	env    map[string]string // more environment
 	setup  func(t *testing.T, dir string)
 
@@ -70,7 +71,7 @@ func TestHostile(t *testing.T) {
 }
 
 func hostileCases() []hostileCase {
-	return []hostileCase{
+	return append([]hostileCase{
 		{
 			name: "an agent that floods its output", agent: "flood.sh", suite: "plain.yaml",
 			wantExit: 1, outputs: true,
@@ -208,7 +209,7 @@ func hostileCases() []hostileCase {
 			env:      map[string]string{"HOSTILE_SLEEP": "300"},
 			wantExit: 130, outputs: true,
 		},
-	}
+	}, hostileInputCases()...)
 }
 
 // runHostile runs one case in a copy of the corpus.
@@ -234,7 +235,11 @@ func runHostile(t *testing.T, bin string, tc hostileCase) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), hostileMaxTime)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"run", "--no-color"}, tc.args...)...)
+	command := []string{"run", "--no-color"}
+	if tc.cmd != nil {
+		command = tc.cmd
+	}
+	cmd := exec.CommandContext(ctx, bin, append(command, tc.args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(cleanEnv(), "GITHUB_TOKEN="+hostileCanary, "HOSTILE_PIDS="+pids)
 	for k, v := range tc.env {

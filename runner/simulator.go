@@ -65,7 +65,7 @@ type simAnswer struct {
 
 // Next asks the cache, then the model.
 func (s *Simulator) Next(ctx context.Context, instructions string, convo []string) (string, bool, Usage, error) {
-	key := s.key(instructions, convo)
+	key := s.AnswerKey(instructions, convo)
 	var cached simAnswer
 	if s.entries().Get(key, &cached) {
 		return cached.Message, cached.Done, Usage{}, nil
@@ -114,9 +114,10 @@ func (s *Simulator) entries() *signedcache.Cache {
 
 func ptr(s string) *string { return &s }
 
-// key is the cache key of one answer: the model, the instructions and the
-// conversation so far.
-func (s *Simulator) key(instructions string, convo []string) string {
+// AnswerKey is the cache key of one answer: a hash of the model, the
+// simulator's prompt, the instructions and the conversation so far (the
+// user's messages, the input first, and the agent's, alternating).
+func (s *Simulator) AnswerKey(instructions string, convo []string) string {
 	data, _ := json.Marshal(struct { // strings always encode
 		BaseURL, Model, Prompt, Instructions string
 		Convo                                []string

@@ -148,7 +148,7 @@ func TestSimulatorCacheRejectsForgedEntries(t *testing.T) {
 		dir := t.TempDir()
 		sim := &Simulator{Model: &OpenAI{BaseURL: m.srv.URL + "/v1", Model: "user-model", Client: NewHTTPClient(1)}, CacheDir: dir, CacheKey: tc.secret}
 		convo := []string{"Hello", "How can I help?"}
-		key := sim.key("x", convo)
+		key := sim.AnswerKey("x", convo)
 		tc.plant(t, dir, key, filepath.Join(dir, key[:2], key+".json"))
 		msg, done, _, err := sim.Next(context.Background(), "x", convo)
 		assert.NilError(t, err)
