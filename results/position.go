@@ -97,20 +97,7 @@ func (p *positioner) value(depth int) (int, int, bool) {
 	switch c {
 	case '{':
 		p.next()
-		for n := 0; ; n++ {
-			c := p.skipSpace()
-			if c == '}' || p.err {
-				p.next()
-				return 0, 0, false
-			}
-			if n > 0 {
-				if c != ',' {
-					p.err = true
-					return 0, 0, false
-				}
-				p.next()
-				p.skipSpace()
-			}
+		for n := 0; p.more(n, '}'); n++ {
 			key, ok := p.str()
 			if !ok || p.skipSpace() != ':' {
 				p.err = true
@@ -128,26 +115,34 @@ func (p *positioner) value(depth int) (int, int, bool) {
 		if err != nil || index < 0 {
 			return 0, 0, false
 		}
-		for n := 0; ; n++ {
-			c := p.skipSpace()
-			if c == ']' || p.err {
-				p.next()
-				return 0, 0, false
-			}
-			if n > 0 {
-				if c != ',' {
-					p.err = true
-					return 0, 0, false
-				}
-				p.next()
-			}
+		for n := 0; p.more(n, ']'); n++ {
 			if n == index {
 				return p.value(depth + 1)
 			}
 			p.skip()
 		}
 	}
-	return 0, 0, false // a scalar has nothing inside it
+	return 0, 0, false // a scalar has nothing inside it, and the rest was not found
+}
+
+// more reads up to the n-th member of an object or element of a list,
+// whose closing bracket is end: past the comma before it, and the white
+// space; false at the end, or where the document is not JSON.
+func (p *positioner) more(n int, end byte) bool {
+	c := p.skipSpace()
+	if c == end || p.err {
+		p.next()
+		return false
+	}
+	if n > 0 {
+		if c != ',' {
+			p.err = true
+			return false
+		}
+		p.next()
+		p.skipSpace()
+	}
+	return !p.err
 }
 
 // skip reads one value whole.
