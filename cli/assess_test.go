@@ -216,7 +216,7 @@ func TestAssessErrors(t *testing.T) {
 		want string
 	}{
 		{"no results", []string{"assess"}, "evalgate: assess: expected one or more results.json files (or the folders holding them); several are the shards of one run\n"},
-		{"missing file", []string{"assess", filepath.Join(dir, "nope.json")}, "evalgate: could not read results \"" + filepath.Join(dir, "nope.json") + "\": open " + filepath.Join(dir, "nope.json") + ": no such file or directory\n"},
+		{"missing file", []string{"assess", filepath.Join(dir, "nope.json")}, "evalgate: could not read results \"" + filepath.Join(dir, "nope.json") + "\": no such file or directory\n"},
 		{"mistyped flag", []string{"assess", good, "--fromat", "svg"}, "--format"},
 		{"bad format", []string{"assess", good, "--format", "gif"}, "evalgate: --format: expected one of all, json, svg, png, md, openbadge, got \"gif\"\n"},
 		{"bad time", []string{"assess", good, "--now", "yesterday"}, "evalgate: --now: expected a time in RFC 3339 such as 2026-11-26T12:00:00Z, got \"yesterday\"\n"},

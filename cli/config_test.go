@@ -194,8 +194,10 @@ func TestRelativePaths(t *testing.T) {
 	}
 
 	// From the project's folder: the judge is asked and its verdicts cached
-	// in proj/.evalgate/cache/judge.
-	r := runCLI(t, proj, nil, "run")
+	// in proj/.evalgate/cache/judge, signed with EVALGATE_CACHE_KEY (an
+	// exec judge has no key of its own).
+	keyed := map[string]string{"EVALGATE_CACHE_KEY": "cache-secret-0123456789"}
+	r := runCLI(t, proj, keyed, "run")
 	assert.Equal(t, r.code, ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	assert.Equal(t, asked(), 2)
 	cached, err := os.ReadDir(filepath.Join(proj, ".evalgate", "cache", "judge"))
@@ -206,7 +208,7 @@ func TestRelativePaths(t *testing.T) {
 	// the outputs are the project's; nothing is written in the working
 	// directory.
 	assert.NilError(t, os.Remove(filepath.Join(proj, "out", "results.json")))
-	r = runCLI(t, work, nil, "run", "--config", "../proj/evalgate.yaml")
+	r = runCLI(t, work, keyed, "run", "--config", "../proj/evalgate.yaml")
 	assert.Equal(t, r.code, ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	assert.Equal(t, asked(), 2, "the cache next to evalgate.yaml answered")
 	_, err = os.Stat(filepath.Join(proj, "out", "results.json"))
@@ -214,10 +216,10 @@ func TestRelativePaths(t *testing.T) {
 	workHolds()
 
 	// A baseline in the config is the project's too.
-	r = runCLI(t, work, nil, "baseline", "promote", "../proj/out", "--out", "../proj/base/baseline.json")
+	r = runCLI(t, work, keyed, "baseline", "promote", "../proj/out", "--out", "../proj/base/baseline.json")
 	assert.Equal(t, r.code, ExitPass, r.stderr)
 	writeFiles(t, proj, map[string]string{"evalgate.yaml": config + "baseline: base/baseline.json\n"})
-	r = runCLI(t, work, nil, "run", "--config", "../proj/evalgate.yaml")
+	r = runCLI(t, work, keyed, "run", "--config", "../proj/evalgate.yaml")
 	assert.Equal(t, r.code, ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	assert.Assert(t, regrReadRun(t, filepath.Join(proj, "out")).Regression != nil)
 	workHolds()
@@ -226,7 +228,7 @@ func TestRelativePaths(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(proj, "base", "baseline.json"))
 	assert.NilError(t, err)
 	writeFiles(t, work, map[string]string{"mine.json": string(data)})
-	r = runCLI(t, work, nil, "run", "--config", "../proj/evalgate.yaml", "--out", "here", "--baseline", "mine.json", "../proj/evals/rubric.yaml")
+	r = runCLI(t, work, keyed, "run", "--config", "../proj/evalgate.yaml", "--out", "here", "--baseline", "mine.json", "../proj/evals/rubric.yaml")
 	assert.Equal(t, r.code, ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	here := regrReadRun(t, filepath.Join(work, "here"))
 	assert.Equal(t, here.Regression.BaselineFile, "mine.json")
@@ -234,13 +236,13 @@ func TestRelativePaths(t *testing.T) {
 
 	// --agent-cmd runs in the working directory: the agent finds here.txt.
 	writeFiles(t, work, map[string]string{"here.txt": "We will refund your order."})
-	r = runCLI(t, work, nil, "run", "--config", "../proj/evalgate.yaml", "--out", "here", "--agent-cmd",
+	r = runCLI(t, work, keyed, "run", "--config", "../proj/evalgate.yaml", "--out", "here", "--agent-cmd",
 		`head -n 1 > /dev/null; printf '{"type":"final","output":"%s"}\n' "$(cat here.txt)"`)
 	assert.Equal(t, r.code, ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 
 	// calibrate reads --labels from the working directory and writes the
 	// calibration next to evalgate.yaml, where run reads it.
-	r = runCLI(t, work, nil, "calibrate", "--config", "../proj/evalgate.yaml", "--labels", "labels.jsonl")
+	r = runCLI(t, work, keyed, "calibrate", "--config", "../proj/evalgate.yaml", "--labels", "labels.jsonl")
 	assert.Equal(t, r.code, ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	_, err = os.Stat(filepath.Join(proj, ".evalgate", "calibration.json"))
 	assert.NilError(t, err)

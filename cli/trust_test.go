@@ -115,7 +115,7 @@ func TestTrustNewcomer(t *testing.T) {
 		want  string
 	}{
 		{"no results", nil, []string{"trust"}, "trust: expected a results.json, or the folder holding one"},
-		{"a missing results file", nil, []string{"trust", "nope/"}, `could not read results "nope/": open nope/: no such file or directory; name the output folder of a finished run`},
+		{"a missing results file", nil, []string{"trust", "nope/"}, `could not read results "nope/": no such file or directory; name the output folder of a finished run`},
 		{"a missing history file", nil, []string{"trust", "evalgate-out/", "--history", "last-week.json"}, `trust history: could not read baseline "last-week.json": no such file or directory`},
 		{"a typo in trust.yaml", map[string]string{".evalgate/trust.yaml": "atestations: []\n"}, []string{"trust", "evalgate-out/"},
 			`.evalgate/trust.yaml:1:1: /atestations: unknown key "atestations"; expected one of "owner", "attestations" [trust]`},
