@@ -78,11 +78,10 @@ func (e *Error) problem() string {
 		return fmt.Sprintf("expected %s (a regular file), found %s", e.Kind.What, nr.What())
 	}
 	if tl, ok := errors.AsType[*TooLargeError](e.Err); ok {
-		size := fmt.Sprintf("%d bytes", tl.Size)
-		if tl.Size > tl.Limit && tl.Size == tl.Limit+1 {
-			size = fmt.Sprintf("over %d bytes", tl.Limit)
+		if tl.Size == tl.Limit+1 { // found while reading: it grew past the limit
+			return fmt.Sprintf("the file is over the %s %s may hold", Size(tl.Limit), e.Kind.What)
 		}
-		return fmt.Sprintf("the file is %s, more than the %s %s may hold", size, Size(tl.Limit), e.Kind.What)
+		return fmt.Sprintf("the file is %d bytes, more than the %s %s may hold", tl.Size, Size(tl.Limit), e.Kind.What)
 	}
 	if out, ok := errors.AsType[*OutsideError](e.Err); ok {
 		if out.Real == "" {
