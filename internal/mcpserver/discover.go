@@ -25,66 +25,71 @@ const sessionless = "2026-07-28"
 // SDK's, less the sessionless ones.
 var legacyVersions = slices.DeleteFunc(mcp.SupportedProtocolVersions(), func(v string) bool { return v >= sessionless })
 
-// maxDiscoverBytes bounds the body refuseDiscover reads; a larger one is
-// left to the SDK.
-const maxDiscoverBytes = 16 << 10
+// servedMethods are the requests the endpoint's SDK server answers at the
+// versions it serves: the SDK's own methods, less those of the sessionless
+// versions (server/discover, subscriptions/listen). TestServedMethods
+// checks that the SDK answers each of them.
+var servedMethods = map[string]bool{
+	"initialize": true, "ping": true,
+	"tools/list": true, "tools/call": true,
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
+	"prompts/list": true, "prompts/get": true,
+	"completion/complete": true, "logging/setLevel": true,
+}
 
-// refuseDiscover answers a server/discover request of a sessionless client
-// with the error a server without that version sends (SEP-2575):
-// CodeUnsupportedProtocolVersion, listing the versions it serves, upon
-// which the client falls back to initialize. The SDK's handler answers it
-// with the same list, but first sets up a session of its own to do so and
-// closes it again: for the SDK's client, which discovers first, that was
-// the dearest request of a trial (BenchmarkDiscover). The answer is a JSON
-// body with status 200, as for any other call of a session-era server, so
-// that a client's transport, evalgate mcp stdio's included, hands it to
-// the client rather than failing.
+// maxPeekBytes bounds the body refuseUnserved reads; a larger one is left
+// to the SDK.
+const maxPeekBytes = 16 << 10
+
+// refuseUnserved answers a request the endpoint does not serve with the
+// error a server of the session-era versions sends for it: -32601, method
+// not found. That is a request of a method the SDK server does not answer
+// (the SDK would fail the HTTP request with 400, which a client takes for
+// a broken server), and any request of a sessionless version, server/discover
+// first among them: the SDK answers those with -32022, unsupported protocol
+// version, which marks a server of the sessionless versions, and upon which
+// some clients (the Vercel AI SDK's) give up rather than initialize. Upon
+// -32601 every client falls back to initialize. The answer is a JSON body
+// with status 200, as for any other call of a session-era server, so that
+// a client's transport, evalgate mcp stdio's included, hands it to the
+// client rather than failing; it opens no session.
 //
-// It reports whether it answered. Anything it is not sure of (another
-// method, a session header, a request the SDK would refuse for its headers,
-// a body it cannot read) is left to the SDK, which answers it as before.
-func refuseDiscover(w http.ResponseWriter, r *http.Request) bool {
-	version := r.Header.Get("Mcp-Protocol-Version")
-	if r.Method != http.MethodPost || version < sessionless || r.Header.Get("Mcp-Session-Id") != "" ||
-		!loopbackHost(r.Host) || !jsonRequest(r) {
+// It reports whether it answered. Anything it is not sure of (not a single
+// request, a request the SDK would refuse for its headers, a body it
+// cannot read) is left to the SDK, which answers it as before.
+func refuseUnserved(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodPost || !loopbackHost(r.Host) || !jsonRequest(r) {
 		return false
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxDiscoverBytes+1))
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxPeekBytes+1))
 	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
-	if err != nil || len(body) > maxDiscoverBytes {
+	if err != nil || len(body) > maxPeekBytes {
 		return false
 	}
 	var msg struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Method  string          `json:"method"`
-		Params  struct {
-			Meta struct {
-				ProtocolVersion string              `json:"io.modelcontextprotocol/protocolVersion"`
-				ClientInfo      *mcp.Implementation `json:"io.modelcontextprotocol/clientInfo"`
-				Capabilities    *clientCapabilities `json:"io.modelcontextprotocol/clientCapabilities"`
-			} `json:"_meta"`
-		} `json:"params"`
 	}
-	// What the SDK checks before it answers: a request it would refuse
-	// for its _meta is left to it.
-	if json.Unmarshal(body, &msg) != nil || msg.JSONRPC != "2.0" || msg.Method != "server/discover" ||
-		msg.Params.Meta.ProtocolVersion != version || msg.Params.Meta.Capabilities == nil {
-		return false
-	}
-	if m := r.Header.Get("Mcp-Method"); m != "" && m != msg.Method {
+	if json.Unmarshal(body, &msg) != nil || msg.JSONRPC != "2.0" || msg.Method == "" {
 		return false
 	}
 	id, ok := requestID(msg.ID)
 	if !ok {
+		return false // a notification has no answer
+	}
+	version := r.Header.Get("Mcp-Protocol-Version")
+	var text string
+	switch {
+	case version >= sessionless:
+		text = fmt.Sprintf("method %q is not served at protocol version %q: initialize with one of %s", msg.Method, version, strings.Join(legacyVersions, ", "))
+	case !servedMethods[msg.Method]:
+		text = fmt.Sprintf("method %q not found", msg.Method)
+	default:
 		return false
 	}
-	data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: legacyVersions, Requested: version}) // always encodes
-	answer, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
-		Code:    mcp.CodeUnsupportedProtocolVersion,
-		Message: fmt.Sprintf("protocol version %q is not supported by this server", version),
-		Data:    data,
-	}})
+	answer, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: text}})
 	if err != nil {
 		return false
 	}
@@ -92,14 +97,6 @@ func refuseDiscover(w http.ResponseWriter, r *http.Request) bool {
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
 	w.Write(answer) //nolint:errcheck // the client went away
 	return true
-}
-
-// clientCapabilities is the shape the SDK decodes a sessionless client's
-// capabilities into.
-type clientCapabilities struct {
-	mcp.ClientCapabilities
-	//lint:ignore SA1019 the SDK still decodes a client's roots into this type, so the shape stays the SDK's
-	Roots *mcp.RootCapabilities `json:"roots,omitempty"`
 }
 
 // requestID is a request's id, a string or an integer; ok is false for

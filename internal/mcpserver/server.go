@@ -3,23 +3,20 @@ package mcpserver
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/loopback"
 	"github.com/evalgate/evalgate/jsonvalue"
 )
 
@@ -46,77 +43,44 @@ type Trial struct {
 	MaxDepth int
 	// MaxRequestBytes bounds one HTTP request body; 0: the SDK's default.
 	MaxRequestBytes int64
+	// Quota bounds the requests, request bytes and sessions of the
+	// trial's clients; a field left 0 takes loopback.DefaultQuota's. What
+	// goes over it is refused with 429.
+	Quota loopback.Quota
+	// WhenOver, if set, is called once, as the trial's clients first go
+	// over Quota; it must not block.
+	WhenOver func(*loopback.QuotaError)
 }
 
 // MemoryURI is the resource URI of memory seed entry i.
 func MemoryURI(i int) string { return "evalgate://memory/" + strconv.Itoa(i) }
 
-// Server is the one listener of a run, on 127.0.0.1 at a port the system
-// picks. It serves each open trial at a path of its own, 32 random bytes
-// in hex; any other path, a closed trial's included, is 404 with an empty
-// body, so one trial's address says nothing about another's.
+// Server is the one MCP listener of a run, on 127.0.0.1 at a port the
+// system picks, with the deadlines, caps and shutdown of every server
+// evalgate runs (internal/loopback). It serves each open trial at a path
+// of its own, 32 random bytes in hex; any other path, a closed trial's
+// included, is 404 with an empty body, so one trial's address says nothing
+// about another's.
 type Server struct {
-	ln   net.Listener
-	http *http.Server
-	base string // http://127.0.0.1:port/
-
-	mu     sync.Mutex
-	trials map[string]*Endpoint
+	lb   *loopback.Server
+	open sync.WaitGroup // endpoints not yet closed
 }
 
 // Listen starts a Server on a free loopback port.
 func Listen() (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	lb, err := loopback.Listen(loopback.Limits{})
 	if err != nil {
 		return nil, fmt.Errorf("could not listen for MCP clients: %w", err)
 	}
-	s := &Server{ln: ln, base: "http://" + ln.Addr().String() + "/", trials: map[string]*Endpoint{}}
-	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
-	go s.http.Serve(ln) //nolint:errcheck // ends with ErrServerClosed on Close
-	return s, nil
+	return &Server{lb: lb}, nil
 }
 
-// Close stops listening, closes the trials still open and waits for their
-// calls to end.
+// Close stops listening and closes the trials still open, without waiting
+// on any client: their requests in progress are cut off.
 func (s *Server) Close() error {
-	s.mu.Lock()
-	open := make([]*Endpoint, 0, len(s.trials))
-	for _, e := range s.trials {
-		open = append(open, e)
-	}
-	s.mu.Unlock()
-	for _, e := range open {
-		e.Close()
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return s.http.Shutdown(ctx)
-}
-
-// ServeHTTP routes a request to the trial its path names.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	token := strings.TrimPrefix(r.URL.Path, "/")
-	s.mu.Lock()
-	e := s.trials[token]
-	if e != nil {
-		e.calls.Add(1)
-	}
-	s.mu.Unlock()
-	if e == nil {
-		w.WriteHeader(http.StatusNotFound)
-		return
-	}
-	defer e.calls.Done()
-	if refuseDiscover(w, r) {
-		return
-	}
-	ctx, cancel := e.bound(r.Context())
-	defer cancel()
-	// A session the request opens keeps this context's values for its
-	// handlers (the SDK detaches only its cancellation), so they find the
-	// trial there; its handler is the trial's own, so a session is only
-	// ever reached at its trial's path.
-	e.handler.ServeHTTP(w, r.WithContext(context.WithValue(ctx, endpointKey{}, e)))
+	err := s.lb.Close()
+	s.open.Wait()
+	return err
 }
 
 // endpointKey is the context key of the Endpoint a request reached.
@@ -141,31 +105,24 @@ type Endpoint struct {
 	URL string
 
 	s       *Server
-	token   string
+	tenant  *loopback.Tenant
 	trial   Trial
 	memory  []*mcp.Resource // the resources of trial.Memory
 	handler http.Handler
-	mcp     *mcp.Server     // the toolset's, shared
-	ctx     context.Context // ends when the endpoint closes
-	cancel  context.CancelFunc
-	calls   sync.WaitGroup // HTTP requests in progress
-	next    atomic.Int64   // the number of the next call, for its trace id
+	mcp     *mcp.Server  // the toolset's, shared
+	next    atomic.Int64 // the number of the next call, for its trace id
 	once    sync.Once
 
 	mu       sync.Mutex
 	sessions []*mcp.ServerSession // opened at this endpoint, closed with it
-	ended    bool                 // no request runs any more: a session found now is closed at once
+	calls    sync.WaitGroup       // tool calls in progress, which the SDK runs apart from their requests
+	ended    bool                 // no request runs any more: a session found now is closed at once, a call refused
 }
 
 // Open serves t until the endpoint is closed or ctx ends, whichever comes
 // first. Calls in progress when ctx ends see their context end.
 func (s *Server) Open(ctx context.Context, t Trial) (*Endpoint, error) {
-	token, err := newToken()
-	if err != nil {
-		return nil, err
-	}
-	e := &Endpoint{s: s, token: token, URL: s.base + token, trial: t}
-	e.ctx, e.cancel = context.WithCancel(ctx)
+	e := &Endpoint{s: s, trial: t}
 	e.memory = make([]*mcp.Resource, len(t.Memory))
 	for i := range t.Memory {
 		n := strconv.Itoa(i)
@@ -183,35 +140,72 @@ func (s *Server) Open(ctx context.Context, t Trial) (*Endpoint, error) {
 		// rather than also to set up a session of its own (half the
 		// memory and two thirds the time of a stateless call,
 		// BenchmarkToolCall); each answer is one JSON body. The
-		// sessions and their streams end with the endpoint (Close).
+		// sessions end with the endpoint (Close).
 		JSONResponse:        true,
 		MaxRequestBodyBytes: t.MaxRequestBytes,
 	})
-	s.mu.Lock()
-	s.trials[token] = e
-	s.mu.Unlock()
-	context.AfterFunc(e.ctx, func() { e.Close() })
+	var opts []loopback.Option
+	if t.WhenOver != nil {
+		opts = append(opts, loopback.WhenOver(t.WhenOver))
+	}
+	tenant, err := s.lb.Open(ctx, http.HandlerFunc(e.serve), t.Quota, opts...)
+	if err != nil {
+		return nil, err
+	}
+	e.tenant, e.URL = tenant, tenant.URL
+	s.open.Add(1)
+	context.AfterFunc(tenant.Context(), e.Close)
 	return e, nil
 }
 
-// Close stops serving the trial: its path is 404 from now on, calls in
-// progress see their context end, the clients' sessions and streams are
-// closed, and Close returns once every request has ended.
-func (e *Endpoint) Close() {
-	e.once.Do(func() {
-		e.s.mu.Lock()
-		delete(e.s.trials, e.token)
-		e.s.mu.Unlock()
-		e.cancel()
-		// First the sessions open now, whose standalone streams would
-		// otherwise hold their requests open ...
-		e.closeSessions(false)
-	})
-	e.calls.Wait()
-	// ... then any a request in progress opened meanwhile, and any the
-	// SDK still initializes after its request has gone.
-	e.closeSessions(true)
+// serve answers one request of the trial's clients. The standalone GET
+// stream is 405: the server sends no message of its own, and a client
+// that never closes would hold it open. A request of a method or protocol
+// version the server does not serve is -32601 (refuseUnserved). A request
+// that opens a session counts against the trial's quota of sessions.
+func (e *Endpoint) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "" {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	if r.Method == http.MethodGet {
+		w.Header().Set("Allow", "POST, DELETE")
+		http.Error(w, "Method Not Allowed: this server sends no messages of its own", http.StatusMethodNotAllowed)
+		return
+	}
+	if refuseUnserved(w, r) {
+		return
+	}
+	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+		if err := e.tenant.Take(loopback.Sessions, 1); err != nil {
+			loopback.Refuse(w, err)
+			return
+		}
+	}
+	// A session the request opens keeps this context's values for its
+	// handlers (the SDK detaches only its cancellation), so they find the
+	// trial there; its handler is the trial's own, so a session is only
+	// ever reached at its trial's path.
+	e.handler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), endpointKey{}, e)))
 }
+
+// Close stops serving the trial: its path is 404 from now on, calls in
+// progress see their context end and their connections closed, and the
+// clients' sessions are closed. It returns once every request has ended,
+// and waits on no client.
+func (e *Endpoint) Close() {
+	e.tenant.Close()
+	e.closeSessions()
+	e.calls.Wait()
+	e.once.Do(e.s.open.Done)
+}
+
+// Over is the first request the trial's quota refused, nil while its
+// clients have kept to it.
+func (e *Endpoint) Over() *loopback.QuotaError { return e.tenant.Over() }
+
+// Busy reports whether a request of the trial's clients is in progress.
+func (e *Endpoint) Busy() bool { return e.tenant.Busy() }
 
 // track notes a session opened at the endpoint, for Close; once the
 // endpoint has ended it closes the session instead.
@@ -227,11 +221,14 @@ func (e *Endpoint) track(ss *mcp.ServerSession) {
 	}
 }
 
-func (e *Endpoint) closeSessions(end bool) {
+// closeSessions closes the sessions opened at the endpoint; no request
+// runs any more, so any the SDK still initializes after its request has
+// gone is closed by track, and any call it still starts is refused.
+func (e *Endpoint) closeSessions() {
 	e.mu.Lock()
 	open := e.sessions
 	e.sessions = nil
-	e.ended = e.ended || end
+	e.ended = true
 	e.mu.Unlock()
 	for _, ss := range open {
 		ss.Close()
@@ -241,16 +238,8 @@ func (e *Endpoint) closeSessions(end bool) {
 // bound is ctx, ended as well when the endpoint closes.
 func (e *Endpoint) bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
-	stop := context.AfterFunc(e.ctx, cancel)
+	stop := context.AfterFunc(e.tenant.Context(), cancel)
 	return ctx, func() { stop(); cancel() }
-}
-
-func newToken() (string, error) {
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("could not make an MCP address: %w", err)
-	}
-	return hex.EncodeToString(b[:]), nil
 }
 
 // Toolset is a list of tools made ready to serve, once for all the trials
@@ -361,14 +350,26 @@ func (e *Endpoint) readMemory(uri string) (*mcp.ReadResourceResult, error) {
 // errTooDeep refuses arguments nested deeper than the trial allows.
 var errTooDeep = errors.New("arguments nested too deeply")
 
+// errEnded refuses a call the SDK starts after its trial has ended.
+var errEnded = errors.New("the trial has ended")
+
 // call answers one tools/call from the fixtures under the suite's name.
 func (e *Endpoint) call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	t := &e.trial
 	if t.MaxDepth > 0 && jsonvalue.Depth(args) > t.MaxDepth {
 		return nil, fmt.Errorf("%w: deeper than %d levels", errTooDeep, t.MaxDepth)
 	}
-	// The SDK gives the handler a context of its own, not the request's:
-	// bound it here, so a delayed answer ends with the trial.
+	// The SDK runs the handler apart from its request, with a context of
+	// its own: Close waits for it, and it ends with the trial, so that a
+	// delayed answer is in the trace before the trace is read.
+	e.mu.Lock()
+	if e.ended {
+		e.mu.Unlock()
+		return nil, errEnded
+	}
+	e.calls.Add(1)
+	e.mu.Unlock()
+	defer e.calls.Done()
 	ctx, cancel := e.bound(ctx)
 	defer cancel()
 	id := "mcp-" + strconv.FormatInt(e.next.Add(1), 10)

@@ -3,9 +3,12 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"runtime"
 	"slices"
 	"strings"
@@ -18,6 +21,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/loopback"
 	"github.com/evalgate/evalgate/suites"
 )
 
@@ -530,4 +534,104 @@ func TestNoGoroutineLeak(t *testing.T) {
 		buf := make([]byte, 1<<20)
 		t.Errorf("%d goroutines before, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	}
+}
+
+// TestStandaloneStreamIsRefused: the standalone GET stream is 405 with
+// the methods allowed, so a client that never closes holds no request
+// open; the SDK's client goes on without it.
+func TestStandaloneStreamIsRefused(t *testing.T) {
+	_, e, _ := openTrial(t)
+	cs := connect(t, e.URL)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, e.URL, nil)
+	assert.NilError(t, err)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Mcp-Protocol-Version", cs.InitializeResult().ProtocolVersion)
+	resp, err := http.DefaultClient.Do(req)
+	assert.NilError(t, err)
+	resp.Body.Close()
+	assert.Check(t, is.Equal(resp.StatusCode, http.StatusMethodNotAllowed))
+	assert.Check(t, is.Equal(resp.Header.Get("Allow"), "POST, DELETE"))
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "notes.read", Arguments: map[string]any{}})
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(text(res), "a note of ann"))
+}
+
+// TestHeldRequestEndsWithTheTrial: a client sends 10 of the 1,000 body
+// bytes it announced and waits; the trial's end cuts the request off at
+// once, well before the server's read deadline.
+func TestHeldRequestEndsWithTheTrial(t *testing.T) {
+	_, e, _ := openTrial(t)
+	u, err := url.Parse(e.URL)
+	assert.NilError(t, err)
+	c, err := net.Dial("tcp", u.Host)
+	assert.NilError(t, err)
+	defer c.Close()
+	_, err = fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"", u.Path, u.Host)
+	assert.NilError(t, err)
+	for !e.Busy() {
+		time.Sleep(time.Millisecond)
+	}
+	closed := make(chan struct{})
+	go func() { e.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(time.Minute):
+		t.Fatal("the trial's end waited on the client")
+	}
+	assert.NilError(t, c.SetReadDeadline(time.Now().Add(time.Minute)))
+	_, err = io.Copy(io.Discard, c)
+	ne, ok := errors.AsType[net.Error](err)
+	assert.Check(t, !ok || !ne.Timeout(), "the connection was left open: %v", err)
+}
+
+// TestSessionQuota: a client that opens session after session is refused
+// past the trial's quota, with 429 and before the SDK sets a session up;
+// the trial learns of it once, and another trial keeps its own quota.
+func TestSessionQuota(t *testing.T) {
+	srv, err := Listen()
+	assert.NilError(t, err)
+	defer srv.Close()
+	f := testFixtures("ann")
+	var over []*loopback.QuotaError
+	var mu sync.Mutex
+	trial := testTrial(fixtures.NewSession(f, fixtures.Options{}), f)
+	trial.Quota = loopback.Quota{Sessions: 3}
+	trial.WhenOver = func(e *loopback.QuotaError) {
+		mu.Lock()
+		defer mu.Unlock()
+		over = append(over, e)
+	}
+	e, err := srv.Open(t.Context(), trial)
+	assert.NilError(t, err)
+	defer e.Close()
+	other, err := srv.Open(t.Context(), Trial{Tools: testTools, Answer: fixtures.NewSession(f, fixtures.Options{}), Quota: loopback.Quota{Sessions: 3}})
+	assert.NilError(t, err)
+	defer other.Close()
+
+	initialize := func(url string) int {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		assert.NilError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		assert.NilError(t, err)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for range 3 {
+		assert.Check(t, is.Equal(initialize(e.URL), http.StatusOK))
+	}
+	for range 3 {
+		assert.Check(t, is.Equal(initialize(e.URL), http.StatusTooManyRequests))
+	}
+	assert.Check(t, is.Len(slices.Collect(e.mcp.Sessions()), 3))
+	assert.Assert(t, e.Over() != nil)
+	assert.Check(t, is.Equal(e.Over().Resource, loopback.Sessions))
+	mu.Lock()
+	assert.Check(t, is.Len(over, 1))
+	mu.Unlock()
+	assert.Check(t, is.Equal(initialize(other.URL), http.StatusOK))
+	assert.Check(t, other.Over() == nil)
 }
