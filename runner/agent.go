@@ -117,6 +117,9 @@ type Outcome struct {
 	// run looks like (not found, a missing script, an interpreter error).
 	// Run stops with a *CannotRunError when the first trials are all mute.
 	Mute string
+	// Wrote is how many bytes of output a plain agent wrote, also when it
+	// did not finish (a timeout after its answer).
+	Wrote int
 	// LinesAfterFinal counts the lines the agent wrote after its final (or
 	// error) line, usage lines aside: they are ignored, and reported.
 	LinesAfterFinal int

@@ -14,7 +14,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/evalgate/evalgate/internal/loopback"
 	"github.com/evalgate/evalgate/internal/mcpserver"
+	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
 )
 
@@ -47,17 +49,24 @@ type MCP struct {
 var _ Agent = (*MCP)(nil)
 
 // Run runs one trial of the wrapped agent with its MCP endpoint open.
+// A client that goes over the trial's quota (mcpQuota) ends the trial
+// there, as an output-too-large error; an agent that answered and then
+// idled until the timeout is told so.
 func (m *MCP) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
 	m.once.Do(m.start)
 	if m.err != nil {
 		return &Outcome{Fatal: m.err}
 	}
+	ctx, end := context.WithCancel(ctx)
+	defer end()
 	e, err := m.srv.Open(ctx, mcpserver.Trial{
 		Tools:           m.served(req.Tools),
 		Memory:          req.Memory,
 		Answer:          tools,
 		MaxDepth:        MaxDepth,
 		MaxRequestBytes: DefaultMaxLineBytes,
+		Quota:           mcpQuota,
+		WhenOver:        func(*loopback.QuotaError) { end() },
 	})
 	if err != nil {
 		return &Outcome{Fatal: err}
@@ -70,8 +79,34 @@ func (m *MCP) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
 	defer os.Remove(cfg)
 	r := *req
 	r.Env = append(slices.Clip(req.Env), EnvMCPURL+"="+e.URL, EnvMCPConfig+"="+cfg)
-	return m.Agent.Run(ctx, &r, tools)
+	// Whether a request was in progress as the trial's context ended,
+	// noted before the agent's end cuts its requests off.
+	var busy bool
+	noted := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() { busy = e.Busy(); close(noted) })
+	out := m.Agent.Run(ctx, &r, tools)
+	if stop() {
+		close(noted) // the agent ended before its context
+	}
+	<-noted
+	e.Close()
+	if over := e.Over(); over != nil {
+		return &Outcome{
+			Err:    &AgentError{Kind: results.ErrOutputTooLarge, Message: "the agent's MCP client went over its trial's quota of " + over.Quota()},
+			Usage:  out.Usage,
+			Stderr: out.Stderr,
+		}
+	}
+	if out.Err != nil && out.Err.Kind == results.ErrTimeout && out.Wrote > 0 && !busy {
+		out.Err.Message += fmt.Sprintf(": answered (%s), then did not exit; end the program once its answer is written (an MCP client left open can keep it running)", countText(out.Wrote, "byte", "bytes"))
+	}
+	return out
 }
+
+// mcpQuota is what the clients of one trial may send: as many bytes as an
+// evalgate/1 agent may write, and loopback's default numbers of requests
+// and sessions.
+var mcpQuota = loopback.Quota{Bytes: DefaultMaxOutputBytes}
 
 func (m *MCP) start() {
 	m.dir, m.err = configDir(memoryDirs())

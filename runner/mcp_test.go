@@ -35,6 +35,10 @@ type mcpTestInput struct {
 	Memory  bool   `json:"memory"`  // read evalgate://memory/0 and answer with it
 	Quiet   bool   `json:"quiet"`   // answer "done" instead of the results, as the "tools" agent does
 	URLFile string `json:"urlFile"` // write EVALGATE_MCP_URL there, then hang
+	// Sessions is how many more sessions to open, a client each, before
+	// the calls: past its quota the agent is stopped.
+	Sessions int  `json:"sessions"`
+	Linger   bool `json:"linger"` // answer, then keep the client open and idle
 }
 
 // mcpTestAgent is the agent side of the MCP tests: "mcp-exec" reads an
@@ -92,6 +96,11 @@ func mcpTestAgent(behaviour string, in *bufio.Reader) int {
 		return 6
 	}
 	defer cs.Close()
+	for range input.Sessions {
+		if more, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil); err == nil {
+			defer more.Close()
+		}
+	}
 	var out []any
 	for _, call := range input.Call {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.Name, Arguments: call.Arguments})
@@ -117,6 +126,9 @@ func mcpTestAgent(behaviour string, in *bufio.Reader) int {
 		answer("done")
 	default:
 		answer(out)
+	}
+	if input.Linger {
+		time.Sleep(time.Hour)
 	}
 	return 0
 }
@@ -256,6 +268,40 @@ func TestMCPEndsWithTheTrial(t *testing.T) {
 	entries, err := os.ReadDir(m.dir)
 	assert.NilError(t, err)
 	assert.Check(t, is.Len(entries, 0), "the trial's config file is removed")
+}
+
+// TestMCPQuota: an agent that opens session after session goes over its
+// trial's quota, which ends the trial there, long before its timeout, as
+// an output-too-large error that says which quota.
+func TestMCPQuota(t *testing.T) {
+	m := &MCP{Agent: &Plain{Command: testAgentExec("mcp-plain", nil).Command, Env: testAgentExec("mcp-plain", nil).Env}}
+	defer m.Close()
+	req := testRequest(`{"sessions": 1000, "quiet": true}`)
+	req.Timeout = time.Hour
+	ctx, cancel := context.WithTimeout(t.Context(), req.Timeout)
+	defer cancel()
+	out := m.Run(ctx, req, fixtures.NewSession(nil, fixtures.Options{}))
+	assert.Assert(t, out.Err != nil, "%s", out.Output)
+	assert.Check(t, is.Equal(out.Err.Kind, results.ErrOutputTooLarge))
+	assert.Check(t, is.Equal(out.Err.Message, "the agent's MCP client went over its trial's quota of 100 sessions"))
+	assert.Check(t, out.Output == nil)
+}
+
+// TestMCPAnsweredThenIdle: a plain agent that answers and then idles
+// with its client open until the timeout is told so.
+func TestMCPAnsweredThenIdle(t *testing.T) {
+	m := &MCP{Agent: &Plain{Command: testAgentExec("mcp-plain", nil).Command, Env: testAgentExec("mcp-plain", nil).Env}}
+	defer m.Close()
+	req := testRequest(`{"quiet": true, "linger": true, "call": [{"name": "rm", "arguments": {}}]}`)
+	req.Timeout = 2 * time.Second
+	ctx, cancel := context.WithTimeout(t.Context(), req.Timeout)
+	defer cancel()
+	sess := fixtures.NewSession(nil, fixtures.Options{})
+	out := m.Run(ctx, req, sess)
+	assert.Assert(t, out.Err != nil, "%s", out.Output)
+	assert.Check(t, is.Equal(out.Err.Kind, results.ErrTimeout))
+	assert.Check(t, is.Equal(out.Err.Message, "timed out after 2s: answered (4 bytes), then did not exit; end the program once its answer is written (an MCP client left open can keep it running)"))
+	assert.Check(t, is.Len(sess.Trace(), 1))
 }
 
 func TestMCPTools(t *testing.T) {

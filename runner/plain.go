@@ -78,7 +78,7 @@ func (pl *Plain) Run(ctx context.Context, req *Request, _ Tools) *Outcome {
 		return notStarted(ctx, req, err)
 	}
 
-	out := &Outcome{Stderr: p.Stderr()}
+	out := &Outcome{Stderr: p.Stderr(), Wrote: buf.Len()}
 	switch {
 	case errors.Is(err, process.ErrOutputTooLarge):
 		out.Err = &AgentError{Kind: results.ErrOutputTooLarge, Message: fmt.Sprintf("the agent wrote more than %d bytes", limit)}
