@@ -284,8 +284,15 @@ type Metadata struct {
 	Category      string `json:"category,omitempty"`
 }
 
+// UndeclaredTool is the name under which a trial's ToolUse counts the
+// calls of tools that neither the suite's tools nor the task's fixtures
+// name: the agent chose those names, and results hold no text of the
+// agent's.
+const UndeclaredTool = "(undeclared)"
+
 // ToolUse is what one tool saw in one trial, content-free: counts only,
-// never arguments or results.
+// never arguments or results. Name is the suite's name of the tool, or
+// UndeclaredTool.
 type ToolUse struct {
 	Name  string `json:"name"`
 	Calls int    `json:"calls"`

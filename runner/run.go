@@ -539,7 +539,7 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 		AgentCostUsd: out.Usage.CostUsd,
 		Tokens:       results.Tokens{Input: out.Usage.InputTokens, Output: out.Usage.OutputTokens},
 		ToolCalls:    len(rec.Trace),
-		Tools:        toolUse(rec.Trace, s.Tools),
+		Tools:        toolUse(rec.Trace, s.Tools, s.TaskFixtures(t)),
 		Checks:       []results.Check{},
 		Findings:     sess.Findings(),
 
@@ -935,26 +935,40 @@ func idempotent(keys []string) *bool {
 // toolUse counts a trial's calls per tool, sorted by tool name. Two calls
 // are the same call when their names are equal and their arguments are
 // equal as JSON values (key order and number spelling aside). Repeats of
-// a tool that tools declares sideEffect are duplicate side effects.
-func toolUse(trace []fixtures.Call, tools []suites.Tool) []results.ToolUse {
+// a tool that tools declares sideEffect are duplicate side effects. A
+// tool that neither tools nor the trial's fixtures name is counted under
+// results.UndeclaredTool: its name is the agent's text, which results
+// never hold (docs/security.md).
+func toolUse(trace []fixtures.Call, tools []suites.Tool, fx *suites.Fixtures) []results.ToolUse {
 	if len(trace) == 0 {
 		return nil
 	}
 	sideEffect := map[string]bool{}
+	declared := map[string]bool{}
 	for _, t := range tools {
+		declared[t.Name] = true
 		if t.SideEffect {
 			sideEffect[t.Name] = true
+		}
+	}
+	if fx != nil {
+		for _, r := range fx.ToolResponses {
+			declared[r.Tool] = true
 		}
 	}
 	index := map[string]int{}
 	same := map[string]int{}
 	var out []results.ToolUse
 	for _, c := range trace {
-		i, ok := index[c.Name]
+		name := c.Name
+		if !declared[name] {
+			name = results.UndeclaredTool
+		}
+		i, ok := index[name]
 		if !ok {
 			i = len(out)
-			index[c.Name] = i
-			out = append(out, results.ToolUse{Name: c.Name})
+			index[name] = i
+			out = append(out, results.ToolUse{Name: name})
 		}
 		u := &out[i]
 		u.Calls++

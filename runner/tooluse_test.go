@@ -50,6 +50,21 @@ func TestToolUse(t *testing.T) {
 			},
 		},
 		{
+			// Names the agent chose are counted under one placeholder,
+			// their repeats still told apart by name.
+			"undeclared tools",
+			[]fixtures.Call{
+				call("x\n::error::forged\x1b[31m<script>", `{}`, -1, true),
+				call("rm", `{}`, -1, true),
+				call("rm", `{}`, -1, true),
+				call("fixtured", `{}`, 0, false),
+			},
+			[]results.ToolUse{
+				{Name: results.UndeclaredTool, Calls: 3, Errors: 3, Repeats: 1, MaxSame: 2},
+				{Name: "fixtured", Calls: 1, Matched: 1, MaxSame: 1},
+			},
+		},
+		{
 			// "refund" is declared sideEffect: its repeats are duplicate side effects.
 			"side effects and schema violations",
 			[]fixtures.Call{
@@ -65,10 +80,11 @@ func TestToolUse(t *testing.T) {
 			},
 		},
 	}
-	tools := []suites.Tool{{Name: "refund", SideEffect: true}, {Name: "search"}}
+	tools := []suites.Tool{{Name: "refund", SideEffect: true}, {Name: "search"}, {Name: "lookup"}}
+	fx := &suites.Fixtures{ToolResponses: []suites.ToolResponse{{Tool: "fetch"}, {Tool: "fixtured"}}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.DeepEqual(t, toolUse(tt.trace, tools), tt.want)
+			assert.DeepEqual(t, toolUse(tt.trace, tools, fx), tt.want)
 		})
 	}
 }
