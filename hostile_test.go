@@ -209,7 +209,7 @@ func hostileCases() []hostileCase {
 			env:      map[string]string{"HOSTILE_SLEEP": "300"},
 			wantExit: 130, outputs: true,
 		},
-	}, hostileInputCases()...)
+	}, append(hostileInputCases(), hostileMcpCases()...)...)
 }
 
 // runHostile runs one case in a copy of the corpus.
