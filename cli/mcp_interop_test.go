@@ -36,48 +36,76 @@ func TestMCPInteropWithTheTypeScriptSDK(t *testing.T) {
 	}
 	example, err := filepath.Abs(mcpExample)
 	assert.NilError(t, err)
-	twin, err := filepath.Abs(filepath.Join(testdata, "mcp", "evalgate1.mjs"))
-	assert.NilError(t, err)
-
-	type trial struct {
-		res   results.Trial
-		trace []fixtures.Call
-	}
-	run := func(t *testing.T, agent string) trial {
-		t.Helper()
-		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{"evalgate.yaml": "suites: [" + filepath.Join(example, "evals") + "]\n" + agent})
-		r := runCLI(t, dir, nil, "run", "--transcripts")
-		assert.Assert(t, r.code == ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-		run := regrReadRun(t, filepath.Join(dir, "evalgate-out"))
-		files, err := filepath.Glob(filepath.Join(dir, "evalgate-out", "transcripts", "*", "*.json"))
-		assert.NilError(t, err)
-		assert.Assert(t, is.Len(files, 1))
-		var tx struct {
-			ToolCalls []fixtures.Call `json:"toolCalls"`
-		}
-		assert.NilError(t, json.Unmarshal([]byte(regrReadFile(t, files[0])), &tx))
-		return trial{res: run.Suites[0].Tasks[0].Trials[0], trace: tx.ToolCalls}
-	}
-	want := run(t, "agent:\n  exec: [node, "+twin+"]\n")
+	want := runMCPInterop(t, "agent:\n  exec: [node, "+mcpTwin(t)+"]\n")
 	assert.Assert(t, want.res.Passed)
 	assert.Assert(t, is.Len(want.trace, 2))
 
+	neverClose, err := filepath.Abs(filepath.Join(testdata, "mcp", "never-close.mjs"))
+	assert.NilError(t, err)
+	stdioEnv := "  env:\n    EVALGATE_BIN: " + os.Args[0] + "\n    " + asEvalgate + ": '1'\n"
+	for _, tc := range []struct{ name, agent string }{
+		{name: "streamable HTTP", agent: "agent:\n  plain: [node, " + filepath.Join(example, "agent.mjs") + "]\n  mcp: true\n"},
+		{name: "evalgate mcp stdio", agent: "agent:\n  plain: [node, " + filepath.Join(example, "agent.mjs") + ", --stdio]\n  mcp: true\n" + stdioEnv},
+		// The client is never closed: the agent still ends once its answer
+		// is written, as the server holds no stream of it open.
+		{name: "never closed", agent: "agent:\n  plain: [node, --import, " + neverClose + ", " + filepath.Join(example, "agent.mjs") + "]\n  mcp: true\n  env:\n    NEVER_CLOSE: sdk\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want.same(t, runMCPInterop(t, tc.agent))
+		})
+	}
+}
+
+// mcpTrial is what an interop test compares of the one trial of the
+// example's suite: its result and its trace.
+type mcpTrial struct {
+	res   results.Trial
+	trace []fixtures.Call
+}
+
+// same checks got made the calls of m over MCP, with the same trace (ids
+// and times aside), checks and findings.
+func (m mcpTrial) same(t *testing.T, got mcpTrial) {
+	t.Helper()
 	same := cmp.Options{
 		cmpopts.IgnoreFields(fixtures.Call{}, "ID", "StartMs", "DurationMs"),
 		cmpopts.IgnoreFields(results.Trial{}, "LatencyMs"),
 		cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) }),
 	}
-	stdioEnv := "  env:\n    EVALGATE_BIN: " + os.Args[0] + "\n    " + asEvalgate + ": '1'\n"
-	for _, tc := range []struct{ name, agent string }{
-		{name: "streamable HTTP", agent: "agent:\n  plain: [node, " + filepath.Join(example, "agent.mjs") + "]\n  mcp: true\n"},
-		{name: "evalgate mcp stdio", agent: "agent:\n  plain: [node, " + filepath.Join(example, "agent.mjs") + ", --stdio]\n  mcp: true\n" + stdioEnv},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := run(t, tc.agent)
-			assert.Check(t, is.DeepEqual(got.res, want.res, same...))
-			assert.Check(t, is.DeepEqual(got.trace, want.trace, same...))
-			assert.Check(t, strings.HasPrefix(got.trace[0].ID, "mcp-"), "the call came over MCP: %s", got.trace[0].ID)
-		})
+	assert.Check(t, is.DeepEqual(got.res, m.res, same...))
+	assert.Check(t, is.DeepEqual(got.trace, m.trace, same...))
+	if assert.Check(t, len(got.trace) > 0) {
+		assert.Check(t, strings.HasPrefix(got.trace[0].ID, "mcp-"), "the call came over MCP: %s", got.trace[0].ID)
 	}
+}
+
+// mcpTwin is the example agent's twin over evalgate/1.
+func mcpTwin(t *testing.T) string {
+	t.Helper()
+	twin, err := filepath.Abs(filepath.Join(testdata, "mcp", "evalgate1.mjs"))
+	assert.NilError(t, err)
+	return twin
+}
+
+// mcpExampleSuites is the example's suite folder, found before any test
+// changes the working folder.
+var mcpExampleSuites, _ = filepath.Abs(filepath.Join(mcpExample, "evals"))
+
+// runMCPInterop runs the example's suite with the agent lines of
+// evalgate.yaml given, which must pass, and returns its one trial.
+func runMCPInterop(t *testing.T, agent string) mcpTrial {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"evalgate.yaml": "suites: [" + mcpExampleSuites + "]\n" + agent})
+	r := runCLI(t, dir, nil, "run", "--transcripts")
+	files, err := filepath.Glob(filepath.Join(dir, "evalgate-out", "transcripts", "*", "*.json"))
+	assert.NilError(t, err)
+	assert.Assert(t, is.Len(files, 1), "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Assert(t, r.code == ExitPass, "stdout:\n%s\nstderr:\n%s\ntranscript:\n%s", r.stdout, r.stderr, regrReadFile(t, files[0]))
+	run := regrReadRun(t, filepath.Join(dir, "evalgate-out"))
+	var tx struct {
+		ToolCalls []fixtures.Call `json:"toolCalls"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(regrReadFile(t, files[0])), &tx))
+	return mcpTrial{res: run.Suites[0].Tasks[0].Trials[0], trace: tx.ToolCalls}
 }
