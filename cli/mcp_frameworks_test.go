@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -34,14 +33,9 @@ const mcpFrameworks = "../examples/mcp-frameworks"
 // unless EVALGATE_REQUIRE_MCP_FRAMEWORKS=1 (CI installs them) makes that a
 // failure.
 func TestMCPInteropWithFrameworks(t *testing.T) {
+	requireInstalled(t, "the MCP frameworks", mcpFrameworks, filepath.Join("node_modules", ".bin", "node"), "EVALGATE_REQUIRE_MCP_FRAMEWORKS")
 	node, err := filepath.Abs(filepath.Join(mcpFrameworks, "node_modules", ".bin", "node"))
 	assert.NilError(t, err)
-	if _, err := os.Stat(node); err != nil {
-		if os.Getenv("EVALGATE_REQUIRE_MCP_FRAMEWORKS") == "1" {
-			t.Fatalf("the MCP frameworks are not installed (run %s/install.sh): %v", mcpFrameworks, err)
-		}
-		t.Skipf("the MCP frameworks are not installed; run %s/install.sh", mcpFrameworks)
-	}
 	frameworks, err := filepath.Abs(mcpFrameworks)
 	assert.NilError(t, err)
 	want := runMCPInterop(t, "agent:\n  exec: [node, "+mcpTwin(t)+"]\n")
@@ -111,10 +105,15 @@ func (m *standInModel) requests() int {
 	return m.n
 }
 
-var (
-	standInStatus = regexp.MustCompile(`status\\*"\s*:\s*\\*"([^"\\]+)`)
-	standInTier   = regexp.MustCompile(`tier\\*"\s*:\s*\\*"([^"\\]+)`)
-)
+// standInField finds the string value of a JSON member in a message's
+// content as it came, whether the member is in a string (escaped) or a
+// text part.
+func standInField(name, content string) string {
+	if m := regexp.MustCompile(name + `\\*"\s*:\s*\\*"([^"\\]+)`).FindStringSubmatch(content); m != nil {
+		return m[1]
+	}
+	return ""
+}
 
 func (m *standInModel) complete(w http.ResponseWriter, r *http.Request) {
 	m.mu.Lock()
@@ -151,30 +150,25 @@ func (m *standInModel) complete(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"no crm tool with an orderId in its schema was offered"}}`, http.StatusBadRequest)
 		return
 	}
-	var input struct {
-		OrderID  string `json:"orderId"`
-		Replaces string `json:"replaces"`
-	}
+	var input, instructions string
 	var results []string
-	instructions := ""
 	for _, msg := range req.Messages {
-		text := messageText(msg.Content)
 		switch msg.Role {
 		case "user":
-			_ = json.Unmarshal([]byte(text), &input)
+			input += string(msg.Content)
 		case "system", "developer":
-			instructions += text
+			instructions += string(msg.Content)
 		case "tool":
-			results = append(results, text)
+			results = append(results, string(msg.Content))
 		}
 	}
 	message := map[string]any{"role": "assistant"}
 	finish := "tool_calls"
 	switch len(results) {
 	case 0, 1:
-		order := input.OrderID
+		order := standInField("orderId", input)
 		if len(results) == 1 {
-			order = input.Replaces
+			order = standInField("replaces", input)
 		}
 		args, _ := json.Marshal(map[string]string{"orderId": order})
 		message["content"] = nil
@@ -183,15 +177,9 @@ func (m *standInModel) complete(w http.ResponseWriter, r *http.Request) {
 			"function": map[string]string{"name": lookup, "arguments": string(args)},
 		}}
 	default:
-		answer := map[string]string{"status": "unknown", "replaced": "found", "tier": "unknown"}
-		if s := standInStatus.FindStringSubmatch(results[0]); s != nil {
-			answer["status"] = s[1]
-		}
+		answer := map[string]string{"status": standInField("status", results[0]), "replaced": "found", "tier": standInField("tier", instructions)}
 		if strings.Contains(results[1], "order not found") {
 			answer["replaced"] = "order not found"
-		}
-		if s := standInTier.FindStringSubmatch(instructions); s != nil {
-			answer["tier"] = s[1]
 		}
 		b, _ := json.Marshal(answer)
 		message["content"] = string(b)
@@ -222,24 +210,4 @@ func (m *standInModel) complete(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "data: %s\n\n", b)
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
-}
-
-// messageText is a chat message's content as text: a string as it is,
-// text parts joined, anything else as its JSON.
-func messageText(content json.RawMessage) string {
-	var s string
-	if json.Unmarshal(content, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(content, &parts) == nil {
-		var b strings.Builder
-		for _, p := range parts {
-			b.WriteString(p.Text)
-		}
-		return b.String()
-	}
-	return string(content)
 }

@@ -28,12 +28,7 @@ const mcpExample = "../examples/mcp-agent"
 // calls made over evalgate/1. Without the SDK installed the test skips,
 // unless EVALGATE_REQUIRE_MCP_SDK=1 (CI installs it) makes that a failure.
 func TestMCPInteropWithTheTypeScriptSDK(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(mcpExample, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		if os.Getenv("EVALGATE_REQUIRE_MCP_SDK") == "1" {
-			t.Fatalf("the MCP TypeScript SDK is not installed (run %s/install.sh): %v", mcpExample, err)
-		}
-		t.Skipf("the MCP TypeScript SDK is not installed; run %s/install.sh", mcpExample)
-	}
+	requireInstalled(t, "the MCP TypeScript SDK", mcpExample, filepath.Join("node_modules", "@modelcontextprotocol", "sdk", "package.json"), "EVALGATE_REQUIRE_MCP_SDK")
 	example, err := filepath.Abs(mcpExample)
 	assert.NilError(t, err)
 	want := runMCPInterop(t, "agent:\n  exec: [node, "+mcpTwin(t)+"]\n")
@@ -53,6 +48,21 @@ func TestMCPInteropWithTheTypeScriptSDK(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			want.same(t, runMCPInterop(t, tc.agent))
 		})
+	}
+}
+
+// requireInstalled skips t unless file, under dir, which dir's install.sh
+// installs, is there; with require set to 1 in the environment (CI installs
+// it) its absence is a failure instead.
+func requireInstalled(t *testing.T, what, dir, file, require string) {
+	t.Helper()
+	_, err := os.Stat(filepath.Join(dir, file))
+	switch {
+	case err == nil:
+	case os.Getenv(require) == "1":
+		t.Fatalf("%s is not installed (run %s/install.sh): %v", what, dir, err)
+	default:
+		t.Skipf("%s is not installed; run %s/install.sh", what, dir)
 	}
 }
 

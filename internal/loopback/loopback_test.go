@@ -342,12 +342,10 @@ func TestConnectionCap(t *testing.T) {
 			accepted <- c
 		}
 	}()
-	var clients []net.Conn
 	for range 3 {
 		c, err := net.Dial("tcp", inner.Addr().String())
 		assert.NilError(t, err)
 		defer c.Close()
-		clients = append(clients, c)
 	}
 	first := <-accepted
 	<-accepted
