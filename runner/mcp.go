@@ -30,7 +30,7 @@ const (
 var mcpToolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // MCP serves each trial's tools and memory over the Model Context Protocol
-// to the exec or plain agent it wraps (DESIGN §13). Every trial gets an
+// to the exec or plain agent it wraps (docs/mcp.md). Every trial gets an
 // endpoint of its own on one loopback listener, answered by the trial's
 // Tools exactly as tool_call lines are, and closed when the trial ends;
 // the agent finds it in EVALGATE_MCP_URL and EVALGATE_MCP_CONFIG. The
