@@ -503,8 +503,8 @@ func TestBridge(t *testing.T) {
 }
 
 // TestNoGoroutineLeak ends trials whose clients are still connected, with
-// their standalone streams open: once the server closes, nothing of the
-// trials runs on.
+// their sessions open: once the server closes, nothing of the trials runs
+// on.
 func TestNoGoroutineLeak(t *testing.T) {
 	before := runtime.NumGoroutine()
 	srv, err := Listen()
