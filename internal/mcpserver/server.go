@@ -45,7 +45,7 @@ type Trial struct {
 	MaxRequestBytes int64
 	// Quota bounds the requests, request bytes and sessions of the
 	// trial's clients; a field left 0 takes loopback.DefaultQuota's. What
-	// goes over it is refused with 429.
+	// goes over it is refused: 429 for a request or a session.
 	Quota loopback.Quota
 	// WhenOver, if set, is called once, as the trial's clients first go
 	// over Quota; it must not block.
