@@ -34,7 +34,6 @@ func hostileMcpCases() []hostileCase {
 				res := readOut(t, dir, "results.json")
 				assert.Check(t, is.Contains(res, `"errorKind": "output-too-large"`))
 				assert.Check(t, is.Contains(res, "quota of 100 sessions"))
-				assert.Check(t, r.maxRSSKiB < 128<<10, "peak RSS %d KiB", r.maxRSSKiB)
 			},
 		},
 		{
