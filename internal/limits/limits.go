@@ -32,6 +32,12 @@ const (
 	// instructions, megabytes of memory, and matches a megabyte of text
 	// in over a minute.
 	RegexSize = 1000
+	// RegexCost bounds one match of a regular expression against a text:
+	// the instructions of its compiled program times the bytes of the
+	// text, the most steps matching can take. A 1,000-instruction program
+	// steps through a megabyte in 10 to 40 seconds on a busy machine; this
+	// is a few seconds' worth, and a 20-instruction pattern over 13 MB.
+	RegexCost = 1 << 28
 )
 
 // Error is a value over one of the caps; Message says which.
