@@ -16,6 +16,7 @@ package jsonpatch
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -53,7 +54,10 @@ type Error struct {
 	// Failed is true for a test operation whose value differs: the
 	// precondition did not hold, the patch itself is sound.
 	Failed bool
-	Reason string
+	// TooLarge is true for an operation that would take the document
+	// past the limit of ApplyWithin.
+	TooLarge bool
+	Reason   string
 }
 
 func (e *Error) Error() string {
@@ -71,18 +75,53 @@ func quotePointer(p string) string {
 // is atomic: doc itself is never modified, and when an operation fails no
 // operation takes effect and the error is an *Error.
 func Apply(doc any, ops []Op) (any, error) {
+	return ApplyWithin(doc, ops, -1)
+}
+
+// ApplyWithin is Apply for a document that may be at most limit bytes
+// as JSON (jsonvalue.Size); no limit when it is negative. An operation
+// that would take the document past the limit fails with an *Error
+// whose TooLarge is set, and none takes effect. The count follows each
+// operation, what it adds and what it drops, so it costs what the values
+// it adds and drops cost to read; an operation is measured once it is
+// applied, and may at most double the document.
+func ApplyWithin(doc any, ops []Op, limit int64) (any, error) {
 	if len(ops) == 0 {
 		return doc, nil
+	}
+	var size int64
+	if limit >= 0 {
+		size = jsonvalue.Size(doc, math.MaxInt64)
 	}
 	out := Clone(doc)
 	for i, op := range ops {
 		var e *Error
-		if out, e = apply(out, op); e != nil {
+		var ch change
+		if out, e = apply(out, op, &ch); e != nil {
 			e.Index = i
 			return doc, e
 		}
+		if limit < 0 {
+			continue
+		}
+		if ch.added != nil {
+			size += jsonvalue.Size(*ch.added, math.MaxInt64)
+		}
+		if ch.dropped != nil {
+			size -= jsonvalue.Size(*ch.dropped, math.MaxInt64)
+		}
+		if size > limit {
+			return doc, &Error{Index: i, Op: op.Op, Path: op.Path, TooLarge: true,
+				Reason: fmt.Sprintf("the document would grow past %d bytes", limit)}
+		}
 	}
 	return out, nil
+}
+
+// change is what one operation put into a document and took out of it,
+// a value moved within it aside: ApplyWithin counts it.
+type change struct {
+	added, dropped *any
 }
 
 // Clone returns a deep copy of a decoded JSON value.
@@ -193,7 +232,7 @@ func prefix(toks []string, n int) string {
 	return b.String()
 }
 
-func apply(doc any, op Op) (any, *Error) {
+func apply(doc any, op Op, ch *change) (any, *Error) {
 	fail := func(format string, args ...any) *Error {
 		return &Error{Op: op.Op, Path: op.Path, Reason: fmt.Sprintf(format, args...)}
 	}
@@ -202,15 +241,16 @@ func apply(doc any, op Op) (any, *Error) {
 		return doc, fail("%v", err)
 	}
 	switch op.Op {
-	case Add:
-		return put(doc, toks, Clone(op.Value), true, fail)
-	case Replace:
-		return put(doc, toks, Clone(op.Value), false, fail)
+	case Add, Replace:
+		v := Clone(op.Value)
+		ch.added = &v
+		return put(doc, toks, v, op.Op == Add, fail, ch)
 	case Remove:
 		if toks == nil {
 			return doc, fail("the whole document cannot be removed")
 		}
-		_, doc, e := take(doc, toks, fail)
+		got, doc, e := take(doc, toks, fail)
+		ch.dropped = &got
 		return doc, e
 	case Test:
 		got, err := Get(doc, op.Path)
@@ -238,6 +278,7 @@ func apply(doc any, op Op) (any, *Error) {
 				return doc, fail("from: %v", err)
 			}
 			v = Clone(got)
+			ch.added = &v
 		} else {
 			if op.From == op.Path {
 				if _, err := Get(doc, op.From); err != nil {
@@ -254,22 +295,28 @@ func apply(doc any, op Op) (any, *Error) {
 				return doc, e
 			}
 		}
-		return put(doc, toks, v, true, fail)
+		return put(doc, toks, v, true, fail, ch)
 	}
 	return doc, fail("unknown operation; expected one of %s", strings.Join(Ops, ", "))
 }
 
 // put sets the value at toks: add (insert into an array, create or set a
-// member) or replace (the target must exist). It returns the new document.
-func put(doc any, toks []string, v any, add bool, fail func(string, ...any) *Error) (any, *Error) {
+// member) or replace (the target must exist). It returns the new document
+// and records in ch the value it replaced.
+func put(doc any, toks []string, v any, add bool, fail func(string, ...any) *Error, ch *change) (any, *Error) {
 	if toks == nil {
+		ch.dropped = &doc
 		return v, nil
 	}
 	return edit(doc, toks, fail, func(parent any, last string) (any, *Error) {
 		switch x := parent.(type) {
 		case map[string]any:
-			if _, ok := x[last]; !ok && !add {
+			old, ok := x[last]
+			if !ok && !add {
 				return parent, fail("no value at %s", quotePointer(prefix(toks, len(toks))))
+			}
+			if ok {
+				ch.dropped = &old
 			}
 			x[last] = v
 			return x, nil
@@ -291,6 +338,8 @@ func put(doc any, toks []string, v any, add bool, fail func(string, ...any) *Err
 			if !ok {
 				return parent, fail("no value at %s", quotePointer(prefix(toks, len(toks))))
 			}
+			old := x[i]
+			ch.dropped = &old
 			x[i] = v
 			return x, nil
 		}

@@ -2,9 +2,11 @@ package jsonpatch
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/evalgate/evalgate/jsonvalue"
 )
@@ -143,4 +145,44 @@ func FuzzApply(f *testing.F) {
 		}
 		_ = jsonvalue.Canonical(got)
 	})
+}
+
+// TestApplyWithin: a patch that would take the document past its limit
+// fails whole, and what an operation replaces or removes is counted out.
+func TestApplyWithin(t *testing.T) {
+	doc := `{"a":["xxxxxxxx"],"b":"yyyyyyyyyyyyyyyy"}` // 41 bytes
+	cases := []struct {
+		name  string
+		patch string
+		limit int64
+		over  int // the index of the operation over the limit; -1 for none
+	}{
+		{"a copy into itself, until too large", `[{"op":"copy","from":"/a","path":"/a/-"},{"op":"copy","from":"/a","path":"/a/-"},{"op":"copy","from":"/a","path":"/a/-"}]`, 70, 1},
+		{"no limit", `[{"op":"copy","from":"/a","path":"/a/-"},{"op":"copy","from":"/a","path":"/a/-"}]`, -1, -1},
+		{"a replace by a value as large", `[{"op":"replace","path":"/b","value":"zzzzzzzzzzzzzzzz"}]`, 41, -1},
+		{"a remove, then an add of what it freed", `[{"op":"remove","path":"/b"},{"op":"add","path":"/c","value":"zzzzzzzzzzzzzzzz"}]`, 41, -1},
+		{"a move", `[{"op":"move","from":"/b","path":"/c"}]`, 41, -1},
+		{"a move over a member", `[{"op":"move","from":"/a","path":"/b"},{"op":"add","path":"/d","value":"zzzzzz"}]`, 41, -1},
+		{"the whole document replaced", `[{"op":"replace","path":"","value":{"big":"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"}}]`, 41, 0},
+		{"an add past the limit", `[{"op":"add","path":"/c","value":"z"}]`, 41, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := decode(t, doc)
+			got, err := ApplyWithin(before, ops(t, tc.patch), tc.limit)
+			assert.DeepEqual(t, before, decode(t, doc)) // never modified
+			if tc.over < 0 {
+				assert.NilError(t, err)
+				if tc.limit >= 0 {
+					assert.Check(t, jsonvalue.Size(got, tc.limit) <= tc.limit)
+				}
+				return
+			}
+			var e *Error
+			assert.Assert(t, errors.As(err, &e), "%v", err)
+			assert.Check(t, e.TooLarge && e.Index == tc.over, "%+v", e)
+			assert.Check(t, is.Contains(e.Error(), "would grow past"))
+			assert.DeepEqual(t, got, before)
+		})
+	}
 }

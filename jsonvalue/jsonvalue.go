@@ -424,3 +424,48 @@ func AppendEncoded(b []byte, s string, escapeHTML bool) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
+
+// Size is the length of v as compact JSON, about: strings count their
+// bytes and quotes (not their escapes), numbers their text (8 for a
+// number that is not a json.Number). It stops
+// counting once past limit, so a result over limit says only that v is
+// larger than limit, and the count costs no more than limit bytes'
+// worth of v.
+func Size(v any, limit int64) int64 {
+	var n int64
+	var walk func(v any) bool
+	walk = func(v any) bool {
+		switch x := v.(type) {
+		case map[string]any:
+			n += 1 + max(1, int64(len(x))) // braces and commas
+			for k, e := range x {
+				if n += int64(len(k)) + 3; n > limit || !walk(e) {
+					return false
+				}
+			}
+		case []any:
+			n += 1 + max(1, int64(len(x)))
+			for _, e := range x {
+				if !walk(e) {
+					return false
+				}
+			}
+		case string:
+			n += int64(len(x)) + 2
+		case json.Number:
+			n += int64(len(x))
+		case bool:
+			n += 4
+			if !x {
+				n++
+			}
+		case nil:
+			n += 4
+		default:
+			n += 8
+		}
+		return n <= limit
+	}
+	walk(v)
+	return n
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 )
 
 func mustDecode(t *testing.T, s string) any {
@@ -166,5 +167,17 @@ func TestAppendEncodedIsEncodingJSON(t *testing.T) {
 		want, err := json.Marshal(f)
 		assert.NilError(t, err)
 		assert.Equal(t, string(AppendFloat(nil, f)), string(want), "%v", f)
+	}
+}
+
+// TestSize: the length of a value as compact JSON, counted until past the
+// limit.
+func TestSize(t *testing.T) {
+	for _, s := range []string{`null`, `true`, `"abc"`, `12.5`, `[]`, `{}`, `[1,"a",[true,null]]`, `{"a":{"b":[1,2]},"c":"d"}`} {
+		v, err := Decode([]byte(s))
+		assert.NilError(t, err)
+		want := int64(len(Canonical(v)))
+		assert.Check(t, is.Equal(Size(v, math.MaxInt64), want), s)
+		assert.Check(t, Size(v, want-1) > want-1, s)
 	}
 }
