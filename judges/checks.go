@@ -7,6 +7,8 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/limits"
+	"github.com/evalgate/evalgate/internal/meter"
 	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
@@ -16,90 +18,131 @@ import (
 // a limit of 0.3.
 const tolerance = 1e-9
 
-// RunCheck decides one assertion against an observation. out is the output
-// as jsonvalue.Decode returns it; RunCheck never modifies it. The rubric
-// judge uses it for a criterion decided by an assertion.
-func RunCheck(c *suites.Check, obs *Observation, out any) results.Check {
-	r := runner{obs: obs, out: out}
-	return negate(c, r.run(c))
+// checker decides the checks of one observation inside an Executor: m is
+// the meter its regular expressions and expressions spend through, progs
+// runs its program checks (nil: they fail as unsupported). It builds the
+// expression environment once, on the first expression, and reuses one
+// VM for every expression.
+type checker struct {
+	m     *meter.Meter
+	progs *Programs
+	obs   *Observation
+	out   any
+	env   map[string]any
+	vm    vm.VM
 }
 
-// runner decides the assertions of one observation. It builds the
-// expression environment once, on the first expression, and reuses one VM
-// for every expression.
-type runner struct {
-	obs *Observation
-	out any
-	env map[string]any
-	vm  vm.VM
-}
-
-func (r *runner) run(c *suites.Check) results.Check {
+// check decides one assertion, negate applied.
+func (r *checker) check(c *suites.Check) (results.Check, error) {
 	res := results.Check{ID: c.ID, Kind: c.Kind, Weight: c.Weight}
-	res.Reason = r.reason(c)
-	res.Passed = res.Reason == ""
-	return res
+	reason, err := r.reason(c)
+	if err != nil {
+		return res, err
+	}
+	res.Reason = reason
+	res.Passed = reason == ""
+	return negate(c, res), nil
 }
 
-// reason returns "" when the check passes, else why it does not.
-func (r *runner) reason(c *suites.Check) string {
-	trace := r.obs.Trace
-	switch c.Kind {
-	case suites.CheckExpr:
-		return r.expr(c)
-	case suites.CheckToolCalled:
-		var want any
-		if len(c.Args) > 0 {
-			v, err := jsonvalue.Decode(c.Args)
-			if err != nil {
-				return ReasonNotCalled
-			}
-			want = v
-		}
-		for _, call := range trace {
-			if call.Name != c.Tool {
-				continue
-			}
-			if want == nil {
-				return ""
-			}
-			if args, err := jsonvalue.Decode(call.Args); err == nil && jsonvalue.Subset(want, args) {
-				return ""
-			}
-		}
-		return ReasonNotCalled
-	case suites.CheckToolNotCalled:
-		for _, call := range trace {
-			if call.Name == c.Tool {
-				return ReasonCalled
-			}
-		}
-		return ""
-	case suites.CheckToolOrder:
-		last := -1
-		inOrder := true
-		for _, name := range c.Order {
-			first := firstCall(trace, name)
-			if first < 0 {
-				return ReasonNotCalled
-			}
-			if first <= last {
-				inOrder = false
-			}
-			last = first
-		}
-		if !inOrder {
-			return ReasonOutOfOrder
-		}
-		return ""
-	case suites.CheckMaxToolCalls:
-		return limit(len(trace) <= c.MaxToolCalls)
-	case suites.CheckMaxLatencyMs:
-		return limit(r.obs.LatencyMs <= c.MaxLatencyMs)
-	case suites.CheckMaxCostUsd:
-		return limit(r.obs.CostUsd <= c.MaxCostUsd+tolerance)
+// reason returns "" when the check holds, else why it does not. The
+// error is a check that could not decide: a *CheckError (a regular
+// expression over the caps is one, whatever the kind that ran it), or
+// the meter's context's error once it has ended.
+func (r *checker) reason(c *suites.Check) (string, error) {
+	kind, ok := checkKinds[c.Kind]
+	if !ok {
+		return ReasonUnsupported, nil
 	}
-	return ReasonUnsupported
+	reason, err := kind(r, c)
+	if overCaps(err) {
+		return "", &CheckError{ID: c.ID, Message: capsMessage(err)}
+	}
+	return reason, err
+}
+
+// checkKinds decides each kind of assertion: the reason an assertion of
+// that kind fails ("" when it holds), or why it could not decide. A new
+// kind of check is one entry here; the Executor it runs in gives it the
+// trial's deadline, the run's context and the caps of its meter, without
+// code of its own.
+var checkKinds = map[string]func(r *checker, c *suites.Check) (string, error){
+	suites.CheckExpr:          (*checker).expr,
+	suites.CheckToolCalled:    (*checker).toolCalled,
+	suites.CheckToolNotCalled: (*checker).toolNotCalled,
+	suites.CheckToolOrder:     (*checker).toolOrder,
+	suites.CheckMaxToolCalls: func(r *checker, c *suites.Check) (string, error) {
+		return limit(len(r.obs.Trace) <= c.MaxToolCalls), nil
+	},
+	suites.CheckMaxLatencyMs: func(r *checker, c *suites.Check) (string, error) {
+		return limit(r.obs.LatencyMs <= c.MaxLatencyMs), nil
+	},
+	suites.CheckMaxCostUsd: func(r *checker, c *suites.Check) (string, error) {
+		return limit(r.obs.CostUsd <= c.MaxCostUsd+tolerance), nil
+	},
+	suites.CheckExec: (*checker).program,
+}
+
+func (r *checker) toolCalled(c *suites.Check) (string, error) {
+	var want any
+	if len(c.Args) > 0 {
+		v, err := jsonvalue.Decode(c.Args)
+		if err != nil {
+			return ReasonNotCalled, nil
+		}
+		want = v
+	}
+	for _, call := range r.obs.Trace {
+		if call.Name != c.Tool {
+			continue
+		}
+		if want == nil {
+			return "", nil
+		}
+		if args, err := jsonvalue.Decode(call.Args); err == nil && jsonvalue.Subset(want, args) {
+			return "", nil
+		}
+	}
+	return ReasonNotCalled, nil
+}
+
+func (r *checker) toolNotCalled(c *suites.Check) (string, error) {
+	for _, call := range r.obs.Trace {
+		if call.Name == c.Tool {
+			return ReasonCalled, nil
+		}
+	}
+	return "", nil
+}
+
+func (r *checker) toolOrder(c *suites.Check) (string, error) {
+	last := -1
+	inOrder := true
+	for _, name := range c.Order {
+		first := firstCall(r.obs.Trace, name)
+		if first < 0 {
+			return ReasonNotCalled, nil
+		}
+		if first <= last {
+			inOrder = false
+		}
+		last = first
+	}
+	if !inOrder {
+		return ReasonOutOfOrder, nil
+	}
+	return "", nil
+}
+
+// program asks the check's program, through the run's Programs.
+func (r *checker) program(c *suites.Check) (string, error) {
+	if r.progs == nil {
+		return ReasonUnsupported, nil
+	}
+	ck, err := r.progs.run(r.m.Context(), c, r.obs)
+	if err != nil {
+		return "", err
+	}
+	return ck.Reason, nil
 }
 
 // firstCall returns the index of the first call of the named tool, or -1.
@@ -122,34 +165,41 @@ func limit(ok bool) string {
 // expr runs an expression check. The program is the one the suite loader
 // compiled for an expression several checks share, else compiled now and
 // dropped after the run; the environment is built once per observation.
-func (r *runner) expr(c *suites.Check) string {
+// A pattern the expression computes over the caps, or a match over the
+// cost budget, is a *limits.Error; the meter's end stops it.
+func (r *checker) expr(c *suites.Check) (string, error) {
 	if _, bad := r.out.(notJSON); bad {
-		return ReasonInvalidJSON
+		return ReasonInvalidJSON, nil
 	}
 	program, err := c.ExprProgram()
 	if err != nil {
-		return ReasonExprError
+		return ReasonExprError, nil
 	}
 	got, err := r.vm.Run(program, r.exprEnv())
 	if err != nil {
+		switch {
+		case meter.Stopped(err):
+			return "", r.m.Err()
+		case overCaps(err):
+			return "", &limits.Error{Message: "in its expression, " + capsMessage(err)}
 		// Programs compiled with expr.AsBool end in a conversion to bool,
 		// which fails with this message, and only it, on any other value.
-		if strings.Contains(err.Error(), "invalid operation: bool(") {
-			return ReasonNotBool
+		case strings.Contains(err.Error(), "invalid operation: bool("):
+			return ReasonNotBool, nil
 		}
-		return ReasonExprError
+		return ReasonExprError, nil
 	}
 	if ok, isBool := got.(bool); !isBool {
-		return ReasonNotBool
+		return ReasonNotBool, nil
 	} else if !ok {
-		return ReasonMismatch
+		return ReasonMismatch, nil
 	}
-	return ""
+	return "", nil
 }
 
 // exprEnv returns the variables an expression sees (see the package
 // documentation), building them on first use.
-func (r *runner) exprEnv() map[string]any {
+func (r *checker) exprEnv() map[string]any {
 	if r.env != nil {
 		return r.env
 	}
@@ -172,6 +222,8 @@ func (r *runner) exprEnv() map[string]any {
 
 		"state":        plain(r.obs.State),
 		"initialState": plain(r.obs.InitialState),
+
+		suites.ExprMeter: r.m,
 	}
 	return r.env
 }

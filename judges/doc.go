@@ -11,16 +11,22 @@
 //     measured against human labels (Measure, Calibration). A graded
 //     criterion (DESIGN §15) is answered with a level on its scale, the
 //     Median of Samples, and measured with Spearman ρ and QuadraticKappa
-//     (MeasureGraded); GradeLevel decides one by its levels' checks instead;
+//     (MeasureGraded); Executor.Level decides one by its levels' checks
+//     instead;
 //   - the adversarial detectors (Detectors), which add content-free
 //     {kind, severity} findings: canary and secret leaks, unsafe tool calls,
 //     jailbreaks, followed prompt injections, personal data.
 //
-// Golden returns one results.Check per check and Score turns them into the
-// task score (the weighted mean). A typical trial:
+// Every check runs through an Executor, which holds the trial's deadline
+// and the run's context and caps what the suite's regular expressions and
+// expressions may cost (docs/security.md, "One check executor"). Its
+// Golden returns one results.Check per check and Score turns them into
+// the task score (the weighted mean). A typical trial:
 //
+//	x := judges.NewExecutor(ctx, timeout, programs)
+//	defer x.Close()
 //	obs := &judges.Observation{Input: task.Input, Output: out, Trace: calls, LatencyMs: 812}
-//	checks, schemaValid := judges.Golden(task, obs)
+//	checks, schemaValid, err := x.Golden(task, obs) // err: *CheckError, *TimeoutError, ctx's
 //	score := judges.Score(checks)
 //
 // # Strategies

@@ -2,14 +2,13 @@ package judges
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"regexp"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/meter"
 	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
@@ -73,57 +72,41 @@ type Observation struct {
 // reading the output fails with ReasonInvalidJSON instead of guessing.
 type notJSON struct{}
 
-// Golden runs a task's deterministic checks against one observation: the
-// match (id "match", kind = the strategy), the end-state checks (ids and
-// kinds "state" and "unchanged"), each assertion (its own id and kind) and
-// the output schema (id and kind "outputSchema"), in that order.
-// A rubric task gets only the output schema check; its criteria, including
-// those decided by an assertion (see RunCheck), are judged elsewhere.
-// schemaValid is nil when the task declares no output schema.
-func Golden(t *suites.Task, obs *Observation) (checks []results.Check, schemaValid *bool) {
-	checks, schemaValid, _ = GoldenContext(context.Background(), t, obs, nil)
-	return checks, schemaValid
-}
-
-// GoldenContext is Golden with the run's program checks: each exec
-// assertion asks its program through progs, under ctx. Without progs an
-// exec assertion fails with ReasonUnsupported. The error, a *CheckError
-// or ctx's, is a program check that could not decide: the trial is an
-// error of kind check.
-func GoldenContext(ctx context.Context, t *suites.Task, obs *Observation, progs *Programs) (checks []results.Check, schemaValid *bool, err error) {
-	var out any = notJSON{}
-	if v, err := jsonvalue.Decode(obs.Output); err == nil {
-		out = v
-	}
+// golden runs a task's deterministic checks (see Executor.Golden).
+func (r *checker) golden(t *suites.Task) (checks []results.Check, schemaValid *bool, err error) {
 	e := &t.Expected
 	if e.Kind != suites.KindRubric {
 		if e.Match != nil {
-			checks = append(checks, matchCheck(e.Match, out))
-		}
-		checks = append(checks, worldChecks(e, obs)...)
-		r := runner{obs: obs, out: out}
-		for _, c := range e.Assert {
-			ck := r.run(c)
-			if c.Kind == suites.CheckExec && progs != nil {
-				if ck, err = progs.run(ctx, c, obs); err != nil {
-					return nil, nil, err
-				}
+			ck, err := r.matchCheck(e.Match)
+			if err != nil {
+				return nil, nil, err
 			}
-			checks = append(checks, negate(c, ck))
+			checks = append(checks, ck)
+		}
+		checks = append(checks, worldChecks(e, r.obs)...)
+		for _, c := range e.Assert {
+			ck, err := r.check(c)
+			if err != nil {
+				return nil, nil, err
+			}
+			checks = append(checks, ck)
 		}
 	}
 	if e.OutputSchema != nil || len(e.OutputSchemaRaw) > 0 {
 		c := results.Check{ID: CheckOutputSchema, Kind: CheckOutputSchema, Weight: 1}
 		c.Reason = ReasonInvalidJSON
-		if v, ok := parseString(out); ok {
+		if v, ok := parseString(r.out); ok {
 			c.Reason = validate(e.OutputSchema, e.OutputSchemaRaw, v)
 		}
 		c.Passed = c.Reason == ""
 		checks = append(checks, c)
 		schemaValid = &c.Passed
 	}
-	checks = append(checks, turnChecks(t, obs)...)
-	return checks, schemaValid, nil
+	turns, err := r.turnChecks(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(checks, turns...), schemaValid, nil
 }
 
 // ReasonNegated is the reason a negated check fails: what it checks held.
@@ -144,16 +127,19 @@ func negate(c *suites.Check, ck results.Check) results.Check {
 
 // turnChecks scores the replies of a conversation: each turn's expect
 // against the agent's answer to that turn and the tool calls made until
-// then, its checks named "turns[i].<id>". A turn the conversation never reached fails every one
+// then, its checks named "turns[i].<id>" (a program check among them
+// fails as unsupported). A turn the conversation never reached fails every one
 // of its checks with the reason not-reached.
-func turnChecks(t *suites.Task, obs *Observation) []results.Check {
+func (r *checker) turnChecks(t *suites.Task) ([]results.Check, error) {
 	var checks []results.Check
+	obs := r.obs
 	for k, turn := range t.Turns {
 		if turn.Expect == nil {
 			continue
 		}
 		one := &suites.Task{Expected: *turn.Expect}
 		var got []results.Check
+		var err error
 		switch i := k + 1; {
 		case i < len(obs.Replies):
 			o := *obs
@@ -161,9 +147,11 @@ func turnChecks(t *suites.Task, obs *Observation) []results.Check {
 			if i < len(obs.ReplyCalls) && obs.ReplyCalls[i] <= len(obs.Trace) {
 				o.Trace = obs.Trace[:obs.ReplyCalls[i]]
 			}
-			got, _ = Golden(one, &o)
+			reply := &checker{m: r.m, obs: &o, out: decodeOutput(o.Output)}
+			got, _, err = reply.golden(one)
 		case i == len(obs.Replies):
-			got, _ = Golden(one, obs)
+			final := &checker{m: r.m, obs: obs, out: r.out}
+			got, _, err = final.golden(one)
 		default:
 			if m := turn.Expect.Match; m != nil {
 				got = append(got, results.Check{ID: CheckMatch, Kind: m.Strategy, Weight: 1})
@@ -175,12 +163,15 @@ func turnChecks(t *suites.Task, obs *Observation) []results.Check {
 				got[j].Reason = ReasonNotReached
 			}
 		}
+		if err != nil {
+			return nil, err
+		}
 		for _, c := range got {
 			c.ID = suites.TurnCheckID(k, c.ID)
 			checks = append(checks, c)
 		}
 	}
-	return checks
+	return checks, nil
 }
 
 // Score is the weighted mean of the checks: Σ weight·passed / Σ weight, and
@@ -199,26 +190,34 @@ func Score(checks []results.Check) float64 {
 }
 
 // matchCheck runs a golden match against the decoded output.
-func matchCheck(m *suites.Match, out any) results.Check {
+func (r *checker) matchCheck(m *suites.Match) (results.Check, error) {
 	c := results.Check{ID: CheckMatch, Kind: m.Strategy, Weight: 1}
-	c.Reason = match(m, out)
+	reason, err := r.match(m)
+	if err != nil {
+		if overCaps(err) {
+			return c, &CheckError{ID: CheckMatch, Message: "its regular expression: " + capsMessage(err)}
+		}
+		return c, err
+	}
+	c.Reason = reason
 	c.Passed = c.Reason == ""
-	return c
+	return c, nil
 }
 
-// match returns "" when out matches, else the reason it does not.
-func match(m *suites.Match, out any) string {
+// match returns "" when the output matches, else the reason it does not.
+func (r *checker) match(m *suites.Match) (string, error) {
+	out := r.out
 	if _, bad := out.(notJSON); bad {
-		return ReasonInvalidJSON
+		return ReasonInvalidJSON, nil
 	}
 	parsed := false
 	if m.Path != "" {
 		var ok bool
 		if out, ok = parseString(out); !ok {
-			return ReasonInvalidJSON
+			return ReasonInvalidJSON, nil
 		}
 		if out, ok = jsonvalue.Pointer(out, m.Path); !ok {
-			return ReasonPathMissing
+			return ReasonPathMissing, nil
 		}
 		parsed = true
 	}
@@ -227,20 +226,27 @@ func match(m *suites.Match, out any) string {
 		if re == nil {
 			re = compileRegexp(m)
 		}
-		return verdict(re != nil && re.MatchString(jsonvalue.Text(out)))
+		if re == nil {
+			return ReasonMismatch, nil
+		}
+		ok, err := r.m.Match(re, jsonvalue.Text(out))
+		if err != nil {
+			return "", err
+		}
+		return verdict(ok), nil
 	}
 	if m.Strategy == suites.StrategyJSONSchema {
 		if !parsed {
 			var ok bool
 			if out, ok = parseString(out); !ok {
-				return ReasonInvalidJSON
+				return ReasonInvalidJSON, nil
 			}
 		}
-		return validate(m.Schema, m.Value, out)
+		return validate(m.Schema, m.Value, out), nil
 	}
 	want, err := jsonvalue.Decode(m.Value)
 	if err != nil {
-		return ReasonMismatch
+		return ReasonMismatch, nil
 	}
 	switch m.Strategy {
 	case suites.StrategyExact:
@@ -250,28 +256,28 @@ func match(m *suites.Match, out any) string {
 			a, b = string(jsonvalue.Canonical(out)), string(jsonvalue.Canonical(want))
 		}
 		if m.IgnoreCase {
-			return verdict(strings.EqualFold(a, b))
+			return verdict(strings.EqualFold(a, b)), nil
 		}
-		return verdict(a == b)
+		return verdict(a == b), nil
 	case suites.StrategyContains:
 		a, b := jsonvalue.Text(out), jsonvalue.Text(want)
 		if m.IgnoreCase {
 			a, b = strings.ToLower(a), strings.ToLower(b)
 		}
-		return verdict(strings.Contains(a, b))
+		return verdict(strings.Contains(a, b)), nil
 	case suites.StrategyJSONMatch, suites.StrategyJSONSubset:
 		if !parsed {
 			var ok bool
 			if out, ok = parseString(out); !ok {
-				return ReasonInvalidJSON
+				return ReasonInvalidJSON, nil
 			}
 		}
 		if m.Strategy == suites.StrategyJSONMatch {
-			return verdict(jsonvalue.Equal(out, want))
+			return verdict(jsonvalue.Equal(out, want)), nil
 		}
-		return verdict(jsonvalue.Subset(want, out))
+		return verdict(jsonvalue.Subset(want, out)), nil
 	}
-	return ReasonUnsupported
+	return ReasonUnsupported, nil
 }
 
 // parseString parses a string output as JSON; any other value is returned as
@@ -293,8 +299,9 @@ func parseString(v any) (any, bool) {
 }
 
 // compileRegexp compiles a regex match the suite loader left uncompiled
-// (a task built in code); nil when the value is not a valid pattern.
-func compileRegexp(m *suites.Match) *regexp.Regexp {
+// (a task built in code), within the caps; nil when the value is not a
+// valid pattern within them.
+func compileRegexp(m *suites.Match) *meter.Regexp {
 	var src string
 	if err := json.Unmarshal(m.Value, &src); err != nil {
 		return nil
@@ -302,7 +309,7 @@ func compileRegexp(m *suites.Match) *regexp.Regexp {
 	if m.IgnoreCase {
 		src = "(?i)" + src
 	}
-	re, err := regexp.Compile(src)
+	re, err := meter.Compile(src)
 	if err != nil {
 		return nil
 	}
@@ -331,6 +338,7 @@ func compileSchema(raw json.RawMessage) *jsonschema.Schema {
 		return nil
 	}
 	c := jsonschema.NewCompiler()
+	c.UseRegexpEngine(suites.SchemaRegexp)
 	const url = "urn:evalgate:schema.json"
 	if err := c.AddResource(url, doc); err != nil {
 		return nil

@@ -1,6 +1,7 @@
 package judges
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -181,14 +182,17 @@ func TestGoldenAllChecks(t *testing.T) {
 	golden.Assert(t, string(out)+"\n", "golden-all-checks.json")
 }
 
-func TestRunCheckLeavesOutputAlone(t *testing.T) {
+func TestCriterionLeavesOutputAlone(t *testing.T) {
 	out, err := jsonvalue.Decode([]byte(`{"answer":0.1,"items":[1.5]}`))
 	assert.NilError(t, err)
 	c := &suites.Check{ID: "x", Kind: "expr", Weight: 1, Program: compileExpr(t, `output.answer == 0.1 && output.items[0] == 1.5`)}
-	got := RunCheck(c, &Observation{Output: json.RawMessage(`{"answer":0.1,"items":[1.5]}`)}, out)
+	x := NewExecutor(context.Background(), 0, nil)
+	defer x.Close()
+	got, err := x.Criterion(c, &Observation{Output: json.RawMessage(`{"answer":0.1,"items":[1.5]}`)}, out)
+	assert.NilError(t, err)
 	assert.Assert(t, got.Passed, "check failed: %+v", got)
 	want, _ := jsonvalue.Decode([]byte(`{"answer":0.1,"items":[1.5]}`))
-	assert.Check(t, is.DeepEqual(want, out), "RunCheck changed out")
+	assert.Check(t, is.DeepEqual(want, out), "Criterion changed out")
 }
 
 // gradedCheck is the check of a graded criterion of weight w at level on lo..hi.

@@ -46,26 +46,29 @@ func SetLevel(ck *results.Check, level *int) {
 	}
 }
 
-// GradeLevel decides a scale graded by its levels' checks without a judge:
-// the highest level whose checks all hold, else the bottom of the scale.
-// out is the output as jsonvalue.Decode returns it.
-func GradeLevel(s *suites.Scale, obs *Observation, out any) int {
-	r := runner{obs: obs, out: out}
+// level decides a scale graded by its levels' checks (see
+// Executor.Level).
+func (r *checker) level(s *suites.Scale) (int, error) {
 	for i := len(s.Levels) - 1; i > 0; i-- {
-		if holds(&r, s.Levels[i].Assert) {
-			return s.Min + i
+		ok, err := r.holds(s.Levels[i].Assert)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			return s.Min + i, nil
 		}
 	}
-	return s.Min
+	return s.Min, nil
 }
 
-func holds(r *runner, checks []*suites.Check) bool {
+func (r *checker) holds(checks []*suites.Check) (bool, error) {
 	for _, c := range checks {
-		if r.reason(c) != "" {
-			return false
+		reason, err := r.reason(c)
+		if err != nil || reason != "" {
+			return false, err
 		}
 	}
-	return true
+	return true, nil
 }
 
 // RubricScale is a graded criterion's scale as a judge sees it: the exec

@@ -3,13 +3,13 @@ package judges
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"testing"
 
 	"github.com/expr-lang/expr/vm"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gotest.tools/v3/assert"
 
+	"github.com/evalgate/evalgate/internal/meter"
 	"github.com/evalgate/evalgate/suites"
 )
 
@@ -46,7 +46,7 @@ func newMatch(t testing.TB, strategy, value string, opts ...func(*suites.Match))
 		if m.IgnoreCase {
 			src = "(?i)" + src
 		}
-		m.Regexp = regexp.MustCompile(src)
+		m.Regexp = meter.MustCompile(src)
 	case suites.StrategyJSONSchema:
 		m.Schema = mustSchema(t, value)
 	}

@@ -46,10 +46,11 @@ const (
 	ErrMaxTurns       = "max-turns"
 	ErrModel          = "model" // the model API failed for an OpenAI-compatible agent
 	ErrCancelled      = "cancelled"
-	ErrAgentReported  = "agent-error"    // the agent's own {"type":"error"} line
-	ErrHandler        = "handler"        // a fixture's handler program crashed, timed out or broke its protocol
-	ErrSimulator      = "user-simulator" // the user simulator's model gave no answer
-	ErrCheck          = "check"          // a program check crashed, hung or answered garbage
+	ErrAgentReported  = "agent-error"     // the agent's own {"type":"error"} line
+	ErrHandler        = "handler"         // a fixture's handler program crashed, timed out or broke its protocol
+	ErrSimulator      = "user-simulator"  // the user simulator's model gave no answer
+	ErrCheck          = "check"           // a check could not decide: a program check crashed, hung or answered garbage, a pattern over the caps
+	ErrWorldTooLarge  = "world-too-large" // a call would have grown the task's world past its budget
 )
 
 // Severities of a finding, most severe first.

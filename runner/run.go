@@ -561,6 +561,8 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int)
 		he := sess.HandlerError()
 		res.Status, res.ErrorKind, res.ErrorMessage = results.StatusError, results.ErrHandler, he.Error()
 		rec.Err = &AgentError{Kind: results.ErrHandler, Message: he.Error(), Detail: he.Detail}
+	case sess.WorldError() != nil:
+		res.Status, res.ErrorKind, res.ErrorMessage = results.StatusError, results.ErrWorldTooLarge, sess.WorldError().Error()
 	default:
 		r.judge(ctx, s, t, req, sess, rec, &res)
 	}
@@ -627,8 +629,21 @@ func decide(s *suites.Suite, t *suites.Task, res *results.Trial) {
 }
 
 // judge scores a trial whose agent answered: its checks, then the
-// detectors, whose findings and judge costs it adds to res.
+// detectors, whose findings and judge costs it adds to res. The checks,
+// and the replay of the gold calls some of them compare with, run through
+// one judges.Executor: under the task's timeout, counted from when they
+// start, and the run's context (docs/security.md, "One check executor").
 func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, req *Request, sess *fixtures.Session, rec *TrialRecord, res *results.Trial) {
+	x := judges.NewExecutor(ctx, req.Timeout, r.opts.Programs)
+	defer x.Close()
+	gold, err := x.GoldState(t, s.TaskFixtures(t), fixtures.Options{
+		Canary:   r.opts.Canary,
+		Tools:    s.Tools,
+		Handlers: fixtures.Handlers{Dir: filepath.Dir(s.Path), Env: r.opts.HandlerEnv, Timeout: req.Timeout},
+	})
+	if err != nil && !checksFailed(ctx, err, res) {
+		return
+	}
 	obs := &judges.Observation{
 		Input:     t.Input,
 		Output:    rec.Output,
@@ -639,11 +654,11 @@ func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, req *R
 
 		State:        rec.State,
 		InitialState: sess.InitialState(),
-		GoldState:    r.goldState(ctx, s, t, req, res),
+		GoldState:    gold,
 		Replies:      rec.Replies,
 		ReplyCalls:   rec.ReplyCalls,
 	}
-	r.score(ctx, s, t, req.Timeout, obs, rec, res)
+	r.score(ctx, x, s, t, obs, rec, res)
 	if r.opts.Detect == nil || res.ErrorKind == results.ErrTimeout || res.ErrorKind == results.ErrCancelled {
 		return
 	}
@@ -654,52 +669,58 @@ func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, req *R
 	res.Tokens.Output += d.Tokens.Output
 }
 
-// goldState replays the task's goldCalls through its fixtures on a fresh
-// copy of the initial world and returns the world they leave; nil when the
-// task has none. A gold call that fails as a tool error is part of the
-// gold, as in τ-bench. A handler that fails during the replay makes the
-// trial an error of kind handler.
-func (r *run) goldState(ctx context.Context, s *suites.Suite, t *suites.Task, req *Request, res *results.Trial) json.RawMessage {
-	if len(t.Expected.GoldCalls) == 0 {
-		return nil
+// checksFailed records on res the error of a trial's checks (see
+// judges.Executor): a check that could not decide (kind check), the time
+// up (timeout), the run interrupted (cancelled); or, from the replay of
+// the gold calls, a handler that failed (handler) or a world grown past
+// its budget (world-too-large). It reports whether the checks go on:
+// they do after the replay's errors, whose trial is an error whatever
+// its checks say.
+func checksFailed(ctx context.Context, err error, res *results.Trial) bool {
+	res.Status = results.StatusError
+	var (
+		ce *judges.CheckError
+		te *judges.TimeoutError
+		he *fixtures.HandlerError
+		we *fixtures.WorldError
+	)
+	switch {
+	case errors.As(err, &he):
+		res.ErrorKind, res.ErrorMessage = results.ErrHandler, "replaying the goldCalls: "+he.Error()
+		return true
+	case errors.As(err, &we):
+		res.ErrorKind, res.ErrorMessage = results.ErrWorldTooLarge, "replaying the goldCalls: "+we.Error()
+		return true
+	case errors.As(err, &ce):
+		res.ErrorKind, res.ErrorMessage = results.ErrCheck, ce.Error()
+	case errors.As(err, &te) && ctx.Err() == nil:
+		res.ErrorKind, res.ErrorMessage = results.ErrTimeout, te.Error()
+	default:
+		res.ErrorKind, res.ErrorMessage = results.ErrCancelled, ""
 	}
-	gold := fixtures.NewSession(s.TaskFixtures(t), fixtures.Options{
-		Canary:   r.opts.Canary,
-		Tools:    s.Tools,
-		Handlers: fixtures.Handlers{Dir: filepath.Dir(s.Path), Env: r.opts.HandlerEnv, Timeout: req.Timeout},
-	})
-	defer gold.Close()
-	for i, gc := range t.Expected.GoldCalls {
-		gold.Call(ctx, fmt.Sprintf("gold-%d", i+1), gc.Tool, gc.Args)
-	}
-	if he := gold.HandlerError(); he != nil {
-		res.Status, res.ErrorKind, res.ErrorMessage = results.StatusError, results.ErrHandler, "replaying the goldCalls: "+he.Error()
-	}
-	return gold.State()
+	return false
 }
 
-// score runs the checks of a trial that produced an output: golden checks,
-// or the rubric's criteria (asserts here, the rest by the judge).
-func (r *run) score(ctx context.Context, s *suites.Suite, t *suites.Task, timeout time.Duration, obs *judges.Observation, rec *TrialRecord, res *results.Trial) {
-	checks, valid, err := goldenChecks(ctx, timeout, t, obs, r.opts.Programs)
-	if ce, ok := errors.AsType[*judges.CheckError](err); ok {
-		res.Status, res.ErrorKind, res.ErrorMessage = results.StatusError, results.ErrCheck, ce.Error()
-		return
-	}
+// score runs the checks of a trial that produced an output through x:
+// golden checks, or the rubric's criteria (those decided by checks here,
+// the rest by the judge).
+func (r *run) score(ctx context.Context, x *judges.Executor, s *suites.Suite, t *suites.Task, obs *judges.Observation, rec *TrialRecord, res *results.Trial) {
+	checks, valid, err := x.Golden(t, obs)
 	if err != nil {
-		res.Status, res.ErrorKind = results.StatusError, results.ErrCancelled
-		if ctx.Err() == nil {
-			res.ErrorKind = results.ErrTimeout
-			res.ErrorMessage = fmt.Sprintf("the task's checks did not finish within its timeout of %s", timeout)
-		}
+		checksFailed(ctx, err, res)
 		return
 	}
 	res.SchemaValid = valid
 	checks = append(checks, r.builtinChecks(s, t, rec.Trace, res.Tools)...)
 	if t.Expected.Kind == suites.KindRubric {
-		var err error
-		checks, err = r.rubric(ctx, s, t, obs, rec, res, checks)
+		var judged []int
+		var req judges.RubricRequest
+		checks, judged, req, err = criteria(x, t, obs, checks)
 		if err != nil {
+			checksFailed(ctx, err, res)
+			return
+		}
+		if err := r.rubric(ctx, s, t, obs, rec, res, checks, judged, &req); err != nil {
 			res.Status, res.ErrorKind = results.StatusError, results.ErrJudge
 			res.ErrorMessage = judgeMessage(err, checks)
 			if rec.Err == nil {
@@ -711,42 +732,6 @@ func (r *run) score(ctx context.Context, s *suites.Suite, t *suites.Task, timeou
 	}
 	res.Checks = checks
 	res.Score = judges.Score(checks)
-}
-
-// goldenChecks runs the golden checks of a trial (matches, expressions, the
-// output schema) under the task's timeout, counted from now, and under
-// ctx. The checks come from the suite, which may be hostile, and a regular
-// expression or an expression cannot be stopped once it runs: when the
-// time is up the trial gets the error and the checks finish in the
-// background, holding nothing but their own goroutine, so that neither the
-// task nor Ctrl-C waits for them. The suite's caps (docs/suites.md,
-// Limits) bound how long that can be.
-func goldenChecks(ctx context.Context, timeout time.Duration, t *suites.Task, obs *judges.Observation, progs *judges.Programs) ([]results.Check, *bool, error) {
-	type scored struct {
-		checks []results.Check
-		valid  *bool
-		err    error
-	}
-	done := make(chan scored, 1)
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	go func() {
-		checks, valid, err := judges.GoldenContext(cctx, t, obs, progs)
-		done <- scored{checks, valid, err}
-	}()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case sc := <-done:
-		if _, ok := errors.AsType[*judges.CheckError](sc.err); ok || sc.err == nil {
-			return sc.checks, sc.valid, sc.err
-		}
-		return nil, nil, context.DeadlineExceeded
-	case <-timer.C:
-		return nil, nil, context.DeadlineExceeded
-	case <-ctx.Done():
-		return nil, nil, ctx.Err()
-	}
 }
 
 // errNoJudge is the error of a rubric task whose judged criteria have no
@@ -773,7 +758,11 @@ func judgeMessage(err error, checks []results.Check) string {
 	return "the judge gave no usable verdict for " + which
 }
 
-func (r *run) rubric(ctx context.Context, s *suites.Suite, t *suites.Task, obs *judges.Observation, rec *TrialRecord, res *results.Trial, checks []results.Check) ([]results.Check, error) {
+// criteria appends to checks a rubric task's criteria: those decided by
+// an assertion or by the checks of a graded scale's levels decided through
+// x, the others undecided, marked Judged, at the indexes judged and asked
+// in req, in the same order.
+func criteria(x *judges.Executor, t *suites.Task, obs *judges.Observation, checks []results.Check) ([]results.Check, []int, judges.RubricRequest, error) {
 	var out any
 	if v, err := jsonvalue.Decode(obs.Output); err == nil {
 		out = v
@@ -784,7 +773,10 @@ func (r *run) rubric(ctx context.Context, s *suites.Suite, t *suites.Task, obs *
 		id := cmp.Or(c.ID, fmt.Sprintf("rubric[%d]", i))
 		if c.Scale != nil {
 			if c.Scale.Deterministic() {
-				level := judges.GradeLevel(c.Scale, obs, out)
+				level, err := x.Level(c.Scale, obs, out)
+				if err != nil {
+					return checks, judged, req, err
+				}
 				checks = append(checks, judges.GradedCheck(id, i, &c, &level))
 				continue
 			}
@@ -796,7 +788,10 @@ func (r *run) rubric(ctx context.Context, s *suites.Suite, t *suites.Task, obs *
 			continue
 		}
 		if c.Assert != nil {
-			ck := judges.RunCheck(c.Assert, obs, out)
+			ck, err := x.Criterion(c.Assert, obs, out)
+			if err != nil {
+				return checks, judged, req, err
+			}
 			ck.ID, ck.Kind, ck.Weight = id, "criterion", c.Weight
 			checks = append(checks, ck)
 			continue
@@ -805,20 +800,26 @@ func (r *run) rubric(ctx context.Context, s *suites.Suite, t *suites.Task, obs *
 		checks = append(checks, results.Check{ID: id, Kind: "criterion", Weight: c.Weight, Judged: true})
 		req.Criteria = append(req.Criteria, judges.RubricCriterion{Criterion: c.Criterion, Weight: c.Weight})
 	}
+	return checks, judged, req, nil
+}
+
+// rubric asks the rubric judge for the criteria criteria left undecided,
+// at the indexes judged of checks, and records its verdicts there.
+func (r *run) rubric(ctx context.Context, s *suites.Suite, t *suites.Task, obs *judges.Observation, rec *TrialRecord, res *results.Trial, checks []results.Check, judged []int, req *judges.RubricRequest) error {
 	if len(judged) == 0 {
-		return checks, nil
+		return nil
 	}
 	if r.opts.Rubric == nil {
-		return checks, errNoJudge
+		return errNoJudge
 	}
 	req.SuiteID, req.TaskID = s.ID, t.ID
 	req.Input, req.Output, req.Trace = obs.Input, obs.Output, obs.Trace
-	v, err := r.opts.Rubric.Decide(ctx, &req)
+	v, err := r.opts.Rubric.Decide(ctx, req)
 	if err != nil {
-		return checks, err
+		return err
 	}
 	if len(v.Met) != len(judged) {
-		return checks, fmt.Errorf("the judge answered %d criteria, want %d", len(v.Met), len(judged))
+		return fmt.Errorf("the judge answered %d criteria, want %d", len(v.Met), len(judged))
 	}
 	res.JudgeCostUsd += v.CostUsd
 	res.Tokens.Input += v.Tokens.Input
@@ -828,7 +829,7 @@ func (r *run) rubric(ctx context.Context, s *suites.Suite, t *suites.Task, obs *
 		switch {
 		case checks[ci].Scale != nil:
 			if i >= len(v.Levels) {
-				return checks, fmt.Errorf("the judge gave no level for criterion %d", i+1)
+				return fmt.Errorf("the judge gave no level for criterion %d", i+1)
 			}
 			level := v.Levels[i]
 			judges.SetLevel(&checks[ci], &level)
@@ -842,7 +843,7 @@ func (r *run) rubric(ctx context.Context, s *suites.Suite, t *suites.Task, obs *
 			rec.Reasons[checks[ci].ID] = v.Reasons[i]
 		}
 	}
-	return checks, nil
+	return nil
 }
 
 func severe(fs []results.Finding) bool {

@@ -411,15 +411,22 @@ tasks:
 	assert.NilError(t, err)
 	obs := &judges.Observation{Input: task.Input, Output: big}
 
-	_, _, err = goldenChecks(context.Background(), time.Millisecond, task, obs, nil)
-	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	golden := func(ctx context.Context, timeout time.Duration, obs *judges.Observation) ([]results.Check, error) {
+		x := judges.NewExecutor(ctx, timeout, nil)
+		defer x.Close()
+		checks, _, err := x.Golden(task, obs)
+		return checks, err
+	}
+	_, err = golden(context.Background(), time.Millisecond, obs)
+	var te *judges.TimeoutError
+	assert.Assert(t, errors.As(err, &te), "%v", err)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, _, err = goldenChecks(ctx, time.Minute, task, obs, nil)
+	_, err = golden(ctx, time.Minute, obs)
 	assert.ErrorIs(t, err, context.Canceled)
 
-	checks, _, err := goldenChecks(context.Background(), time.Minute, task, &judges.Observation{Input: task.Input, Output: json.RawMessage(`"abc"`)}, nil)
+	checks, err := golden(context.Background(), time.Minute, &judges.Observation{Input: task.Input, Output: json.RawMessage(`"abc"`)})
 	assert.NilError(t, err)
 	assert.Check(t, is.Len(checks, 2))
 }

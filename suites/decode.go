@@ -6,12 +6,13 @@ import (
 	"hash/maphash"
 	"math"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evalgate/evalgate/internal/meter"
 )
 
 // decoder fills the model from a tree that the schema has checked, and runs
@@ -613,7 +614,7 @@ func (d *decoder) match(v *value, ptr string) *Match {
 		if m.IgnoreCase {
 			src = "(?i)" + src
 		}
-		re, err := regexp.Compile(src)
+		re, err := meter.Compile(src)
 		if err != nil {
 			d.errorf(val, vptr, "not a valid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 			break

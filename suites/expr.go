@@ -16,6 +16,8 @@ import (
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/types"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/evalgate/evalgate/internal/meter"
 )
 
 // Names of the variables an assert expression sees.
@@ -47,10 +49,17 @@ var exprEnv = types.Map{
 
 	ExprState:        types.Any,
 	ExprInitialState: types.Any,
+
+	meter.Var: types.Any,
 }
 
+// ExprMeter is the variable under which a compiled expression finds the
+// *meter.Meter it spends through (see CompileExpr); no expression can
+// name it.
+const ExprMeter = meter.Var
+
 // worldEnv declares the variables of a stateful fixture's expressions.
-var worldEnv = types.Map{ExprState: types.Any, ExprArgs: types.Any}
+var worldEnv = types.Map{ExprState: types.Any, ExprArgs: types.Any, meter.Var: types.Any}
 
 // worldConfigs recycle the compiler configurations of a stateful
 // fixture's expressions: booleans (require) and values (result, $expr).
@@ -65,6 +74,7 @@ func worldConfig(boolean bool) *conf.Config {
 	if boolean {
 		expr.AsBool()(c)
 	}
+	meter.Declare(c)
 	c.Check()
 	return c
 }
@@ -87,7 +97,22 @@ func CompileWorldExpr(src string, boolean bool) (*vm.Program, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := metered(tree, cfg); err != nil {
+		return nil, err
+	}
 	return compiler.Compile(tree, cfg)
+}
+
+// metered makes a checked tree spend through the meter its environment
+// holds under ExprMeter (meter.Patch) and checks it again. Every program
+// CompileExpr and CompileWorldExpr return is metered: a pattern that
+// `matches` computes while it runs is held to the same caps as a literal
+// one, and the program stops when its meter's context ends
+// (docs/security.md, "One check executor").
+func metered(tree *parser.Tree, cfg *conf.Config) error {
+	meter.Patch(&tree.Node)
+	_, err := checker.Check(tree, cfg)
+	return err
 }
 
 // exprConfigs recycles compiler configurations. expr.Compile builds a new
@@ -98,6 +123,7 @@ var exprConfigs = sync.Pool{New: func() any {
 	c := conf.CreateNew()
 	expr.Env(exprEnv)(c)
 	expr.AsBool()(c)
+	meter.Declare(c)
 	c.Check()
 	return c
 }}
@@ -117,6 +143,9 @@ var exprConfigs = sync.Pool{New: func() any {
 //   - toolCalls: the number of tool calls (int).
 //   - state, initialState: the task's world at the end of the trial and
 //     at its start, decoded as output is; nil when the task has none.
+//   - ExprMeter: the *meter.Meter of the trial's checks, which the
+//     program's `matches` and loops spend through; without it they run
+//     within the caps but cannot be stopped.
 //
 // expr's operators and builtins (contains, matches, startsWith, in, len,
 // fromJSON, all, any, filter, ...) stay available. A name that is neither a
@@ -132,6 +161,9 @@ func CompileExpr(src string) (*vm.Program, error) {
 	defer exprConfigs.Put(cfg)
 	tree, err := checker.ParseCheck(src, cfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := metered(tree, cfg); err != nil {
 		return nil, err
 	}
 	if err := optimizer.Optimize(&tree.Node, cfg); err != nil {

@@ -3,11 +3,11 @@ package suites
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 
 	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/evalgate/evalgate/internal/inputfile"
+	"github.com/evalgate/evalgate/internal/meter"
 	"github.com/expr-lang/expr/vm"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -230,7 +230,7 @@ type Match struct {
 	Pos        Pos
 
 	// Compiled forms, set by the loader for the strategies that need them.
-	Regexp *regexp.Regexp     // regex (with (?i) when IgnoreCase)
+	Regexp *meter.Regexp      // regex (with (?i) when IgnoreCase)
 	Schema *jsonschema.Schema // json-schema
 }
 

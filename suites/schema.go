@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +16,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/evalgate/evalgate/internal/meter"
 )
 
 //go:embed suite.schema.json
@@ -98,18 +99,21 @@ func newCompiler() *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(jsonschema.SchemeURLLoader{})
-	c.UseRegexpEngine(limitedRegexp)
+	c.UseRegexpEngine(SchemaRegexp)
 	return c
 }
 
-// limitedRegexp compiles the patterns of schemas (pattern,
-// patternProperties) as the compiler would, once they are within the
-// limits on regular expressions.
-func limitedRegexp(pattern string) (jsonschema.Regexp, error) {
-	if le, _ := regexLimit(pattern); le != nil {
-		return nil, le
+// SchemaRegexp compiles the patterns of JSON Schemas (pattern,
+// patternProperties, and the values a "format": "regex" checks) with
+// meter.Compile, within the caps on regular expressions. A string the
+// pattern cannot be matched against within limits.RegexCost does not
+// match it: schema validation has no context to stop it.
+func SchemaRegexp(pattern string) (jsonschema.Regexp, error) {
+	re, err := meter.Compile(pattern)
+	if err != nil {
+		return nil, err
 	}
-	return regexp.Compile(pattern)
+	return re, nil
 }
 
 // validate checks a whole tree: the suite with its first task in its task
