@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -71,7 +72,7 @@ func TestHostile(t *testing.T) {
 }
 
 func hostileCases() []hostileCase {
-	return append([]hostileCase{
+	return slices.Concat([]hostileCase{
 		{
 			name: "an agent that floods its output", agent: "flood.sh", suite: "plain.yaml",
 			wantExit: 1, outputs: true,
@@ -209,7 +210,11 @@ func hostileCases() []hostileCase {
 			env:      map[string]string{"HOSTILE_SLEEP": "300"},
 			wantExit: 130, outputs: true,
 		},
-	}, append(hostileInputCases(), hostileMcpCases()...)...)
+	},
+		hostileInputCases(),
+		hostileExecCases(),
+		hostileMcpCases(),
+	)
 }
 
 // runHostile runs one case in a copy of the corpus.
