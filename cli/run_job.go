@@ -162,8 +162,10 @@ func (j *job) execute(ctx context.Context) error {
 	defer closeOutputs()
 	// Agents cannot read this process's /proc entries, and what they leave
 	// behind is killed when their trial ends and, at the latest, when the
-	// trials are over.
-	release := process.Contain()
+	// trials are over: every process started under pctx (agents, handlers,
+	// program checks, judges, agent.health) is ended by release, which then
+	// sweeps (docs/security.md).
+	pctx, release := process.Contain(ctx)
 	defer release()
 	if m, ok := j.agent.(*runner.MCP); ok {
 		defer memtune.MCP(j.c.Getenv("GOGC"))()
@@ -200,7 +202,7 @@ func (j *job) execute(ctx context.Context) error {
 	}
 	// Program checks run as the agents do: scrubbed environment, own
 	// process groups, ended with the run (#18).
-	opts.Programs = judges.NewPrograms(ctx, judges.ProgramOptions{Env: process.ScrubEnv(os.Environ(), judgeKeys(j.cfg), j.cfg.Agent.Env)})
+	opts.Programs = judges.NewPrograms(pctx, judges.ProgramOptions{Env: process.ScrubEnv(os.Environ(), judgeKeys(j.cfg), j.cfg.Agent.Env)})
 	defer opts.Programs.Close()
 
 	run := &results.Run{
@@ -215,9 +217,10 @@ func (j *job) execute(ctx context.Context) error {
 	// rather than before the first one.
 	sha := make(chan string, 1)
 	go func() { sha <- gitSHA(j.c.Getenv) }()
-	run.Health = j.checkHealth(ctx)
-	suiteResults, runErr := runner.Run(ctx, j.plan, opts)
-	release() // nothing an agent started runs past this point
+	run.Health = j.checkHealth(pctx)
+	suiteResults, runErr := runner.Run(pctx, j.plan, opts)
+	opts.Programs.Close()
+	release() // nothing an agent or a check started runs past this point
 	var tampered error
 	if guard != nil {
 		tampered = guard.Check()

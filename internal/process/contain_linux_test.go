@@ -19,17 +19,47 @@ import (
 	"gotest.tools/v3/assert"
 )
 
-// containedParent is a helper: it contains itself, starts a long sleep,
-// prints the sleep's pid and waits to be killed.
+// containedParent is a helper, a stand-in for evalgate: it contains
+// itself and starts an agent that starts a grandchild in its group, a
+// daemon that left the group (setsid) and an orphan that left the group
+// and dropped EVALGATE_PROCESS (setsid env -i, its parent gone). Once the
+// guard has been told of the orphan, it prints every pid, the agent's
+// last, on one line and waits to be killed.
 func containedParent() {
-	Contain()
-	p, err := Start(context.Background(), Spec{Command: []string{"sleep", "60"}, Env: os.Environ()})
+	ctx, _ := Contain(context.Background())
+	p, err := Start(ctx, Spec{Command: []string{"/bin/sh", "-c", `
+		sleep 60 & echo $!
+		setsid sleep 60 & echo $!
+		(setsid env -i sleep 60 & echo $!)
+		echo $$
+		exec sleep 60`}, Env: os.Environ(), Interactive: true})
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)
 	}
-	fmt.Println(p.cmd.Process.Pid)
-	time.Sleep(time.Minute)
+	var pids []string
+	for range 4 {
+		line, err := p.ReadLine()
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		pids = append(pids, string(line))
+	}
+	orphan, _ := strconv.Atoi(pids[2])
+	// The sweeper's next look tells the guard; without one, the test fails.
+	for deadline := time.Now().Add(20 * time.Second); !guardKnows(orphan) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	fmt.Println(strings.Join(pids, " "))
+	select {}
+}
+
+// guardKnows reports whether the guard has been told of orphan.
+func guardKnows(orphan int) bool {
+	guard.mu.Lock()
+	defer guard.mu.Unlock()
+	return guard.orphans[orphan]
 }
 
 // reaped waits until pid no longer exists at all: dead and waited for.
@@ -71,7 +101,7 @@ func TestExitWithDaemonHoldingStdout(t *testing.T) {
 // waited for, while the leftover of a process still running is left alone
 // until that one ends.
 func TestContainKillsLeftovers(t *testing.T) {
-	release := Contain()
+	_, release := Contain(context.Background())
 	defer release()
 	dir := t.TempDir()
 	daemon := func(name string, stay bool) (*Process, int) {
@@ -97,7 +127,7 @@ func TestContainKillsLeftovers(t *testing.T) {
 // TestContainRelease: release kills every leftover, even one that dropped
 // its EVALGATE_PROCESS.
 func TestContainRelease(t *testing.T) {
-	release := Contain()
+	_, release := Contain(context.Background())
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	p, err := Start(context.Background(), shell(`setsid env -i PIDFILE="$PIDFILE" sh -c 'echo $$ > "$PIDFILE"; exec sleep 60' & sleep 60`, pidFile))
 	assert.NilError(t, err)
@@ -113,7 +143,8 @@ func TestContainRelease(t *testing.T) {
 // TestContainNotDumpable: once contained, the process is not dumpable, so
 // a process of the same user cannot read its /proc entries (root can).
 func TestContainNotDumpable(t *testing.T) {
-	defer Contain()()
+	_, release := Contain(context.Background())
+	defer release()
 	d, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
 	assert.NilError(t, err)
 	assert.Equal(t, d, 0)
@@ -129,7 +160,9 @@ func TestContainNotDumpable(t *testing.T) {
 }
 
 // TestChildrenDieWithEvalgate: SIGKILL of the process that started an
-// agent kills the agent too (Pdeathsig).
+// agent kills the agent (Pdeathsig) and, through the guard, its
+// grandchild in its group, its daemon that kept EVALGATE_PROCESS and the
+// orphan that dropped it, which the sweeper had told the guard of.
 func TestChildrenDieWithEvalgate(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperVar+"=contained-parent")
@@ -138,9 +171,19 @@ func TestChildrenDieWithEvalgate(t *testing.T) {
 	assert.NilError(t, cmd.Start())
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	assert.NilError(t, err)
-	pid, err := strconv.Atoi(strings.TrimSpace(line))
-	assert.NilError(t, err, line)
+	fields := strings.Fields(line)
+	assert.Equal(t, len(fields), 4, line)
+	var pids []int
+	for _, f := range fields {
+		pid, err := strconv.Atoi(f)
+		assert.NilError(t, err, line)
+		pids = append(pids, pid)
+	}
 	assert.NilError(t, cmd.Process.Kill())
 	_ = cmd.Wait()
-	assert.Check(t, gone(pid), "the agent outlived the SIGKILL of its parent")
+	for i, what := range []string{"the grandchild", "the daemon", "the orphan", "the agent"} {
+		if !assert.Check(t, gone(pids[i]), "%s outlived the SIGKILL of evalgate", what) {
+			syscall.Kill(pids[i], syscall.SIGKILL)
+		}
+	}
 }

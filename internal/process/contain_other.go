@@ -2,6 +2,10 @@
 
 package process
 
-// Contain does nothing outside Linux: the process group is what contains
-// an agent there (see the Linux version).
-func Contain() (release func()) { return func() {} }
+// Outside Linux the process group is what contains a process: no
+// subreaper, sweeper or guard (see contain_linux.go), only the ending of
+// the containment's processes at its release.
+
+func containStart()        {}
+func containEnd()          {}
+func guardGroup(int, bool) {}

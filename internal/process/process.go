@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"time"
 )
 
@@ -79,7 +80,8 @@ func (e *StartError) Unwrap() error { return e.Err }
 
 // Process is a running program, the leader of its own process group, so
 // that everything it starts can be killed with it. Its methods are for one
-// goroutine, except Kill.
+// goroutine, except Kill and Wait, which the release of its containment
+// may call beside its owner.
 type Process struct {
 	cmd    *exec.Cmd
 	stdin  *os.File // our end of the child's stdin; nil unless interactive
@@ -91,9 +93,11 @@ type Process struct {
 	lines     *lineReader // made by the first ReadLine
 
 	stopWatch func() bool
-	mark      uint64        // its EVALGATE_PROCESS number (contain.go)
+	mark      uint64        // its EVALGATE_PROCESS number (lifecycle.go)
+	scope     *scope        // the containment it was started under; nil for none
 	exited    chan struct{} // closed once the process has exited and waitErr is set
 	waitErr   error
+	finished  sync.Once // the end of reap, once however many wait
 }
 
 // pastDeadline unblocks reads and writes at once.
@@ -115,6 +119,9 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if errors.Is(err, errEnded) {
+			return nil, context.Canceled // its context ends with the release
 		}
 		return nil, &StartError{Command: spec.Command[0], Err: err}
 	}
@@ -178,7 +185,8 @@ func start(ctx context.Context, spec Spec) (*Process, error) {
 		cmd.Stdin = bytes.NewReader(spec.Stdin) // copied by os/exec, bounded by WaitDelay
 	}
 	p.mark = nextMark()
-	cmd.Env = append(cmd.Env, markVar+"="+markValue(p.mark))
+	// A copy: callers share one environment between processes started at once.
+	cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], markVar+"="+markValue(p.mark))
 	if err := startTracked(cmd, p.mark); err != nil {
 		closeAll(childEnds...)
 		closeAll(p.stdout, p.stdin)
@@ -188,6 +196,13 @@ func start(ctx context.Context, spec Spec) (*Process, error) {
 	p.stopWatch = context.AfterFunc(ctx, p.interrupt)
 	p.exited = make(chan struct{})
 	go p.wait()
+	if sc := scopeOf(ctx); sc != nil {
+		p.scope = sc
+		if !sc.add(p) {
+			p.Wait(0)
+			return nil, errEnded
+		}
+	}
 	return p, nil
 }
 
@@ -353,10 +368,12 @@ func (p *Process) reap(grace time.Duration) error {
 	if t != nil {
 		t.Stop()
 	}
-	p.Kill()
-	p.stopWatch()
-	p.stdout.Close()
-	ended(p.cmd.Process.Pid, p.mark)
+	p.finished.Do(func() {
+		p.Kill()
+		p.stopWatch()
+		p.stdout.Close()
+		ended(p)
+	})
 	return p.waitErr
 }
 
