@@ -1,13 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -456,9 +456,10 @@ const gitTimeout = 10 * time.Second
 func gitOutput(args ...string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", args...).Output()
-	if err != nil {
+	var out bytes.Buffer
+	p, err := process.Run(ctx, process.Spec{Command: append([]string{"git"}, args...), Env: os.Environ()}, &out)
+	if err != nil || !p.Success() {
 		return ""
 	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(out.String())
 }

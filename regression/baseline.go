@@ -10,13 +10,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/evalgate/evalgate/gates"
 	"github.com/evalgate/evalgate/internal/inputfile"
+	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -68,23 +68,36 @@ func loadGit(ctx context.Context, spec, dir string) (*results.Run, error) {
 	if err := checkRef(ref); err != nil {
 		return nil, fmt.Errorf("could not read baseline %q: %w", spec, err)
 	}
-	cmd := exec.CommandContext(ctx, "git", "show", "--end-of-options", ref+":"+path)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	data, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(firstLine(stderr.String()))
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, fmt.Errorf("could not read baseline %q: git show: %s", spec, msg)
+	var out bytes.Buffer
+	p, err := process.Run(ctx, process.Spec{
+		Command:        []string{"git", "show", "--end-of-options", ref + ":" + path},
+		Dir:            dir,
+		Env:            os.Environ(),
+		MaxStdoutBytes: MaxBaselineBytes,
+	}, &out)
+	if err != nil || !p.Success() {
+		return nil, fmt.Errorf("could not read baseline %q: git show: %s", spec, gitFailure(p, err))
 	}
-	r, err := decode(data)
+	r, err := decode(out.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("could not read baseline %q: %w", spec, err)
 	}
 	return r, nil
+}
+
+// gitFailure says why git did not give the file: the first line of what
+// it said, else how it ended.
+func gitFailure(p *process.Process, err error) string {
+	if se, ok := errors.AsType[*process.StartError](err); ok {
+		return se.Err.Error()
+	}
+	if err != nil {
+		return err.Error()
+	}
+	if msg := strings.TrimSpace(firstLine(string(p.Stderr()))); msg != "" {
+		return msg
+	}
+	return p.Exit()
 }
 
 // checkRef accepts the refs of a git: spec: a branch, a tag, a commit, or
