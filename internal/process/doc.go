@@ -33,6 +33,21 @@
 // return at once, even when a descendant that left the group still holds
 // the pipes; Wait then waits at most WaitDelay for those pipes.
 //
+// Every process evalgate starts goes through this package, in one
+// lifecycle (lifecycle.go; a test fails on a process started anywhere
+// else). A run starts its processes under the context Contain returns:
+//
+//	ctx, release := process.Contain(ctx)
+//	defer release()
+//	... Start(ctx, …), Run(ctx, …), from any code given ctx ...
+//	release() // ends each process still running, then sweeps
+//
+// release ends every process still running under ctx (stdin closed,
+// EndGrace, the group killed), whoever started it, and only then, on
+// Linux, kills every leftover. While a containment lasts (Linux) a guard
+// process ends evalgate's descendants if evalgate dies without release
+// (guard_linux.go); docs/security.md says what it reaches.
+//
 // It is internal: the limits and the environment policy are evalgate's,
 // not an API of their own.
 package process
