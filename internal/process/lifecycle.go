@@ -66,8 +66,8 @@ func startTracked(cmd *exec.Cmd, mark uint64) error {
 	trackMu.Lock()
 	live[pid] = mark
 	running[mark] = true
-	trackMu.Unlock()
 	guardGroup(pid, true)
+	trackMu.Unlock()
 	return nil
 }
 
@@ -78,8 +78,8 @@ func ended(p *Process) {
 	trackMu.Lock()
 	delete(live, pid)
 	delete(running, p.mark)
-	trackMu.Unlock()
 	guardGroup(pid, false)
+	trackMu.Unlock()
 	swept.Store(false)
 	if p.scope != nil {
 		p.scope.remove(p)
@@ -108,17 +108,6 @@ func liveCount() int {
 	trackMu.Lock()
 	defer trackMu.Unlock()
 	return len(live)
-}
-
-// livePids lists the processes started and not yet waited for.
-func livePids() []int {
-	trackMu.Lock()
-	defer trackMu.Unlock()
-	pids := make([]int, 0, len(live))
-	for pid := range live {
-		pids = append(pids, pid)
-	}
-	return pids
 }
 
 // scope is one containment's processes: those started under its context.
