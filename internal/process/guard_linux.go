@@ -61,7 +61,9 @@ func init() {
 	if len(os.Args) == 1 && os.Args[0] == guardName {
 		if owner, err := strconv.Atoi(os.Getenv(guardVar)); err == nil && owner > 1 {
 			guardMain(owner, os.Stdin)
-			os.Exit(0)
+			// Not os.Exit: nothing to flush, and a binary built with -race
+			// would sleep a second at exit, which its release waits for.
+			syscall.Exit(0)
 		}
 	}
 }
@@ -94,9 +96,11 @@ func startGuard() {
 		unix.Close(p[1])
 		return
 	}
+	pid := cmd.Process.Pid
 	done := make(chan struct{})
 	go func() {
 		_ = cmd.Wait()
+		guard.pid.CompareAndSwap(int64(pid), 0)
 		close(done)
 	}()
 	trackMu.Lock()
@@ -105,14 +109,17 @@ func startGuard() {
 	defer guard.mu.Unlock()
 	guard.fd, guard.broken, guard.cmd, guard.done = p[1], false, cmd, done
 	guard.orphans = map[int]bool{}
-	guard.pid.Store(int64(cmd.Process.Pid))
+	guard.pid.Store(int64(pid))
 	for pid := range live {
 		guard.send('g', pid)
 	}
 }
 
 // stopGuard lets the guard go without ending anything; one that cannot be
-// told so is killed.
+// told so is killed. Nothing waits for it to exit, so that a short run
+// does not wait for the guard's own start: it is reaped when it has read
+// the word, and killed if it has not exited a second later (someone
+// stopped it; killed, it ends nothing).
 func stopGuard() {
 	guard.mu.Lock()
 	fd, cmd, done := guard.fd, guard.cmd, guard.done
@@ -122,22 +129,21 @@ func stopGuard() {
 	}
 	guard.send('q', 0)
 	broken := guard.broken
-	guard.fd, guard.cmd, guard.orphans = -1, nil, nil
+	guard.fd, guard.cmd, guard.done, guard.orphans = -1, nil, nil, nil
 	guard.mu.Unlock()
 	if broken {
 		_ = cmd.Process.Kill()
 	}
 	unix.Close(fd)
-	select {
-	case <-done:
-	case <-time.After(time.Second): // stopped by someone: it would end nothing
-		_ = cmd.Process.Kill()
+	t := time.AfterFunc(time.Second, func() { _ = cmd.Process.Kill() })
+	go func() {
 		<-done
-	}
-	guard.pid.Store(0)
+		t.Stop()
+	}()
 }
 
-// guardPid is the guard's pid, 0 when there is none.
+// guardPid is the pid of the guard, from its start until it has been
+// reaped; 0 when there is none.
 func guardPid() int { return int(guard.pid.Load()) }
 
 // guardGroup tells the guard of a process group started or ended; trackMu

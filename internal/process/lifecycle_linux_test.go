@@ -65,7 +65,8 @@ func TestNewChildKindIsHeld(t *testing.T) {
 	_, inScope := sc.procs[d.p]
 	sc.mu.Unlock()
 	assert.Assert(t, inScope, "not in its containment")
-	assert.Assert(t, guardPid() != 0, "no guard to tell its group")
+	guardProc := guardPid()
+	assert.Assert(t, guardProc != 0, "no guard to tell its group")
 
 	release()
 	released = true
@@ -76,7 +77,7 @@ func TestNewChildKindIsHeld(t *testing.T) {
 	daemon := readPid(t, filepath.Join(dir, "daemon"))
 	assert.Check(t, gone(grandchild), "its group was not killed")
 	assert.Check(t, gone(daemon), "the final sweep did not come after it ended")
-	assert.Check(t, guardPid() == 0, "the guard outlived the release")
+	assert.Check(t, gone(guardProc), "the guard outlived the release")
 
 	err = d.start(ctx, "true", dir)
 	assert.ErrorIs(t, err, context.Canceled)
