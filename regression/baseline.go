@@ -68,6 +68,21 @@ func loadGit(ctx context.Context, spec, dir string) (*results.Run, error) {
 	if err := checkRef(ref); err != nil {
 		return nil, fmt.Errorf("could not read baseline %q: %w", spec, err)
 	}
+	data, err := gitShow(ctx, dir, ref, path)
+	if err != nil {
+		return nil, fmt.Errorf("could not read baseline %q: git show: %w", spec, err)
+	}
+	r, err := decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("could not read baseline %q: %w", spec, err)
+	}
+	return r, nil
+}
+
+// gitShow reads path at ref with `git show --end-of-options <ref>:<path>`
+// in dir (ref checked by checkRef). The error says why git did not give
+// the file: the first line of what it said, else how it ended.
+func gitShow(ctx context.Context, dir, ref, path string) ([]byte, error) {
 	var out bytes.Buffer
 	p, err := process.Run(ctx, process.Spec{
 		Command:        []string{"git", "show", "--end-of-options", ref + ":" + path},
@@ -75,29 +90,19 @@ func loadGit(ctx context.Context, spec, dir string) (*results.Run, error) {
 		Env:            os.Environ(),
 		MaxStdoutBytes: MaxBaselineBytes,
 	}, &out)
-	if err != nil || !p.Success() {
-		return nil, fmt.Errorf("could not read baseline %q: git show: %s", spec, gitFailure(p, err))
-	}
-	r, err := decode(out.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("could not read baseline %q: %w", spec, err)
-	}
-	return r, nil
-}
-
-// gitFailure says why git did not give the file: the first line of what
-// it said, else how it ended.
-func gitFailure(p *process.Process, err error) string {
 	if se, ok := errors.AsType[*process.StartError](err); ok {
-		return se.Err.Error()
+		return nil, se.Err
 	}
 	if err != nil {
-		return err.Error()
+		return nil, err
 	}
-	if msg := strings.TrimSpace(firstLine(string(p.Stderr()))); msg != "" {
-		return msg
+	if !p.Success() {
+		if msg := strings.TrimSpace(firstLine(string(p.Stderr()))); msg != "" {
+			return nil, errors.New(msg)
+		}
+		return nil, errors.New(p.Exit())
 	}
-	return p.Exit()
+	return out.Bytes(), nil
 }
 
 // checkRef accepts the refs of a git: spec: a branch, a tag, a commit, or

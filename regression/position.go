@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 
 	"github.com/evalgate/evalgate/internal/diag"
@@ -27,9 +26,7 @@ func Position(ctx context.Context, spec, dir, pointer string) diag.Pos {
 		if checkRef(ref) != nil {
 			return diag.Pos{File: spec}
 		}
-		cmd := exec.CommandContext(ctx, "git", "show", "--end-of-options", ref+":"+path)
-		cmd.Dir = dir
-		data, err := cmd.Output()
+		data, err := gitShow(ctx, dir, ref, path)
 		if err != nil {
 			return diag.Pos{File: spec}
 		}
