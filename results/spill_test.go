@@ -74,9 +74,29 @@ func TestReadSpillingWritesTheSameBytes(t *testing.T) {
 	}
 	big := resultstest.Full()
 	big.Suites = append(big.Suites, resultstest.Suite1k())
+	// Passed tasks whose spilled trials alone are more than the writer's
+	// batch, between failed ones: batches end at such a task.
+	manyTrials := resultstest.Full()
+	s := resultstest.Suite1k()
+	s.Tasks = s.Tasks[:7]
+	for i := range s.Tasks {
+		if i%2 == 0 {
+			passedTask := resultstest.Refunds().Tasks[0]
+			passedTask.ID = s.Tasks[i].ID
+			passedTask.Trials = make([]results.Trial, 1500)
+			for j := range passedTask.Trials {
+				passedTask.Trials[j] = resultstest.Refunds().Tasks[0].Trials[0]
+				passedTask.Trials[j].Trial = j + 1
+			}
+			s.Tasks[i] = passedTask
+		}
+	}
+	s.TaskCount = len(s.Tasks)
+	manyTrials.Suites = append(manyTrials.Suites, s)
 	for _, tc := range []testCase{
 		{name: "full", run: resultstest.Full()},
 		{name: "1,000 tasks more", run: big},
+		{name: "trials over a batch", run: manyTrials},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

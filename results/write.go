@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"unsafe"
 
 	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/jsonvalue"
@@ -102,53 +103,83 @@ func streamResults(w io.Writer, r *Run, restore Restore) error {
 	return closeList(w, len(r.Suites), "  ", "\n}\n")
 }
 
-// taskChunk is how many tasks one processor renders at a time.
-const taskChunk = 256
+// batchBytes is about how many bytes of results.json the tasks of one
+// batch take, all processors together. A batch's tasks, their restored
+// trials and their JSON are all in memory while it is written: counted in
+// tasks (256 a processor), a batch was half of a 1,000-task run's
+// results.json, some 6 MiB of heap at the end of the run. This size keeps
+// every processor busy for long enough that a merge of 200,000 tasks is no
+// slower (BenchmarkMerge).
+const batchBytes = 256 << 10
+
+// firstBatch is how many tasks the first batch of a suite holds, before the
+// size of their JSON is known.
+const firstBatch = 16
 
 // taskWriter writes a suite's tasks, encoding them on every processor:
 // encoding is most of the time it takes to write a large results.json
 // (a merge of 200,000 tasks). Tasks are restored and written in order, a
-// batch of one chunk per processor at a time, so memory holds one batch.
+// batch of about batchBytes at a time, split between the processors, so
+// memory holds one batch.
 type taskWriter struct {
 	batch    []Task
 	trials   [][]byte // the batch's restored JSON trials, in restored
 	restored []byte
 	outs     [][]byte // one per processor
+	// tasks and bytes are how many tasks were encoded, and into how many
+	// bytes: what sizes the next batch.
+	tasks, bytes int
 }
 
 func newTaskWriter() *taskWriter {
 	return &taskWriter{outs: make([][]byte, runtime.GOMAXPROCS(0))}
 }
 
+// batchSize is how many tasks the next batch may hold: about batchBytes
+// at the size tasks took so far, their JSON and the batch's copy of each,
+// at least one a processor.
+func (tw *taskWriter) batchSize() int {
+	if tw.tasks == 0 {
+		return max(firstBatch, len(tw.outs))
+	}
+	perTask := tw.bytes/tw.tasks + int(unsafe.Sizeof(Task{}))
+	return max(len(tw.outs), batchBytes/perTask)
+}
+
 // write writes tasks as the items of the list they are in, each restored
 // (see WriteRestoring) and fixed first.
 func (tw *taskWriter) write(w io.Writer, tasks []Task, restore Restore) error {
-	size := taskChunk * len(tw.outs)
-	for start := 0; start < len(tasks); start += size {
-		tw.batch = append(tw.batch[:0], tasks[start:min(start+size, len(tasks))]...)
-		tw.trials = append(tw.trials[:0], make([][]byte, len(tw.batch))...)
+	for start := 0; start < len(tasks); start += len(tw.batch) {
+		tw.batch = tw.batch[:0]
+		tw.trials = tw.trials[:0]
 		tw.restored = tw.restored[:0]
-		for k := range tw.batch {
+		// Restored trials count against the batch as they come: one task
+		// whose trials are large fills a batch of its own.
+		size := min(tw.batchSize(), len(tasks)-start)
+		for k := 0; k < size && len(tw.restored) < batchBytes; k++ {
+			tw.batch = append(tw.batch, tasks[start+k])
+			tw.trials = append(tw.trials, nil)
 			if restore != nil {
-				n := len(tw.restored)
+				from := len(tw.restored)
 				var err error
 				if tw.restored, err = restore(&tw.batch[k], tw.restored); err != nil {
 					return err
 				}
-				if len(tw.restored) > n {
-					tw.trials[k] = tw.restored[n:len(tw.restored):len(tw.restored)]
+				if len(tw.restored) > from {
+					tw.trials[k] = tw.restored[from:len(tw.restored):len(tw.restored)]
 					tw.batch[k].Trials = nil
 				}
 			}
 			fixTask(&tw.batch[k])
 		}
+		chunk := (len(tw.batch) + len(tw.outs) - 1) / len(tw.outs)
 		var g errgroup.Group
 		for c := range tw.outs {
-			lo := c * taskChunk
+			lo := c * chunk
 			if lo >= len(tw.batch) {
 				break
 			}
-			hi := min(lo+taskChunk, len(tw.batch))
+			hi := min(lo+chunk, len(tw.batch))
 			g.Go(func() (err error) {
 				tw.outs[c], err = encodeItems(tw.outs[c][:0], tw.batch[lo:hi], tw.trials[lo:hi], start+lo)
 				return err
@@ -158,13 +189,15 @@ func (tw *taskWriter) write(w io.Writer, tasks []Task, restore Restore) error {
 			return err
 		}
 		for c := range tw.outs {
-			if c*taskChunk >= len(tw.batch) {
+			if c*chunk >= len(tw.batch) {
 				break
 			}
 			if _, err := w.Write(tw.outs[c]); err != nil {
 				return err
 			}
+			tw.bytes += len(tw.outs[c])
 		}
+		tw.tasks += len(tw.batch)
 		clear(tw.batch) // the restored trials go with the batch
 		clear(tw.trials)
 	}
