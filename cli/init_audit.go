@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 )
 
@@ -25,9 +26,12 @@ const auditDefaultFile = "AGENTS.md"
 
 // auditSuite is the audit suite's template: one task per definition file,
 // the first holding the ten graded criteria and the others referring to it.
-var auditSuite = template.Must(template.New("suite").Funcs(template.FuncMap{
-	"quote": func(s string) string { b, _ := json.Marshal(s); return string(b) }, // a JSON string is a YAML one
-}).ParseFS(scaffold, "scaffold/agent-audit/suite.yaml.tmpl")).Lookup("suite.yaml.tmpl")
+// It is parsed when init first needs it, not when every command starts.
+var auditSuite = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("suite").Funcs(template.FuncMap{
+		"quote": func(s string) string { b, _ := json.Marshal(s); return string(b) }, // a JSON string is a YAML one
+	}).ParseFS(scaffold, "scaffold/agent-audit/suite.yaml.tmpl")).Lookup("suite.yaml.tmpl")
+})
 
 // auditTask is one definition file the audit grades.
 type auditTask struct{ ID, Path string }
@@ -53,7 +57,7 @@ func auditFiles(paths []string) ([]scaffoldFile, error) {
 		tasks[i] = auditTask{ID: id, Path: filepath.ToSlash(p)}
 	}
 	var suite bytes.Buffer
-	if err := auditSuite.Execute(&suite, struct{ Files []auditTask }{tasks}); err != nil {
+	if err := auditSuite().Execute(&suite, struct{ Files []auditTask }{tasks}); err != nil {
 		return nil, err
 	}
 	suite.WriteString("\n")

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/evalgate/evalgate/internal/escape"
 	"github.com/evalgate/evalgate/results"
@@ -27,7 +28,7 @@ func HTML(r *results.Run) ([]byte, error) {
 	v := newHTMLView(r)
 	var b bytes.Buffer
 	render := func(name string) error {
-		if err := htmlPage.ExecuteTemplate(&b, name, v); err != nil {
+		if err := htmlPage().ExecuteTemplate(&b, name, v); err != nil {
 			return fmt.Errorf("could not render the HTML report: %w", err)
 		}
 		return nil
@@ -252,21 +253,26 @@ func barLabel(b htmlBar) string {
 	return strings.Join(parts, ", ")
 }
 
-var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
-	"score":    func(f float64) string { return fmt.Sprintf("%.2f", f) },
-	"usd":      func(f float64) string { return fmt.Sprintf("$%.4f", f) },
-	"delta":    func(f float64) string { return fmt.Sprintf("%+.4f", f) },
-	"p":        func(f float64) string { return fmt.Sprintf("%.3g", f) },
-	"value":    func(v any) string { return htmlText(fmt.Sprint(v)) },
-	"t":        htmlText,
-	"axis":     axis,
-	"units":    units,
-	"barLabel": barLabel,
-	"deref":    func(p *int) int { return *p },
-	"deref64":  func(p *float64) float64 { return *p },
-	"score2":   score2, // an assessment's scores, cut as its badge cuts them
-	"pct":      func(p *float64) string { return axis(*p) },
-}).Parse(htmlTemplates))
+// htmlPage is parsed when a page is first rendered: most commands never
+// write one, and parsing took more memory than the rest of evalgate's own
+// initialisation.
+var htmlPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"score":    func(f float64) string { return fmt.Sprintf("%.2f", f) },
+		"usd":      func(f float64) string { return fmt.Sprintf("$%.4f", f) },
+		"delta":    func(f float64) string { return fmt.Sprintf("%+.4f", f) },
+		"p":        func(f float64) string { return fmt.Sprintf("%.3g", f) },
+		"value":    func(v any) string { return htmlText(fmt.Sprint(v)) },
+		"t":        htmlText,
+		"axis":     axis,
+		"units":    units,
+		"barLabel": barLabel,
+		"deref":    func(p *int) int { return *p },
+		"deref64":  func(p *float64) float64 { return *p },
+		"score2":   score2, // an assessment's scores, cut as its badge cuts them
+		"pct":      func(p *float64) string { return axis(*p) },
+	}).Parse(htmlTemplates))
+})
 
 // htmlText is text from the results as the page shows it: escaped for
 // the terminal's sake (escape.Text) and without a character XML forbids

@@ -77,7 +77,7 @@ func TestHTMLSelfContained(t *testing.T) {
 // page shows them in the order of htmlSections.
 func TestHTMLSections(t *testing.T) {
 	for _, s := range htmlSections {
-		assert.Check(t, htmlPage.Lookup(s.name) != nil, "no {{define %q}}", s.name)
+		assert.Check(t, htmlPage().Lookup(s.name) != nil, "no {{define %q}}", s.name)
 	}
 	out, err := HTML(resultstest.Full())
 	assert.NilError(t, err)

@@ -26,8 +26,11 @@ const (
 	EnvMCPConfig = "EVALGATE_MCP_CONFIG" // a file in the common mcpServers shape naming it
 )
 
-// mcpToolName is what MCP accepts as a tool name as it is.
-var mcpToolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+// mcpToolName is what MCP accepts as a tool name as it is. It is compiled
+// when first used: only runs that serve MCP need it, and compiling its
+// counted repetition took more memory than the rest of the package's
+// initialisation, in every evalgate command.
+var mcpToolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
 
 // MCP serves each trial's tools and memory over the Model Context Protocol
 // to the exec or plain agent it wraps (docs/mcp.md). Every trial gets an
@@ -198,7 +201,7 @@ func MCPTools(tools []suites.Tool) []mcpserver.Tool {
 	out := make([]mcpserver.Tool, len(tools))
 	for i, t := range tools {
 		served := t.Name
-		if !mcpToolName.MatchString(served) {
+		if !mcpToolName().MatchString(served) {
 			served = fn[t.Name]
 		}
 		out[i] = mcpserver.Tool{Served: served, Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}

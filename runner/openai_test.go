@@ -479,7 +479,7 @@ func TestFunctionNames(t *testing.T) {
 		assert.Assert(t, len(got) == len(dedupe(tc.tools)), "mapped %d names, want %d: %v", len(got), len(dedupe(tc.tools)), got)
 		back := map[string]string{}
 		for tool, fn := range got {
-			assert.Check(t, functionName.MatchString(fn), "%q -> %q is not a legal function name", tool, fn)
+			assert.Check(t, functionName().MatchString(fn), "%q -> %q is not a legal function name", tool, fn)
 			other, dup := back[fn]
 			assert.Check(t, !dup, "%q and %q both map to %q", tool, other, fn)
 			back[fn] = tool

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/evalgate/evalgate/suites"
 )
 
-// functionName is what chat completions APIs accept as a function name.
-var functionName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// functionName is what chat completions APIs accept as a function name,
+// compiled when first used (see mcpToolName).
+var functionName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
 
 // FunctionNames maps tool names to function names matching
 // ^[a-zA-Z0-9_-]{1,64}$, reversibly: a legal name is kept as it is; any
@@ -27,7 +29,7 @@ func FunctionNames(tools []string) map[string]string {
 	// Legal names first, so a tool already named crm_lookup keeps its name
 	// whatever the order of the list.
 	for _, name := range tools {
-		if _, done := out[name]; !done && functionName.MatchString(name) {
+		if _, done := out[name]; !done && functionName().MatchString(name) {
 			out[name] = name
 			taken[name] = true
 		}
