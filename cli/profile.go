@@ -1,3 +1,5 @@
+//go:build evalgate_profile
+
 package cli
 
 import (
@@ -6,7 +8,8 @@ import (
 	"runtime/pprof"
 )
 
-// Profiling is for evalgate's own benchmarks and is not a documented flag:
+// Profiling is for evalgate's own benchmarks, in a binary built with
+// `-tags evalgate_profile`, and is not a documented flag:
 // EVALGATE_CPUPROFILE=FILE writes a CPU profile of the whole command and
 // EVALGATE_MEMPROFILE=FILE a heap profile (allocations since start) when it
 // ends. Read them with `go tool pprof`.
