@@ -479,7 +479,12 @@ func (t *Terminal) verdict(b *strings.Builder, r *results.Run) {
 	default:
 		line = t.fail.Sprint("FAIL")
 	}
-	b.WriteString("\nevalgate: " + line + "\n")
+	if !t.quiet {
+		// A blank line parts the verdict from the report above it; with
+		// --quiet there is none, and the verdict is the whole output.
+		b.WriteByte('\n')
+	}
+	b.WriteString("evalgate: " + line + "\n")
 }
 
 // notRun says how many tasks of an interrupted run never ran, when the

@@ -267,7 +267,7 @@ func TestTerminal(t *testing.T) {
 				term.Finish(r)
 			},
 			check: func(t *testing.T, out string) {
-				assert.Equal(t, out, "\nevalgate: FAIL — gate passRate >= 0.9 could not be evaluated (unknown name passrate)\n")
+				assert.Equal(t, out, "evalgate: FAIL — gate passRate >= 0.9 could not be evaluated (unknown name passrate)\n")
 			},
 		},
 		{
@@ -287,7 +287,7 @@ func TestTerminal(t *testing.T) {
 				term.Finish(r)
 			},
 			check: func(t *testing.T, out string) {
-				assert.Equal(t, out, "\nevalgate: FAIL — gate all(suiteList, .passed) failed (suites[\"acme.b.evals.y\"].passed=false)\n")
+				assert.Equal(t, out, "evalgate: FAIL — gate all(suiteList, .passed) failed (suites[\"acme.b.evals.y\"].passed=false)\n")
 			},
 		},
 		{
@@ -304,7 +304,7 @@ func TestTerminal(t *testing.T) {
 				term.Finish(r)
 			},
 			check: func(t *testing.T, out string) {
-				assert.Equal(t, out, "\nevalgate: FAIL — 5 of 6 gates failed: a > 1; b > 1; c > 1; and 2 more\n")
+				assert.Equal(t, out, "evalgate: FAIL — 5 of 6 gates failed: a > 1; b > 1; c > 1; and 2 more\n")
 			},
 		},
 		{
