@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/evalgate/evalgate/internal/spelling"
 )
 
 // usage writes the command list: `evalgate help`, `evalgate --help`.
@@ -418,7 +420,7 @@ func didYouMean(name string, candidates []string, prefix string) string {
 		if strings.HasPrefix(cand, name) {
 			abbreviates = append(abbreviates, cand)
 		}
-		if d := editDistance(name, cand); bestDist < 0 || d < bestDist {
+		if d := spelling.Distance(name, cand); bestDist < 0 || d < bestDist {
 			best, bestDist = cand, d
 		}
 	}
@@ -430,27 +432,6 @@ func didYouMean(name string, candidates []string, prefix string) string {
 		return ""
 	}
 	return fmt.Sprintf("; did you mean %s%s?", prefix, best)
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // isHelpArg reports whether arg asks for help.

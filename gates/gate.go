@@ -16,6 +16,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/evalgate/evalgate/internal/limits"
+	"github.com/evalgate/evalgate/internal/spelling"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -562,43 +563,7 @@ func suggest(name, listIntro string, names []string) string {
 // nearest returns the name closest to s: the same but for case, or within
 // an edit distance of a third of its length (at least 1); "" when none is.
 func nearest(s string, names []string) string {
-	best, bestDist := "", max(1, len(s)/3)+1
-	for _, n := range names {
-		if strings.EqualFold(n, s) {
-			return n
-		}
-		if d := editDistance(s, n); d < bestDist {
-			best, bestDist = n, d
-		}
-	}
-	return best
-}
-
-// editDistance is the number of insertions, deletions, substitutions and
-// swaps of two neighbours that turn a into b (optimal string alignment), in
-// bytes.
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
+	return spelling.Nearest(s, names, max(1, len(s)/3))
 }
 
 var typeNames = strings.NewReplacer(
