@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -57,6 +58,9 @@ type Command struct {
 	IsTerminal func() bool
 
 	repo lazyRoot // the root every path in the outputs is relative to
+	// found is where loadConfig looked for evalgate.yaml when no --config
+	// was given; nil when it was.
+	found *config.Found
 	// secrets redacts the credentials evalgate knows from everything it
 	// prints and writes; learnSecrets sets it.
 	secrets *redact.Redactor
@@ -367,24 +371,43 @@ func version() string {
 	return "dev"
 }
 
-// loadConfig reads the project file at path, or ./evalgate.yaml when path
-// is empty (a missing default file is no error), and learns the
-// credentials it names.
+// loadConfig reads the project file at path, or, when path is empty, the
+// evalgate.yaml that config.Find finds in the working directory or a
+// folder above it up to the repository root, and learns the credentials
+// it names. One found above the working directory is named on stderr, so
+// that no run reads a project file the user did not see; none at all is
+// the zero config (c.found says where it was looked for).
 func (c *Command) loadConfig(path string) (*config.Config, error) {
-	var (
-		cfg *config.Config
-		err error
-	)
-	if path != "" {
-		cfg, err = config.Load(path, true)
-	} else {
-		cfg, err = config.Load(config.DefaultFile, false)
+	if path == "" {
+		found, err := config.Find()
+		if err != nil {
+			return nil, err
+		}
+		c.found = found
+		if found.Path == "" {
+			return &config.Config{}, nil
+		}
+		if found.Above() {
+			c.say(c.Stderr, "evalgate: using %s, the nearest %s above the working directory\n", filepath.ToSlash(found.Path), config.DefaultFile)
+		}
+		path = found.Path
 	}
+	cfg, err := config.Load(path, true)
 	if err != nil {
 		return nil, err
 	}
 	c.learnSecrets(cfg)
 	return cfg, nil
+}
+
+// noConfig says, for a command that needs what a project file would have
+// said, that none was found and where it was looked for; "" when a file
+// was read.
+func (c *Command) noConfig(cfg *config.Config) string {
+	if cfg.File != "" || c.found == nil {
+		return ""
+	}
+	return c.found.NotFound()
 }
 
 // firstNonEmpty is the first value that is set: a flag, then the config,

@@ -31,7 +31,7 @@ func assessCmd(_ context.Context, c *Command, args []string) error {
 	format := fs.String("format", "all", "`format` to write: "+strings.Join(report.AssessmentFormats, ", ")+" (all is json, svg, png and md)")
 	now := fs.String("now", "", "the assessment's `time`, RFC 3339 such as 2026-11-26T12:00:00Z (default: now); valid_until is validDays later")
 	id := fs.String("id", "", "the assessment's `id` (default: a random one)")
-	configPath := fs.String("config", "", "project `file` whose assessment: section to use (default ./evalgate.yaml when present)")
+	configPath := fs.String("config", "", "project `file` whose assessment: section to use (default: evalgate.yaml here or in the nearest folder above, up to the repository root)")
 	baseline := fs.String("baseline", "", "`RESULTS` of an earlier run carrying an assessment (a results.json or its folder), to show the movement against it")
 	var history repeatFlag
 	fs.Var(&history, "history", "an earlier results.json or assessment.json `file`, for learning_rate (repeatable; added to assessment.history)")

@@ -95,7 +95,7 @@ func promoteProblems(ctx context.Context, run *results.Run, out string) ([]regre
 // baseline is not an artifact (the run reads it itself).
 func baselineFetchCmd(ctx context.Context, c *Command, args []string) error {
 	fs := c.newFlags("baseline", "fetch")
-	configPath := fs.String("config", "", "project `file` (default ./evalgate.yaml when present)")
+	configPath := fs.String("config", "", "project `file` (default: evalgate.yaml here or in the nearest folder above, up to the repository root)")
 	spec := fs.String("baseline", "", "the baseline to fetch (default the config's)")
 	out := fs.String("out", "", "output `folder`; the artifact goes to its baseline/ (default the config's, else evalgate-out)")
 	pos, err := parseInterleaved(fs, args)

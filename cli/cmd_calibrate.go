@@ -23,7 +23,7 @@ type calibrateFlags struct {
 func (c *Command) calibrateFlagSet(f *calibrateFlags) *flag.FlagSet {
 	fs := c.newFlags("calibrate", "--labels FILE")
 	fs.StringVar(&f.labels, "labels", "", "JSON Lines `file` of human labels: {\"input\", \"output\", \"criterion\", \"human\": true|false|0..1}, or a graded criterion's \"scale\" with \"human\": its level (required)")
-	fs.StringVar(&f.config, "config", "", "project `file` with the judge block (default ./evalgate.yaml when present)")
+	fs.StringVar(&f.config, "config", "", "project `file` with the judge block (default: evalgate.yaml here or in the nearest folder above, up to the repository root)")
 	fs.Float64Var(&f.minAgreement, "min-agreement", judges.DefaultMinAgreement, "the Spearman ρ the judge must reach; below it the exit code is 1")
 	fs.BoolVar(&f.noCache, "no-cache", false, "ask the judge again instead of reusing cached verdicts")
 	return fs

@@ -28,7 +28,7 @@ import (
 func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	fs := c.newFlags("merge", "RESULTS...")
 	var f runFlags
-	fs.StringVar(&f.config, "config", "", "project `file` (default ./evalgate.yaml when present): gates, baseline, out")
+	fs.StringVar(&f.config, "config", "", "project `file` (default: evalgate.yaml here or in the nearest folder above, up to the repository root): gates, baseline, out")
 	fs.StringVar(&f.out, "out", "", "output `folder` (default evalgate-out)")
 	fs.StringVar(&f.baseline, "baseline", "", "baseline results: a results.json, a folder holding one, an EvalSummary, git:<ref>:<path> or github-artifact:<name>")
 	fs.Var(&f.gates, "gate", "gate `expression` that must hold (repeatable; replaces the config's gates)")

@@ -14,7 +14,7 @@ import (
 // step before it runs with --no-publish and no token.
 func publishCmd(ctx context.Context, c *Command, args []string) error {
 	fs := c.newFlags("publish", "")
-	configPath := fs.String("config", "", "project `file` (default ./evalgate.yaml when present)")
+	configPath := fs.String("config", "", "project `file` (default: evalgate.yaml here or in the nearest folder above, up to the repository root)")
 	out := fs.String("out", "", "the run's output `folder` (default the config's, else evalgate-out)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {

@@ -33,7 +33,7 @@ type runFlags struct {
 
 func (c *Command) runFlagSet(f *runFlags) *flag.FlagSet {
 	fs := c.newFlags("run", "[suite files or folders...]")
-	fs.StringVar(&f.config, "config", "", "project `file` (default ./evalgate.yaml when present)")
+	fs.StringVar(&f.config, "config", "", "project `file` (default: evalgate.yaml here or in the nearest folder above, up to the repository root)")
 	fs.StringVar(&f.agentCmd, "agent-cmd", "", "agent `command` speaking evalgate/1 JSON Lines, run with /bin/sh -c")
 	fs.StringVar(&f.out, "out", "", "output `folder` (default evalgate-out)")
 	fs.Var((*countFlag)(&f.concurrency), "concurrency", "agents running at once (default 8)")

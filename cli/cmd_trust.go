@@ -35,7 +35,7 @@ func trustCmd(ctx context.Context, c *Command, args []string) error {
 		configPath, out string
 		history         repeatFlag
 	)
-	fs.StringVar(&configPath, "config", "", "project `file` (default ./evalgate.yaml when present): agent.version, gates, trust")
+	fs.StringVar(&configPath, "config", "", "project `file` (default: evalgate.yaml here or in the nearest folder above, up to the repository root): agent.version, gates, trust")
 	fs.StringVar(&out, "out", "", "`folder` to write trust.json to (default: the folder of the first RESULTS)")
 	fs.Var(&history, "history", "an earlier run's `results`: a results.json or the folder holding one, for the runtime adjustments and TL4 (repeatable; added to trust.history)")
 	paths, err := parseInterleaved(fs, args)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/evalgate/evalgate/internal/memtune"
 	"github.com/evalgate/evalgate/suites"
@@ -11,7 +12,7 @@ import (
 
 func validateCmd(_ context.Context, c *Command, args []string) error {
 	fs := c.newFlags("validate", "[suite files or folders...]")
-	configPath := fs.String("config", "", "project `file` whose suites to validate (default ./evalgate.yaml when present)")
+	configPath := fs.String("config", "", "project `file` whose suites to validate (default: evalgate.yaml here or in the nearest folder above, up to the repository root)")
 	openwop := fs.Bool("openwop", false, "also report whether each file is strictly openwop-portable: no evalgate extension, and every task scoreable by an openwop runner (exit 2 when not)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -22,10 +23,16 @@ func validateCmd(_ context.Context, c *Command, args []string) error {
 	}
 	paths := fs.Args()
 	if len(paths) == 0 {
+		if err := cfg.CheckSuites(); err != nil {
+			return invalid(err)
+		}
 		paths = cfg.Suites
 	}
 	if len(paths) == 0 {
-		return invalid(errors.New("no suites to validate: pass suite files or folders, or list them under \"suites\" in evalgate.yaml"))
+		if none := c.noConfig(cfg); none != "" {
+			return invalid(errors.New(none + ", or name the suite files or folders to validate"))
+		}
+		return invalid(fmt.Errorf("no suites to validate: pass suite files or folders, or list them under \"suites\" in %s", filepath.ToSlash(cfg.File)))
 	}
 	all, err := suites.LoadWith(memtune.Load, paths...)
 	if err != nil {

@@ -56,10 +56,16 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 		return nil, invalid(err)
 	}
 	if len(paths) == 0 {
+		if err := cfg.CheckSuites(); err != nil {
+			return nil, invalid(err)
+		}
 		paths = cfg.Suites
 	}
 	if len(paths) == 0 {
-		return nil, invalid(errors.New("no suites to run: pass suite files or folders, or list them under \"suites\" in evalgate.yaml"))
+		if none := c.noConfig(cfg); none != "" {
+			return nil, invalid(errors.New(none + ", or name the suite files or folders to run"))
+		}
+		return nil, invalid(fmt.Errorf("no suites to run: pass suite files or folders, or list them under \"suites\" in %s", filepath.ToSlash(cfg.File)))
 	}
 	if err := c.maskSecrets(cfg); err != nil {
 		return nil, runError(err)
@@ -68,6 +74,10 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 	if err != nil {
 		c.reportSuiteErrors(err, firstNonEmpty(f.out, cfg.Out, "evalgate-out"))
 		return nil, invalid(fmt.Errorf("invalid suites:\n%w", err))
+	}
+	if len(all) == 0 {
+		// Every file found was data another suite reads.
+		return nil, invalid(fmt.Errorf("no suite files in %s", strings.Join(paths, ", ")))
 	}
 	gs, err := compileGates(cfg, f.gates)
 	if err != nil {
@@ -106,6 +116,9 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 		c.say(c.Stderr, "evalgate: shard %d of %d has no task (the other shards have them all): it runs none\n", j.shard.Index, j.shard.Count)
 	}
 	if j.agent, err = c.newAgent(cfg, f); err != nil {
+		if none := c.noConfig(cfg); none != "" && errors.Is(err, errNoAgent) {
+			err = fmt.Errorf("%w (%s)", err, none)
+		}
 		return nil, invalid(err)
 	}
 	j.out = firstNonEmpty(f.out, cfg.Out, "evalgate-out")
@@ -136,8 +149,11 @@ func (c *Command) newAgent(cfg *config.Config, f *runFlags) (runner.Agent, error
 	case a.OpenAI != nil:
 		return c.newOpenAIAgent(cfg, firstPositive(f.concurrency, cfg.Concurrency))
 	}
-	return nil, errors.New("no agent to run: pass --agent-cmd, or set agent.exec, agent.plain or agent.openai in evalgate.yaml")
+	return nil, errNoAgent
 }
+
+// errNoAgent is the error of a run with nothing to run.
+var errNoAgent = errors.New("no agent to run: pass --agent-cmd, or set agent.exec, agent.plain or agent.openai in evalgate.yaml")
 
 // judgeKeys lists the environment variables holding the judge's and the
 // user simulator's credentials, kept from the agent's environment.

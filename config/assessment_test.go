@@ -56,7 +56,7 @@ func TestParseAssessmentErrors(t *testing.T) {
 		{
 			name: "unknown dimension names the axis's",
 			src:  "assessment:\n  weights:\n    performance: {acuracy: 0.3}\n",
-			want: []string{`evalgate.yaml:3:19: assessment.weights.performance: unknown key "acuracy"; expected one of "accuracy", "consistency", "review_compliance", "speed", "task_completion_rate"`},
+			want: []string{`evalgate.yaml:3:19: assessment.weights.performance: unknown key "acuracy"; did you mean "accuracy"?`},
 		},
 		{
 			name: "a dimension of the other axis",

@@ -19,8 +19,10 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,11 +34,12 @@ import (
 	"github.com/evalgate/evalgate/internal/chat"
 	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/evalgate/evalgate/internal/inputfile"
+	"github.com/evalgate/evalgate/internal/spelling"
 	"github.com/evalgate/evalgate/internal/yamlmap"
 	"github.com/evalgate/evalgate/suites"
 )
 
-// DefaultFile is the config file looked for in the working directory.
+// DefaultFile is the name of the project file Find looks for.
 const DefaultFile = "evalgate.yaml"
 
 // Config is the parsed project file.
@@ -44,7 +47,10 @@ type Config struct {
 	File string // the file it was read from; "" for the zero config
 	Dir  string // the folder relative paths are resolved against
 
-	Suites      []string
+	Suites []string
+	// suites holds, for each of Suites, the path as written and its place
+	// in the file, for CheckSuites.
+	suites      []writtenPath
 	Agent       Agent
 	Judge       Judge
 	Assessment  *Assessment // the assessment: section; nil without one (assessment.go)
@@ -234,16 +240,10 @@ func (c *Config) Root() string {
 	if real, err := resolveLinks(c.Dir); err == nil {
 		dir = real
 	}
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir
-		}
-		d = parent
+	if top, ok := workTree(dir); ok {
+		return top
 	}
+	return dir
 }
 
 // folderName names the config's folder in a message.
@@ -377,6 +377,10 @@ func (p *parser) fields(n *yaml.Node, where string, set map[string]func(*yaml.No
 		case yamlmap.NotMapping:
 			p.errorf(at, "%s: expected a mapping", where)
 		case yamlmap.Unknown:
+			if near := spelling.Nearest(key, slices.Sorted(maps.Keys(set)), max(1, len(key)/3)); near != "" {
+				p.errorf(at, "%s: unknown key %q; did you mean %q?", where, key, near)
+				return
+			}
 			p.errorf(at, "%s: unknown key %q; expected one of %s", where, key, keyList(set))
 		case yamlmap.Repeated:
 			p.errorf(at, "%s: key %q is set twice", where, key)
@@ -466,7 +470,7 @@ func (p *parser) config(n *yaml.Node, c *Config) {
 	p.fields(n, "config", map[string]func(*yaml.Node){
 		"assessment": func(v *yaml.Node) { p.assessment(v, c) }, // assessment.go
 
-		"suites":      func(v *yaml.Node) { p.strs(v, "suites", &c.Suites) },
+		"suites":      func(v *yaml.Node) { p.suites(v, c) },
 		"agent":       func(v *yaml.Node) { p.agent(v, &c.Agent) },
 		"judge":       func(v *yaml.Node) { p.judge(v, &c.Judge) },
 		"concurrency": func(v *yaml.Node) { p.int(v, "concurrency", 1, &c.Concurrency) },

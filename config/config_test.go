@@ -99,8 +99,16 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range []testCase{
 		{
 			name: "unknown keys list the allowed ones",
-			src:  "suites: [a]\nagnet: {}\n",
-			want: []string{`evalgate.yaml:2:1: config: unknown key "agnet"; expected one of "agent", "assessment", "baseline", "concurrency", "gates", "judge", "out", "suites", "timeout", "trials", "trust", "user"`},
+			src:  "suites: [a]\nrunner: {}\n",
+			want: []string{`evalgate.yaml:2:1: config: unknown key "runner"; expected one of "agent", "assessment", "baseline", "concurrency", "gates", "judge", "out", "suites", "timeout", "trials", "trust", "user"`},
+		},
+		{
+			name: "a misspelt key names the one meant",
+			src:  "sutes: [a]\nagnet: {}\n",
+			want: []string{
+				`evalgate.yaml:1:1: config: unknown key "sutes"; did you mean "suites"?`,
+				`evalgate.yaml:2:1: config: unknown key "agnet"; did you mean "agent"?`,
+			},
 		},
 		{
 			name: "the user simulator is a model without a prompt of its own",
@@ -165,7 +173,7 @@ func TestParseErrors(t *testing.T) {
 			src:  "trust:\n  owner: [a]\n  maxRepeat: 2\n  maxRepeats: 0\n",
 			want: []string{
 				`evalgate.yaml:2:10: trust.owner: expected a string`,
-				`evalgate.yaml:3:3: trust: unknown key "maxRepeat"; expected one of "history", "maxRepeats", "owner"`,
+				`evalgate.yaml:3:3: trust: unknown key "maxRepeat"; did you mean "maxRepeats"?`,
 				`evalgate.yaml:4:15: trust.maxRepeats: expected an integer >= 1`,
 			},
 		},

@@ -427,6 +427,9 @@ func suiteFiles(paths []string) ([]string, Errors) {
 		}
 		// The folder is walked as resolved (WalkDir does not follow a
 		// link, not even the root's), and its files named under root.
+		// A folder that holds no suite file is a mistake, said as such
+		// rather than as an empty selection.
+		found, failed := 0, len(errs)
 		real, err := filepath.EvalSymlinks(root)
 		if err != nil {
 			errs = append(errs, ioError(root, "could not read suite folder", err))
@@ -463,11 +466,16 @@ func suiteFiles(paths []string) ([]string, Errors) {
 				errs = append(errs, e)
 				return nil
 			}
+			found++
 			add(name(p))
 			return nil
 		})
 		if err != nil {
 			errs = append(errs, ioError(root, "could not read suite folder", err))
+		}
+		if found == 0 && len(errs) == failed {
+			errs = append(errs, &Error{Pos: Pos{File: root}, Message: "no suite files in " + root +
+				" (a suite is a .json, .yaml or .yml file; hidden files and folders are skipped)", Kind: ErrIO})
 		}
 	}
 	return files, errs

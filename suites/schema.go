@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/evalgate/evalgate/internal/meter"
+	"github.com/evalgate/evalgate/internal/spelling"
 )
 
 //go:embed suite.schema.json
@@ -370,7 +371,9 @@ func (r *schemaReporter) leaf(ve *jsonschema.ValidationError) {
 		allowed := r.allowedKeys(ve.SchemaURL)
 		for _, p := range k.Properties {
 			msg := fmt.Sprintf("unknown key %q", p)
-			if len(allowed) > 0 {
+			if near := spelling.Nearest(p, allowed, max(1, len(p)/3)); near != "" {
+				msg += fmt.Sprintf("; did you mean %q?", near)
+			} else if len(allowed) > 0 {
 				msg += "; expected one of " + quoteList(allowed)
 			}
 			f := v.getField(p)

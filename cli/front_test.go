@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+)
+
+// TestQuietPrintsOnlyTheVerdict: --quiet prints the verdict line and
+// nothing before it, not even a blank line.
+func TestQuietPrintsOnlyTheVerdict(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"evals/plain.yaml": plainSuite,
+		"upper.sh":         "#!/bin/sh\ntr a-z A-Z\n",
+		"evalgate.yaml":    "suites: [evals/]\nagent:\n  plain: [./upper.sh]\n",
+	})
+	r := runCLI(t, dir, nil, "run", "--quiet")
+	assert.Equal(t, r.code, ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Equal(t, r.stdout, "evalgate: PASS — all 2 gates hold\n")
+}
+
+// TestConfigFoundAbove: run from a subfolder, evalgate looks for
+// evalgate.yaml upward to the repository root, as git looks for .git,
+// and says which file it used; with none, it says where it looked.
+// Outside a repository only the working directory is searched.
+func TestConfigFoundAbove(t *testing.T) {
+	type testCase struct {
+		name       string
+		files      map[string]string
+		cwd        string
+		args       []string
+		wantCode   int
+		wantStderr []string // each a line of stderr, in order, with ROOT for the temp folder
+	}
+	run := func(t *testing.T, tc testCase) {
+		root, err := filepath.EvalSymlinks(t.TempDir())
+		assert.NilError(t, err)
+		writeFiles(t, root, tc.files)
+		cwd := filepath.Join(root, tc.cwd)
+		assert.NilError(t, os.MkdirAll(cwd, 0o755))
+		r := runCLI(t, cwd, nil, tc.args...)
+		assert.Equal(t, r.code, tc.wantCode, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		var want []string
+		for _, l := range tc.wantStderr {
+			want = append(want, strings.ReplaceAll(l, "ROOT", root))
+		}
+		assert.DeepEqual(t, strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n"), want)
+	}
+	project := map[string]string{
+		".git/HEAD":          "ref: refs/heads/main\n",
+		"evalgate.yaml":      "suites: [evals/]\nagent:\n  plain: [./upper.sh]\n",
+		"evals/plain.yaml":   plainSuite,
+		"upper.sh":           "#!/bin/sh\ntr a-z A-Z\n",
+		"docs/guide/keep.md": "a subfolder\n",
+	}
+	for _, tc := range []testCase{
+		{
+			name: "found two folders up", files: project, cwd: "docs/guide",
+			args: []string{"run", "--quiet", "--out", "out"}, wantCode: ExitPass,
+			wantStderr: []string{"evalgate: using ../../evalgate.yaml, the nearest evalgate.yaml above the working directory"},
+		},
+		{
+			name: "validate finds it too", files: project, cwd: "docs",
+			args: []string{"validate"}, wantCode: ExitPass,
+			wantStderr: []string{"evalgate: using ../evalgate.yaml, the nearest evalgate.yaml above the working directory"},
+		},
+		{
+			name: "in the working directory it says nothing", files: project, cwd: ".",
+			args: []string{"validate"}, wantCode: ExitPass, wantStderr: []string{""},
+		},
+		{
+			name:  "none up to the repository root",
+			files: map[string]string{".git/HEAD": "ref: refs/heads/main\n", "evals/plain.yaml": plainSuite}, cwd: "evals",
+			args: []string{"run"}, wantCode: ExitInvalid,
+			wantStderr: []string{"evalgate: no evalgate.yaml in ROOT/evals or above (up to the repository root ROOT); pass --config, or name the suite files or folders to run"},
+		},
+		{
+			name:  "outside a repository only the working directory",
+			files: map[string]string{"evalgate.yaml": "suites: [sub/]\n", "sub/plain.yaml": plainSuite}, cwd: "sub",
+			args: []string{"validate"}, wantCode: ExitInvalid,
+			wantStderr: []string{"evalgate: no evalgate.yaml in ROOT/sub (outside a git repository no folder above it is searched); pass --config, or name the suite files or folders to validate"},
+		},
+		{
+			name:  "no agent, no config",
+			files: map[string]string{".git/HEAD": "ref: refs/heads/main\n", "evals/plain.yaml": plainSuite}, cwd: ".",
+			args: []string{"run", "evals/"}, wantCode: ExitInvalid,
+			wantStderr: []string{"evalgate: no agent to run: pass --agent-cmd, or set agent.exec, agent.plain or agent.openai in evalgate.yaml (no evalgate.yaml in ROOT, the repository root; pass --config)"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestSuitePathsSayWhere: an empty folder is "no suite files in DIR", not
+// an empty selection; a suite path in evalgate.yaml that does not exist is
+// reported at its place in the file with the folder it was meant to be;
+// a misspelt key of the config or of a suite names the key meant.
+func TestSuitePathsSayWhere(t *testing.T) {
+	type testCase struct {
+		name       string
+		files      map[string]string
+		args       []string
+		wantStdout string
+		wantStderr string
+	}
+	run := func(t *testing.T, tc testCase) {
+		dir := t.TempDir()
+		writeFiles(t, dir, tc.files)
+		assert.NilError(t, os.MkdirAll(filepath.Join(dir, "empty"), 0o755))
+		r := runCLI(t, dir, nil, tc.args...)
+		assert.Equal(t, r.code, ExitInvalid, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		assert.Equal(t, r.stdout, tc.wantStdout)
+		assert.Equal(t, r.stderr, tc.wantStderr)
+	}
+	for _, tc := range []testCase{
+		{
+			name:  "an empty folder",
+			files: map[string]string{"upper.sh": "#!/bin/sh\ntr a-z A-Z\n"},
+			args:  []string{"run", "empty", "--agent-cmd", "./upper.sh"},
+			wantStderr: "evalgate: invalid suites:\n" +
+				"empty: no suite files in empty (a suite is a .json, .yaml or .yml file; hidden files and folders are skipped) [io]\n",
+		},
+		{
+			name: "a missing suite path in evalgate.yaml",
+			files: map[string]string{
+				"evalgate.yaml":    "agent: {plain: [./upper.sh]}\nsuites:\n  - evlas/\n  - evals/plain.yml\n  - nothing-like-it/\n",
+				"evals/plain.yaml": plainSuite,
+			},
+			args: []string{"run"},
+			wantStderr: "evalgate: evalgate.yaml:3:5: suites[0]: \"evlas/\" does not exist in evalgate.yaml's folder; did you mean \"evals/\"?\n" +
+				"evalgate.yaml:4:5: suites[1]: \"evals/plain.yml\" does not exist in evalgate.yaml's folder; did you mean \"evals/plain.yaml\"?\n" +
+				"evalgate.yaml:5:5: suites[2]: \"nothing-like-it/\" does not exist in evalgate.yaml's folder\n",
+		},
+		{
+			name:       "a misspelt key of evalgate.yaml",
+			files:      map[string]string{"evalgate.yaml": "sutes: [evals/]\n"},
+			args:       []string{"validate"},
+			wantStderr: "evalgate: evalgate.yaml:1:1: config: unknown key \"sutes\"; did you mean \"suites\"?\n",
+		},
+		{
+			name: "a misspelt key of a suite",
+			files: map[string]string{"evals/s.yaml": "suiteId: acme.x.evals.y\nversion: 1.0.0\nmodes: [golden]\ntasks:\n" +
+				"  - taskId: a\n    input: hi\n    expectd: {kind: golden, match: {strategy: contains, value: hi}}\n"},
+			args: []string{"validate", "evals"},
+			wantStdout: "evals/s.yaml:5:5: /tasks/0: missing required key \"expected\" [schema]\n" +
+				"evals/s.yaml:7:5: /tasks/0/expectd: unknown key \"expectd\"; did you mean \"expected\"? [schema]\n",
+			wantStderr: "evalgate: invalid suites\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
