@@ -79,7 +79,7 @@ type verb struct {
 func verbs() []verb {
 	return []verb{
 		{"assess", "the AAAF dual-axis assessment of a run: Performance and Capability tiers, as JSON, SVG and PNG badges, Markdown or an Open Badges credential", assessCmd},
-		{"baseline", "manage the baseline: \"baseline promote RESULTS\" writes the canonical baseline file; \"baseline fetch\" downloads an artifact baseline in the Action", baselineCmd},
+		{"baseline", "manage the baseline: \"baseline promote [RESULTS]\" writes the canonical baseline file from a run (the last one by default); \"baseline fetch\" downloads an artifact baseline in the Action", baselineCmd},
 		{"calibrate", "measure how well the rubric judge agrees with human labels (Spearman ρ, Cohen's κ)", calibrateCmd},
 		{"diff", "compare two results: verdict, score movement, newly failing and fixed tasks", diffCmd},
 		{"export", "export a suite: --openwop strips evalgate's extensions and lists what was lost", exportCmd},

@@ -13,7 +13,7 @@ import (
 	"github.com/evalgate/evalgate/results"
 )
 
-// baselineCmd is `evalgate baseline promote RESULTS [--out FILE] [--force]`
+// baselineCmd is `evalgate baseline promote [RESULTS] [--out FILE] [--force]`
 // and `evalgate baseline fetch`.
 func baselineCmd(ctx context.Context, c *Command, args []string) error {
 	if len(args) > 0 && isHelpArg(args[0]) {
@@ -25,15 +25,24 @@ func baselineCmd(ctx context.Context, c *Command, args []string) error {
 	if len(args) == 0 || args[0] != "promote" {
 		return unknownSubcommand("baseline", args, "promote", "fetch")
 	}
-	fs := c.newFlags("baseline", "promote RESULTS")
+	fs := c.newFlags("baseline", "promote [RESULTS]")
+	configPath := fs.String("config", "", "project `file` whose out folder holds the run when RESULTS is not given (default: evalgate.yaml here or in the nearest folder above, up to the repository root)")
 	out := fs.String("out", DefaultBaselineFile, "where to write the baseline")
 	force := fs.Bool("force", false, "promote a run that ran only some tasks, was interrupted, had errors or lacks tasks of the baseline at --out")
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
+	if len(pos) > 1 {
 		return invalid(errors.New("baseline promote: expected one results.json (or the folder holding it)"))
+	}
+	if len(pos) == 0 {
+		// The last run: in the output folder run writes to.
+		cfg, err := c.loadConfig(*configPath)
+		if err != nil {
+			return invalid(err)
+		}
+		pos = []string{firstNonEmpty(cfg.Out, "evalgate-out")}
 	}
 	run, err := readResults(ctx, pos[0])
 	if err != nil {

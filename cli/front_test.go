@@ -154,3 +154,27 @@ func TestSuitePathsSayWhere(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestPromoteTheLastRun: baseline promote with no argument promotes the
+// run in the output folder run writes to: evalgate.yaml's out, else
+// evalgate-out.
+func TestPromoteTheLastRun(t *testing.T) {
+	for _, tc := range []struct{ name, config, out string }{
+		{"the config's out", "suites: [evals/]\nagent: {plain: [./upper.sh]}\nout: runs/last\n", "runs/last"},
+		{"evalgate-out", "suites: [evals/]\nagent: {plain: [./upper.sh]}\n", "evalgate-out"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{
+				"evals/plain.yaml": plainSuite,
+				"upper.sh":         "#!/bin/sh\ntr a-z A-Z\n",
+				"evalgate.yaml":    tc.config,
+			})
+			mustRun(t, dir, "run", "--quiet")
+			r := runCLI(t, dir, nil, "baseline", "promote")
+			assert.Equal(t, r.code, ExitPass, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			run := regrReadRun(t, filepath.Join(dir, tc.out))
+			assert.Equal(t, r.stdout, "evalgate: baseline .evalgate/baseline.json written from run "+run.RunID+" (1 suite, 4 tasks)\n")
+		})
+	}
+}

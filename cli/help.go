@@ -195,7 +195,8 @@ var commandDocs = map[string]commandDoc{
 	},
 	"baseline": {
 		about: "promote writes the canonical baseline from a run's results.json (or the folder " +
-			"holding it): content-free, one line per task, stable order, so that a baseline " +
+			"holding it; without RESULTS, the output folder run writes to: evalgate.yaml's out, " +
+			"else evalgate-out): content-free, one line per task, stable order, so that a baseline " +
 			"update reads well in review. Commit it and point \"baseline:\" (or --baseline) at " +
 			"it, or at git:<ref>:<path> to read it from a branch. A baseline must hold every " +
 			"task, each scored on what the agent answered, so promote refuses a run that ran " +
@@ -207,7 +208,7 @@ var commandDocs = map[string]commandDoc{
 			"baseline (the file, or none when there is no artifact yet).",
 		exits: []string{"0  the baseline was written (fetched)", "2  bad invocation, or a run promote refuses (without --force)", "3  could not write (fetch) the baseline"},
 		examples: []commandExample{
-			{"Make the last run the baseline (then commit .evalgate/baseline.json)", "evalgate baseline promote evalgate-out/"},
+			{"Make the last run the baseline (then commit .evalgate/baseline.json)", "evalgate baseline promote"},
 			{"Write it somewhere else", "evalgate baseline promote evalgate-out/results.json --out baselines/nightly.json"},
 		},
 	},
