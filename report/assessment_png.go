@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"math"
 	"strconv"
+	"strings"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/gofont/gobold"
@@ -48,21 +49,30 @@ func AssessmentPNG(a *assess.Assessment) ([]byte, error) {
 			face, faces[key] = f, f
 		}
 		d := &font.Drawer{Dst: img, Src: image.NewUniform(hexColour(sh.fill)), Face: face}
+		text := pngText(sh.text)
 		x := fixed.Int26_6(math.Round(sh.x * pngScale * 64))
 		switch sh.anchor {
 		case "middle":
-			x -= d.MeasureString(sh.text) / 2
+			x -= d.MeasureString(text) / 2
 		case "end":
-			x -= d.MeasureString(sh.text)
+			x -= d.MeasureString(text)
 		}
 		d.Dot = fixed.Point26_6{X: x, Y: fixed.Int26_6(math.Round(sh.y * pngScale * 64))}
-		d.DrawString(sh.text)
+		d.DrawString(text)
 	}
 	var b bytes.Buffer
 	if err := png.Encode(&b, img); err != nil {
 		return nil, fmt.Errorf("could not encode the PNG: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+// pngText is text as the Go fonts should draw it. Their glyph for "-"
+// (hyphen-minus) is a minus sign, as wide as a digit and set at the
+// height of "+", so "Full-Stack" and "2026-11-28" would read as "Full–Stack"
+// and "2026–11–28"; the soft hyphen's glyph is the hyphen the SVG shows.
+func pngText(s string) string {
+	return strings.ReplaceAll(s, "-", "\u00ad")
 }
 
 func b2i(b bool) int {

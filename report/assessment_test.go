@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/image/font"
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/golden"
 
@@ -119,5 +120,22 @@ func TestAssessmentFiles(t *testing.T) {
 		}
 		assert.DeepEqual(t, got, want)
 		assert.Equal(t, len(files), len(want), format)
+	}
+}
+
+// TestPNGHyphen: the PNG draws "-" as a hyphen, narrower than a figure,
+// not as the Go fonts' hyphen-minus, a minus sign as wide as one
+// ("Full-Stack", the dates).
+func TestPNGHyphen(t *testing.T) {
+	for _, bold := range []bool{false, true} {
+		face, err := newFace(16*pngScale, bold)
+		assert.NilError(t, err)
+		figure := font.MeasureString(face, "0")
+		assert.Check(t, font.MeasureString(face, "-")*10 >= figure*9, "the Go fonts' hyphen-minus is about as wide as a figure")
+		hyphen := pngText("-")
+		assert.Check(t, font.MeasureString(face, hyphen)*10 < figure*7, "bold %v: the hyphen drawn is %v wide, a figure %v", bold, font.MeasureString(face, hyphen), figure)
+		ink, _ := font.BoundString(face, hyphen)
+		assert.Check(t, ink.Max.X > ink.Min.X && ink.Max.Y > ink.Min.Y, "bold %v: the hyphen drawn has no ink", bold)
+		assert.Equal(t, pngText("Full-Stack 2026-11-28"), "Full\u00adStack 2026\u00ad11\u00ad28")
 	}
 }
