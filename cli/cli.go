@@ -73,8 +73,8 @@ type verb struct {
 	run     func(ctx context.Context, c *Command, args []string) error
 }
 
-// verbs is the table of commands, in the order `evalgate help` lists
-// them; each one's function lives in cmd_<name>.go. A function rather than
+// verbs is the table of commands, in alphabetical order, the order
+// `evalgate help` and the README's table list them (TestReadmeCommands); each one's function lives in cmd_<name>.go. A function rather than
 // a variable, since the commands' help reads the table.
 func verbs() []verb {
 	return []verb{
@@ -90,8 +90,8 @@ func verbs() []verb {
 		{"publish", "in GitHub Actions, publish a finished run: job summary, annotations, outputs, the PR comment", publishCmd},
 		{"report", "render a results.json again: --format md|junit|sarif|badge|html", reportCmd},
 		{"run", "run the suites against the agent and gate on the result (the main job)", runCmd},
-		{"trust", "score how far the agent may act on its own: the TL0-TL4 trust scorecard of a run, written as trust.json", trustCmd},
 		{"schema", "print a JSON Schema: suite, summary (openwop EvalSummary) or results", schemaCmd},
+		{"trust", "score how far the agent may act on its own: the TL0-TL4 trust scorecard of a run, written as trust.json", trustCmd},
 		{"validate", "check suite files without running them", validateCmd},
 		{"version", "print the version", versionCmd},
 	}
