@@ -60,6 +60,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			"the page scrolls sideways at %d px: scrollWidth %v, innerWidth %v, clientWidth %v; past the right edge: %s",
 			tc.width, m.ScrollWidth, m.InnerWidth, m.ClientWidth, strings.Join(m.Wide, "; "))
 		checkCharts(t, run, m)
+		assert.Check(t, len(m.Breaks) == 0, "table cells break inside a name: %s", strings.Join(m.Breaks, "; "))
 		assert.Check(t, m.Details["tasks-failing"], "the tasks that did not pass are collapsed")
 		assert.Check(t, !m.Details["tasks-passing"], "the tasks that passed are open")
 		assert.Equal(t, m.Dark, tc.dark, "prefers-color-scheme")
@@ -193,6 +194,9 @@ type pageLayout struct {
 		Dimensions              int
 	}
 	Details map[string]bool // id: open as the page opens
+	// Breaks are the line breaks of table cells after a character other
+	// than "/", "-" or a space: the text before and after each.
+	Breaks []string
 }
 
 // drawnSeverity is a row of a bar chart (findings, trust): the count and
@@ -235,6 +239,34 @@ addEventListener("load", () => {
       if (r.right > root.clientWidth + 0.5 && !el.closest("svg > *")) m.wide.push(name(el) + " right " + Math.round(r.right));
     }
     m.wide = m.wide.slice(0, 20);
+    // Where each table cell's text wraps: the character before every line
+    // break must be "/", "-" or a space, unless the break ends a run of 40
+    // characters with none (the report's cellRun).
+    m.breaks = [];
+    for (const td of d.querySelectorAll("td")) {
+      const walk = d.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+      let top = null, before = "", seen = "", run = 0;
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        const s = n.textContent;
+        for (let i = 0; i < s.length; i++) {
+          const c = s[i];
+          if (/\s/.test(c)) { before = " "; run = 0; seen += " "; continue; }
+          const r = d.createRange();
+          r.setStart(n, i);
+          r.setEnd(n, i + 1);
+          const box = r.getClientRects()[0];
+          if (!box) continue;
+          if (top !== null && box.top > top + 1 && !"/- ".includes(before) && run < 40) {
+            m.breaks.push(JSON.stringify(seen.slice(-24)) + " | " + JSON.stringify(s.slice(i, i + 12)));
+          }
+          top = box.top;
+          before = c;
+          run = "/-".includes(c) ? 0 : run + 1;
+          seen += c;
+        }
+      }
+    }
+    m.breaks = m.breaks.slice(0, 20);
     for (const svg of d.querySelectorAll("svg[data-chart]")) {
       const r = svg.getBoundingClientRect(), cells = {};
       for (const c of svg.querySelectorAll("rect[data-status]")) cells[c.dataset.status] = (cells[c.dataset.status] || 0) + 1;

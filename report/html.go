@@ -264,6 +264,7 @@ var htmlPage = sync.OnceValue(func() *template.Template {
 		"p":        func(f float64) string { return fmt.Sprintf("%.3g", f) },
 		"value":    func(v any) string { return htmlText(fmt.Sprint(v)) },
 		"t":        htmlText,
+		"cell":     cell,
 		"axis":     axis,
 		"units":    units,
 		"barLabel": barLabel,
@@ -279,6 +280,39 @@ var htmlPage = sync.OnceValue(func() *template.Template {
 // (escape.XMLChars), since the page holds inline SVG; html/template
 // escapes the markup.
 func htmlText(s string) string { return escape.XMLChars(escape.Text(s)) }
+
+// cellRun is the longest run of characters a table cell shows without a
+// place to break: wider than any id or word, narrower than a phone.
+const cellRun = 40
+
+// cell is text for a table cell, escaped, with the places it may break
+// (<wbr>) where a browser would not offer them: after each "/" of a path,
+// after a "-" before a digit ("task-01"), and every cellRun characters of
+// a run that has no "/", "-" or space at all. So a cell breaks only at
+// "/", "-" or a space, never inside a name, and yet no hostile id makes
+// a table wider than the screen.
+func cell(s string) template.HTML {
+	rs := []rune(htmlText(s))
+	var b strings.Builder
+	run := 0
+	for i, r := range rs {
+		if run == cellRun {
+			b.WriteString("<wbr>")
+			run = 0
+		}
+		b.WriteString(template.HTMLEscapeString(string(r)))
+		switch {
+		case r == '/' || (r == '-' && i+1 < len(rs) && '0' <= rs[i+1] && rs[i+1] <= '9'):
+			b.WriteString("<wbr>")
+			run = 0
+		case r == '-' || r == ' ':
+			run = 0
+		default:
+			run++
+		}
+	}
+	return template.HTML(b.String())
+}
 
 // htmlTemplates are the page's templates: "start" and "end" around the
 // sections of htmlSections, each a {{define}} of its own.
@@ -308,7 +342,8 @@ const htmlTemplates = `
 html { background: var(--bg); color: var(--fg); }
 body { font: 14px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 72rem; padding: 1rem; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 2rem; } h3 { font-size: 1rem; margin: 0 0 .25rem; }
-h1, h2, h3, p, li, td, summary, code { overflow-wrap: anywhere; }
+h1, h2, h3, p, li, summary, code { overflow-wrap: anywhere; }
+td, td code { overflow-wrap: break-word; }
 code { font: 12px ui-monospace, monospace; background: var(--subtle); padding: .1rem .3rem; border-radius: 4px; }
 .pass { color: var(--pass); font-weight: 600; } .fail { color: var(--fail); font-weight: 600; } .error { color: var(--error); font-weight: 600; }
 .muted { color: var(--muted); }
@@ -435,7 +470,7 @@ Tasks: <span class="key is-passed"></span> passed · <span class="key is-failed"
 <tbody>
 {{range .Rows}}<tr data-dimension="{{.Name}}"><td data-label="dimension"><code>{{.Name}}</code></td>
 {{- if .Value}}<td data-label="value" class="num">{{score2 (deref64 .Value)}}</td><td><svg class="dimbar" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true"><rect class="track" width="100" height="8"/><rect class="dimfill" width="{{pct .Value}}" height="8"/></svg></td>
-{{- else}}<td data-label="value">null</td><td data-label="why" class="muted">{{t .Reason}}</td>{{end}}</tr>
+{{- else}}<td data-label="value">null</td><td data-label="why" class="muted">{{cell .Reason}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table>
 {{end}}<p class="muted">The evidence behind every dimension is in <code>assessment.json</code>.</p>
@@ -462,11 +497,11 @@ Tasks: <span class="key is-passed"></span> passed · <span class="key is-failed"
 <thead><tr><th>suite</th><th>task</th><th>where</th><th>status</th><th>score / bar</th><th>why</th></tr></thead>
 <tbody>
 {{range .Failing}}<tr>
-<td data-label="suite"><code>{{t .Suite}}</code></td><td data-label="task"><code>{{t .Task.ID}}</code></td>
-<td data-label="where"><code>{{t .Task.File}}:{{.Task.Line}}</code></td>
+<td data-label="suite"><code>{{cell .Suite}}</code></td><td data-label="task"><code>{{cell .Task.ID}}</code></td>
+<td data-label="where"><code>{{cell .Task.File}}:{{.Task.Line}}</code></td>
 <td data-label="status" class="word">{{if eq .Task.Status "error"}}<span class="error">error</span>{{else}}<span class="fail">failed</span>{{end}}</td>
 <td data-label="score / bar" class="num">{{score .Task.Score}} / {{score .Task.PassScore}}</td>
-<td data-label="why">{{t .Why}}</td>
+<td data-label="why">{{cell .Why}}</td>
 </tr>
 {{end}}</tbody>
 </table>
@@ -479,8 +514,8 @@ Tasks: <span class="key is-passed"></span> passed · <span class="key is-failed"
 <thead><tr><th>suite</th><th>task</th><th>where</th><th>score / bar</th><th>trials passed</th><th>latency ms</th></tr></thead>
 <tbody>
 {{range .Passing}}<tr>
-<td data-label="suite"><code>{{t .Suite}}</code></td><td data-label="task"><code>{{t .Task.ID}}</code></td>
-<td data-label="where"><code>{{t .Task.File}}:{{.Task.Line}}</code></td>
+<td data-label="suite"><code>{{cell .Suite}}</code></td><td data-label="task"><code>{{cell .Task.ID}}</code></td>
+<td data-label="where"><code>{{cell .Task.File}}:{{.Task.Line}}</code></td>
 <td data-label="score / bar" class="num">{{score .Task.Score}} / {{score .Task.PassScore}}</td>
 <td data-label="trials passed" class="num">{{.Task.TrialsPassed}}/{{len .Task.Trials}}</td>
 <td data-label="latency ms" class="num">{{.Task.LatencyMs}}</td>
@@ -500,8 +535,8 @@ Tasks: <span class="key is-passed"></span> passed · <span class="key is-failed"
 <tbody>
 {{range .Gates}}<tr>
 <td data-label="verdict" class="word">{{if .Passed}}<span class="pass">pass</span>{{else}}<span class="fail">fail</span>{{end}}</td>
-<td data-label="gate"><code>{{t .Expr}}</code>{{if .Default}} <span class="muted">(default)</span>{{end}}</td>
-<td data-label="values">{{range $k, $v := .Values}}<code>{{t $k}} = {{value $v}}</code> {{end}}{{with .Error}}<span class="error">{{t .}}</span>{{end}}</td>
+<td data-label="gate"><code>{{cell .Expr}}</code>{{if .Default}} <span class="muted">(default)</span>{{end}}</td>
+<td data-label="values">{{range $k, $v := .Values}}<code>{{cell $k}} = {{cell (value $v)}}</code> {{end}}{{with .Error}}<span class="error">{{cell .}}</span>{{end}}</td>
 </tr>
 {{end}}</tbody>
 </table>
@@ -517,7 +552,7 @@ Tasks: <span class="key is-passed"></span> passed · <span class="key is-failed"
 <table class="rows">
 <thead><tr><th>suite</th><th>task</th><th>change</th><th>score Δ</th><th>cost Δ</th><th>latency Δ ms</th></tr></thead>
 <tbody>
-{{range .Tasks}}<tr><td data-label="suite"><code>{{t .SuiteID}}</code></td><td data-label="task"><code>{{t .TaskID}}</code></td><td data-label="change">{{t .Change}}</td>
+{{range .Tasks}}<tr><td data-label="suite"><code>{{cell .SuiteID}}</code></td><td data-label="task"><code>{{cell .TaskID}}</code></td><td data-label="change">{{cell .Change}}</td>
 <td data-label="score Δ" class="num">{{delta .ScoreDelta}}</td><td data-label="cost Δ" class="num">{{delta .CostDeltaUsd}}</td><td data-label="latency Δ ms" class="num">{{.LatencyDeltaMs}}</td></tr>
 {{end}}</tbody>
 </table>

@@ -89,3 +89,22 @@ func TestHTMLSections(t *testing.T) {
 		last = i
 	}
 }
+
+// TestHTMLCellBreaks: a table cell may break after a "/" of a path, a "-"
+// before a digit and within a run of more than cellRun characters with
+// neither, each marked <wbr>, and nowhere else but at "-" and spaces,
+// where browsers break anyway. TestHTMLInBrowser checks where they do.
+func TestHTMLCellBreaks(t *testing.T) {
+	long := strings.Repeat("x", cellRun)
+	for _, tc := range []struct{ in, want string }{
+		{"evals/nested/refunds.yaml", "evals/<wbr>nested/<wbr>refunds.yaml"},
+		{"refund-lost-parcel", "refund-lost-parcel"},
+		{"task-01", "task-<wbr>01"},
+		{"match (mismatch), expr-1 (mismatch)", "match (mismatch), expr-<wbr>1 (mismatch)"},
+		{long + long + "y", long + "<wbr>" + long + "<wbr>y"},
+		{`a<b>&"c"/d`, "a&lt;b&gt;&amp;&#34;c&#34;/<wbr>d"},
+		{"line\nbreak", `line\nbreak`},
+	} {
+		assert.Equal(t, string(cell(tc.in)), tc.want, tc.in)
+	}
+}
