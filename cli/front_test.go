@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gotest.tools/v3/assert"
+
+	"github.com/evalgate/evalgate/config"
 )
 
 // TestQuietPrintsOnlyTheVerdict: --quiet prints the verdict line and
@@ -176,5 +178,24 @@ func TestPromoteTheLastRun(t *testing.T) {
 			run := regrReadRun(t, filepath.Join(dir, tc.out))
 			assert.Equal(t, r.stdout, "evalgate: baseline .evalgate/baseline.json written from run "+run.RunID+" (1 suite, 4 tasks)\n")
 		})
+	}
+}
+
+// TestExamplesWriteTheirOwnOutFolder: every example project sets an out
+// folder no other one uses, so running one never mixes its outputs (and
+// baseline) with another's.
+func TestExamplesWriteTheirOwnOutFolder(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(testdata, "..", "..", "examples", "*", "evalgate.yaml"))
+	assert.NilError(t, err)
+	files = append(files, filepath.Join(testdata, "..", "..", "examples", "evalgate.yaml"))
+	assert.Assert(t, len(files) >= 5, "found %v", files)
+	owner := map[string]string{}
+	for _, f := range files {
+		cfg, err := config.Load(f, true)
+		assert.NilError(t, err)
+		assert.Check(t, cfg.Out != "", "%s sets no out", f)
+		out := filepath.Clean(cfg.Out)
+		assert.Check(t, owner[out] == "", "%s and %s both write to %s", owner[out], f, out)
+		owner[out] = f
 	}
 }
