@@ -60,9 +60,15 @@ func TestChaosExample(t *testing.T) {
 	assert.Check(t, is.Contains(stdout, "trust: TL3 Autonomous"))
 
 	// evalgate trust over the written results gives the same scorecard.
-	code, stdout, stderr = runEvalgate(t, nil, "trust", out, "--config", "../examples/chaos/evalgate.yaml", "--out", filepath.Join(t.TempDir(), "again"))
+	rescored := filepath.Join(t.TempDir(), "again")
+	code, stdout, stderr = runEvalgate(t, nil, "trust", out, "--config", "../examples/chaos/evalgate.yaml", "--out", rescored)
 	assert.Equal(t, code, ExitPass, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	assert.Check(t, is.Contains(stdout, "trust: TL3 Autonomous, "))
+	// docs/trust.md shows this very table.
+	doc := regrReadFile(t, "../docs/trust.md")
+	_, doc, _ = strings.Cut(doc, "and prints a table:\n\n```\n")
+	doc, _, _ = strings.Cut(doc, "```\n")
+	assert.Equal(t, strings.Replace(stdout, "wrote "+filepath.Join(rescored, "trust.json"), "wrote evalgate-out/chaos/trust.json", 1), doc, "docs/trust.md's table is not what evalgate trust prints")
 
 	// Shards score a part each; merge scores the whole again.
 	dir := t.TempDir()
