@@ -96,9 +96,12 @@ type Agent struct {
 // OpenAI configures an OpenAI-compatible chat completions endpoint, for an
 // agent driven by the runner or for a judge.
 type OpenAI struct {
-	BaseURL          string
-	Model            string
-	APIKeyEnv        string
+	BaseURL   string
+	Model     string
+	APIKeyEnv string
+	// APIKeyEnvAt is where the file sets apiKeyEnv, for a message about
+	// the variable it names.
+	APIKeyEnvAt      diag.Pos
 	SystemPrompt     string
 	SystemPromptFile string
 	MaxTurns         int
@@ -592,9 +595,12 @@ func (p *parser) agent(n *yaml.Node, a *Agent) {
 func (p *parser) openai(n *yaml.Node, where string, agent bool) *OpenAI {
 	o := &OpenAI{}
 	keys := map[string]func(*yaml.Node){
-		"baseURL":          func(v *yaml.Node) { p.str(v, where+".baseURL", &o.BaseURL) },
-		"model":            func(v *yaml.Node) { p.str(v, where+".model", &o.Model) },
-		"apiKeyEnv":        func(v *yaml.Node) { p.str(v, where+".apiKeyEnv", &o.APIKeyEnv) },
+		"baseURL": func(v *yaml.Node) { p.str(v, where+".baseURL", &o.BaseURL) },
+		"model":   func(v *yaml.Node) { p.str(v, where+".model", &o.Model) },
+		"apiKeyEnv": func(v *yaml.Node) {
+			p.str(v, where+".apiKeyEnv", &o.APIKeyEnv)
+			o.APIKeyEnvAt = diag.Pos{File: p.file, Line: v.Line, Col: v.Column}
+		},
 		"systemPrompt":     func(v *yaml.Node) { p.str(v, where+".systemPrompt", &o.SystemPrompt) },
 		"systemPromptFile": func(v *yaml.Node) { p.repoStr(v, where+".systemPromptFile", &o.SystemPromptFile) },
 		"maxTurns":         func(v *yaml.Node) { p.int(v, where+".maxTurns", 1, &o.MaxTurns) },

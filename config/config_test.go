@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/evalgate/evalgate/internal/diag"
 )
 
 func TestParse(t *testing.T) {
@@ -63,7 +66,7 @@ trust:
 		Out:         filepath.Join(dir, "out"),
 		Trust:       &Trust{Owner: "@acme/support", History: []string{filepath.Join(dir, "history/last.json")}, MaxRepeats: 3},
 	}
-	assert.Check(t, is.DeepEqual(want, c), "config")
+	assert.Check(t, is.DeepEqual(want, c, cmpopts.IgnoreUnexported(Config{}), cmpopts.IgnoreFields(OpenAI{}, "APIKeyEnvAt")), "config")
 
 	c, err = Parse(path, []byte("trust:\n"))
 	assert.NilError(t, err)
@@ -81,7 +84,8 @@ func TestParseKeepsSchemeBaselines(t *testing.T) {
 func TestParseUserSimulator(t *testing.T) {
 	c, err := Parse("evalgate.yaml", []byte("user:\n  simulator: {baseURL: http://127.0.0.1:9/v1, model: m, apiKeyEnv: SIM_KEY, pricing: {inputPerMTok: 1}}\n"))
 	assert.NilError(t, err)
-	assert.DeepEqual(t, c.User.Simulator, &OpenAI{BaseURL: "http://127.0.0.1:9/v1", Model: "m", APIKeyEnv: "SIM_KEY", Pricing: Pricing{InputPerMTok: 1}})
+	assert.DeepEqual(t, c.User.Simulator, &OpenAI{BaseURL: "http://127.0.0.1:9/v1", Model: "m", APIKeyEnv: "SIM_KEY",
+		APIKeyEnvAt: diag.Pos{File: "evalgate.yaml", Line: 2, Col: 68}, Pricing: Pricing{InputPerMTok: 1}})
 }
 
 func TestParseErrors(t *testing.T) {
