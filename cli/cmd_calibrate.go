@@ -9,6 +9,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/judges"
 )
 
@@ -48,6 +49,10 @@ func calibrateCmd(ctx context.Context, c *Command, args []string) error {
 	if err != nil {
 		return invalid(err)
 	}
+	if o := cfg.Judge.OpenAI; o != nil && o.APIKeyEnv != "" && c.Getenv(o.APIKeyEnv) == "" {
+		return invalid(&config.Error{Pos: o.APIKeyEnvAt, Message: fmt.Sprintf(
+			"judge.openai.apiKeyEnv: the environment variable %s is not set; the judge needs it to be calibrated", o.APIKeyEnv)})
+	}
 	rj, err := c.newRubricJudge(cfg, f.noCache, 0)
 	if err != nil {
 		return invalid(err)
@@ -70,8 +75,8 @@ func calibrateCmd(ctx context.Context, c *Command, args []string) error {
 	case err != nil && ctx.Err() != nil:
 		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: nothing was written")}
 	case err != nil:
-		if uerr := rj.unavailable(); uerr != nil {
-			return runError(fmt.Errorf("judge unreachable: %w", uerr))
+		if uerr := judgeDown(cfg, rj.unavailable()); uerr != nil {
+			return uerr
 		}
 		return runError(fmt.Errorf("could not calibrate the judge on %s: %w", f.labels, err))
 	}

@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/evalgate/evalgate/config"
 )
@@ -198,4 +202,51 @@ func TestExamplesWriteTheirOwnOutFolder(t *testing.T) {
 		assert.Check(t, owner[out] == "", "%s and %s both write to %s", owner[out], f, out)
 		owner[out] = f
 	}
+}
+
+// TestJudgeCredentials: an apiKeyEnv of the judge that names an unset
+// variable stops the run before any agent runs, at its place in
+// evalgate.yaml; a key the judge's API refuses (401, 403) is "rejected the
+// credentials", never "unreachable", and so is one a model agent's API
+// refuses.
+func TestJudgeCredentials(t *testing.T) {
+	refuse := &fakeJudgeModel{t: t, status: http.StatusUnauthorized}
+	srv := httptest.NewServer(refuse)
+	defer srv.Close()
+	judge := fmt.Sprintf("judge:\n  openai: {baseURL: %s/v1, model: grader, apiKeyEnv: JUDGE_KEY}\n", srv.URL)
+
+	t.Run("unset", func(t *testing.T) {
+		dir := rubricProject(t, judge)
+		res := runCLI(t, dir, map[string]string{"JUDGE_KEY": ""}, "run", "--no-cache")
+		assert.Equal(t, res.code, ExitInvalid, "stdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
+		col := strings.Index(judge, "JUDGE_KEY}") - strings.Index(judge, "  openai") + 1
+		assert.Equal(t, res.stderr, fmt.Sprintf("evalgate: evalgate.yaml:6:%d: judge.openai.apiKeyEnv: the environment variable JUDGE_KEY is not set, ", col)+
+			"and 2 tasks need the judge; set it (in GitHub Actions from a secret, env: {JUDGE_KEY: ${{ secrets.JUDGE_KEY }}}), or leave them out with --task or --tag\n")
+		assert.Equal(t, refuse.count(), 0)
+		_, err := os.Stat(filepath.Join(dir, "out"))
+		assert.Assert(t, os.IsNotExist(err), "the run started")
+
+		// A task no judge decides runs without the key.
+		writeFiles(t, dir, map[string]string{"evals/plain.yaml": plainSuite})
+		res = runCLI(t, dir, map[string]string{"JUDGE_KEY": ""}, "run", "--no-cache", "--task", "shout")
+		assert.Equal(t, res.code, ExitGateFail, "stdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
+		assert.Equal(t, refuse.count(), 0)
+	})
+	t.Run("refused", func(t *testing.T) {
+		dir := rubricProject(t, judge)
+		res := runCLI(t, dir, map[string]string{"JUDGE_KEY": "sk-wrong"}, "run", "--no-cache")
+		assert.Equal(t, res.code, ExitRunError, "stdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
+		assert.Equal(t, res.stderr, "evalgate: the judge rejected the credentials: the judge refused all 2 calls: the judge at "+srv.URL+
+			"/v1/chat/completions answered 401 Unauthorized (invalid_api_key); check the key in JUDGE_KEY (judge.openai.apiKeyEnv)\n")
+	})
+	t.Run("a model agent refused", func(t *testing.T) {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{
+			"evalgate.yaml":    fmt.Sprintf("suites: [evals/]\nagent:\n  openai: {baseURL: %s/v1, model: m, apiKeyEnv: AGENT_KEY}\n", srv.URL),
+			"evals/plain.yaml": plainSuite,
+		})
+		res := runCLI(t, dir, map[string]string{"AGENT_KEY": "sk-wrong"}, "run", "--task", "shout")
+		assert.Equal(t, res.code, ExitGateFail, "stdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
+		assert.Check(t, is.Contains(res.stdout, "error: model (the model API rejected the credentials (401): check the API key)"))
+	})
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -148,10 +149,21 @@ func (j *job) judgeUnavailable() error {
 	if j.judge == nil {
 		return nil
 	}
-	if err := j.judge.unavailable(); err != nil {
+	return judgeDown(j.cfg, j.judge.unavailable())
+}
+
+// judgeDown is the run error of a judge none of whose calls got an answer
+// (exit 3): refused for its credentials, or unreachable; nil for nil.
+func judgeDown(cfg *config.Config, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case !errors.Is(err, judges.ErrRejected):
 		return runError(fmt.Errorf("judge unreachable: %w", err))
+	case cfg.Judge.OpenAI != nil && cfg.Judge.OpenAI.APIKeyEnv != "":
+		return runError(fmt.Errorf("the judge rejected the credentials: %w; check the key in %s (judge.openai.apiKeyEnv)", err, cfg.Judge.OpenAI.APIKeyEnv))
 	}
-	return nil
+	return runError(fmt.Errorf("the judge rejected the credentials: %w; name the variable holding its key in judge.openai.apiKeyEnv", err))
 }
 
 // judgeInfo describes the run's judge for results.json: its id, and whether

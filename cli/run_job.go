@@ -115,6 +115,9 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 		// says so, rather than failing its matrix job.
 		c.say(c.Stderr, "evalgate: shard %d of %d has no task (the other shards have them all): it runs none\n", j.shard.Index, j.shard.Count)
 	}
+	if err := c.checkKeys(cfg, j.plan); err != nil {
+		return nil, err
+	}
 	if j.agent, err = c.newAgent(cfg, f); err != nil {
 		if none := c.noConfig(cfg); none != "" && errors.Is(err, errNoAgent) {
 			err = fmt.Errorf("%w (%s)", err, none)

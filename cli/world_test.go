@@ -406,4 +406,9 @@ send({"type": "reply", "output": "Order %s is refunded." % order})
 	assert.Equal(t, again.UserCostUsd, 0.0)
 	assert.Assert(t, again.Passed)
 	assert.Check(t, !strings.Contains(regrReadFile(t, filepath.Join(dir, "again", "results.json")), "order A-1"), "results hold no conversation")
+
+	// Without the key, the run stops before the agent runs, and says which.
+	r := runCLI(t, dir, map[string]string{"SIM_KEY": ""}, "run", "--out", "unset")
+	assert.Equal(t, r.code, ExitInvalid, r.stdout+r.stderr)
+	assert.Check(t, is.Contains(r.stderr, ": user.simulator.apiKeyEnv: the environment variable SIM_KEY is not set, and 1 task needs the simulated user;"))
 }

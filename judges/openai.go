@@ -208,8 +208,11 @@ func (o *OpenAI) post(ctx context.Context, body []byte) (*chat.Answer, error) {
 		return ans, nil
 	case retry.TemporaryStatus(code):
 		return nil, o.exhausted(fmt.Errorf("the judge answered %s%s", ans.Status, apiError(ans)))
-	case code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusNotFound:
-		// Wrong credentials, endpoint or model: every call will fail alike.
+	case ans.Rejected():
+		// Every call will be refused alike.
+		return nil, &unavailable{&rejected{fmt.Errorf("the judge at %s answered %s%s", o.wire.URL(), ans.Status, apiError(ans))}}
+	case code == http.StatusNotFound:
+		// A wrong endpoint or model: every call will fail alike.
 		return nil, &unavailable{fmt.Errorf("the judge at %s answered %s%s", o.wire.URL(), ans.Status, apiError(ans))}
 	case code == http.StatusBadRequest:
 		return nil, fmt.Errorf("the judge answered %s%s: %w", ans.Status, apiError(ans), errBadRequest)

@@ -19,6 +19,18 @@ import (
 // shape, non-zero exit) is available but wrong, and is not ErrUnavailable.
 var ErrUnavailable = errors.New("judge unavailable")
 
+// ErrRejected marks a judge call the API refused for its credentials (401,
+// 403): the judge is reachable, and the key is missing or wrong. It is
+// ErrUnavailable too: no call gets an answer.
+var ErrRejected = errors.New("the judge rejected the credentials")
+
+// rejected wraps an error as ErrRejected, keeping its message.
+type rejected struct{ err error }
+
+func (r *rejected) Error() string        { return r.err.Error() }
+func (r *rejected) Unwrap() error        { return r.err }
+func (r *rejected) Is(target error) bool { return target == ErrRejected }
+
 // unavailable wraps an error as ErrUnavailable, keeping its message.
 type unavailable struct{ err error }
 
@@ -55,7 +67,12 @@ func (t *tally) err() error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if n == 1 {
+	switch {
+	case errors.Is(t.last, ErrRejected) && n == 1:
+		return fmt.Errorf("the judge refused its only call: %w", t.last)
+	case errors.Is(t.last, ErrRejected):
+		return fmt.Errorf("the judge refused all %d calls: %w", n, t.last)
+	case n == 1:
 		return fmt.Errorf("the judge was unreachable for its only call: %w", t.last)
 	}
 	return fmt.Errorf("the judge was unreachable for all %d calls: %w", n, t.last)

@@ -303,6 +303,7 @@ type apiError struct {
 	message   string
 	body      string
 	retryable bool
+	rejected  bool // 401 or 403: the key is missing or wrong
 }
 
 // text describes the answer without what the server said in it.
@@ -310,6 +311,8 @@ func (e *apiError) text() string {
 	switch {
 	case e.status == 0:
 		return e.message
+	case e.rejected:
+		return fmt.Sprintf("the model API rejected the credentials (%d): check the API key", e.status)
 	case e.message == "":
 		return fmt.Sprintf("the model API answered %d", e.status)
 	}
@@ -331,7 +334,7 @@ func (o *OpenAI) read(ans *chat.Answer) (*chat.Response, *apiError) {
 		return nil, &apiError{status: ans.StatusCode, message: fmt.Sprintf("the response is larger than %d bytes", limit)}
 	case ans.StatusCode != http.StatusOK:
 		body := o.Redact.String(string(bytes.TrimSpace(ans.Body)))
-		return nil, &apiError{status: ans.StatusCode, body: excerpt([]byte(body)), retryable: retry.TemporaryStatus(ans.StatusCode)}
+		return nil, &apiError{status: ans.StatusCode, body: excerpt([]byte(body)), retryable: retry.TemporaryStatus(ans.StatusCode), rejected: ans.Rejected()}
 	}
 	resp, err := ans.Decode()
 	if errors.Is(err, chat.ErrUsageOutOfRange) {

@@ -752,6 +752,8 @@ func judgeMessage(err error, checks []results.Check) string {
 	switch {
 	case errors.Is(err, errNoJudge):
 		return "no judge configured for " + which
+	case errors.Is(err, judges.ErrRejected):
+		return "the judge rejected the credentials for " + which
 	case errors.Is(err, judges.ErrUnavailable):
 		return "the judge could not be reached for " + which
 	}

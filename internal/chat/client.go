@@ -91,6 +91,14 @@ func (a *Answer) Decode() (*Response, error) {
 	return &resp, nil
 }
 
+// Rejected reports whether the API refused the request's credentials (401
+// Unauthorized, 403 Forbidden): a missing, wrong or revoked key, which no
+// retry mends and which every request meets alike. Judges and agents say
+// so in those words rather than as an API that cannot be reached.
+func (a *Answer) Rejected() bool {
+	return a.StatusCode == http.StatusUnauthorized || a.StatusCode == http.StatusForbidden
+}
+
 // ErrorKind names the type and code of an OpenAI-style error body, such as
 // "server_error, busy", never its message, which may quote the request;
 // "" when the body says neither.
