@@ -43,12 +43,16 @@ func TestAgentThatCannotRun(t *testing.T) {
 		files  map[string]string
 		args   []string
 		python bool
+		node   bool
 		want   []string // substrings of stderr
 		absent []string // what stderr must not hold
 	}
 	run := func(t *testing.T, tc testCase) {
 		if tc.python {
 			needPython(t)
+		}
+		if _, err := exec.LookPath("node"); tc.node && err != nil {
+			t.Skip("node is not installed")
 		}
 		dir := t.TempDir()
 		files := map[string]string{"evals/s.yaml": twoTaskSuite}
@@ -108,7 +112,35 @@ func TestAgentThatCannotRun(t *testing.T) {
 		{
 			name:  "exec agent that cannot be started at all",
 			files: map[string]string{"evalgate.yaml": "suites: [evals]\nagent:\n  exec: [./does-not-exist]\n"},
-			want:  []string{`could not start agent "./does-not-exist"`},
+			want: []string{`evalgate: the agent cannot run: "./does-not-exist" (agent.exec in evalgate.yaml) could not be started: "./does-not-exist" does not exist`,
+				"fix the command and run again"},
+		},
+		{
+			name:  "exec agent whose command is not found",
+			files: map[string]string{"evalgate.yaml": "suites: [evals]\nagent:\n  exec: [pyhton3, agent.py]\n"},
+			want: []string{`evalgate: the agent cannot run: "pyhton3 agent.py" (agent.exec in evalgate.yaml) could not be started: "pyhton3" was not found on PATH`,
+				"fix the command and run again"},
+		},
+		{
+			// A deep traceback: the frames are left out, the error is quoted.
+			name: "python traceback deeper than the quote",
+			files: map[string]string{
+				"agent.py":      "def answer(n):\n    if n == 0:\n        raise KeyError('question')\n    answer(n - 1)\n\nanswer(10)\n",
+				"evalgate.yaml": "suites: [evals]\nagent:\n  exec: [python3, agent.py]\n",
+			},
+			python: true,
+			want:   []string{"exit status 1", "\n  its stderr, without the stack (--transcripts keeps it whole):\n  | KeyError: 'question'\n  fix the command"},
+			absent: []string{"Traceback", "File \""},
+		},
+		{
+			name: "node error with its stack",
+			files: map[string]string{
+				"agent.js":      "function answer() { question(); }\nanswer();\n",
+				"evalgate.yaml": "suites: [evals]\nagent:\n  exec: [node, agent.js]\n",
+			},
+			node:   true,
+			want:   []string{"| ReferenceError: question is not defined", "| function answer() { question(); }"},
+			absent: []string{"    at "},
 		},
 		{
 			name: "plain agent of the config",
@@ -118,11 +150,12 @@ func TestAgentThatCannotRun(t *testing.T) {
 			want: []string{`"/bin/sh -c 'echo \"answer.sh: missing\" >&2; exit 5'" (agent.plain in `, "exit status 5", "| answer.sh: missing"},
 		},
 		{
-			// Stderr is bounded and cannot act on the terminal.
+			// Stderr is bounded and cannot act on the terminal; its last
+			// twelve lines are quoted.
 			name:   "long, hostile stderr",
-			args:   []string{"--agent-cmd", `for i in 1 2 3 4 5 6 7 8; do printf 'line %s \033[31mred\n' $i >&2; done; exit 1`, "evals"},
-			want:   []string{`| line 1 \x1b[31mred`, "| line 5", "| … (--transcripts keeps the rest)"},
-			absent: []string{"line 6"},
+			args:   []string{"--agent-cmd", `for i in $(seq 1 20); do printf 'line %s \033[31mred\n' $i >&2; done; exit 1`, "evals"},
+			want:   []string{"\n  the end of its stderr (--transcripts keeps it whole):\n  | line 9 \\x1b[31mred\n", "| line 20 \\x1b[31mred\n  fix"},
+			absent: []string{"| line 8 "},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })

@@ -256,6 +256,9 @@ func (j *job) execute(ctx context.Context) error {
 		if cr, ok := errors.AsType[*runner.CannotRunError](runErr); ok {
 			return j.cannotRun(cr)
 		}
+		if se, ok := errors.AsType[*process.StartError](runErr); ok {
+			return j.notStarted(se)
+		}
 		return runError(fmt.Errorf("could not run the agent: %w", runErr))
 	}
 	if err := j.judgeUnavailable(); err != nil {

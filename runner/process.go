@@ -27,12 +27,23 @@ func notStarted(ctx context.Context, req *Request, err error) *Outcome {
 	switch {
 	case !errors.As(err, &se):
 		return &Outcome{Err: contextError(ctx, req)}
-	case se.Command == "":
-		return &Outcome{Fatal: fmt.Errorf("could not start agent: %w", se.Err)}
 	default:
-		return &Outcome{Fatal: fmt.Errorf("could not start agent %q: %w", se.Command, se.Err)}
+		return &Outcome{Fatal: &startError{se}}
 	}
 }
+
+// startError is the fatal error of an agent that could not be started; it
+// unwraps to the process.StartError, which says which command and why.
+type startError struct{ se *process.StartError }
+
+func (e *startError) Error() string {
+	if e.se.Command == "" {
+		return fmt.Sprintf("could not start agent: %v", e.se.Err)
+	}
+	return fmt.Sprintf("could not start agent %q: %v", e.se.Command, e.se.Err)
+}
+
+func (e *startError) Unwrap() error { return e.se }
 
 // trialEnv is the child environment of one trial: env (or, when env is nil,
 // the scrubbed environment of this process) plus the EVALGATE_* variables
