@@ -285,7 +285,20 @@ func TestRunErrorMessages(t *testing.T) {
 			name:     "timeout",
 			agent:    `read t; case "$t" in *'"bad"'*) sleep 30;; esac; echo '{"type":"final","output":"x"}'`,
 			suite:    "  - {taskId: bad, timeoutMs: 300, input: x, expected: {kind: golden, match: {strategy: exact, value: x}}}\n",
-			wantKind: results.ErrTimeout, wantMsg: "timed out after 300ms",
+			wantKind: results.ErrTimeout, wantMsg: "timed out after 300ms with nothing on stdout — does it flush stdout?",
+		},
+		{
+			// The final line came without its newline: it never counted.
+			name:     "timeout with a line not ended",
+			agent:    `read t; case "$t" in *'"bad"'*) printf '{"type":"final","output":"x"}'; exec sleep 30;; esac; echo '{"type":"final","output":"x"}'`,
+			suite:    "  - {taskId: bad, timeoutMs: 3000, input: x, expected: {kind: golden, match: {strategy: exact, value: x}}}\n",
+			wantKind: results.ErrTimeout, wantMsg: "timed out after 3s; it wrote 29 bytes with no newline — does it flush stdout?",
+		},
+		{
+			name:     "timeout after whole lines",
+			agent:    `read t; echo '{"type":"usage","inputTokens":1}'; case "$t" in *'"bad"'*) exec sleep 30;; esac; echo '{"type":"final","output":"x"}'`,
+			suite:    "  - {taskId: bad, timeoutMs: 3000, input: x, expected: {kind: golden, match: {strategy: exact, value: x}}}\n",
+			wantKind: results.ErrTimeout, wantMsg: "timed out after 3s",
 		},
 		{
 			name:     "no judge",

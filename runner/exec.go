@@ -217,6 +217,30 @@ type conversation struct {
 
 	seen  map[string]bool // tool_call ids
 	calls int             // tool calls answered so far
+	// lineEnd is how many bytes of stdout the lines read so far took:
+	// what the agent wrote past it has no newline yet.
+	lineEnd int64
+}
+
+// ended is the error of a trial whose context ended while the agent was
+// at it. A timeout says what the agent had written, when that explains
+// the wait: bytes with no newline after them, which evalgate cannot take
+// as a line (an unflushed buffer holds the rest of it, or the newline was
+// never written), or nothing at all, what an agent whose stdout is
+// buffered seems to write. Only counts are said: the bytes are the
+// agent's.
+func (c *conversation) ended() *AgentError {
+	e := contextError(c.ctx, c.req)
+	if e.Kind != results.ErrTimeout {
+		return e
+	}
+	switch pending := c.p.BytesRead() - c.lineEnd; {
+	case pending > 0:
+		e.Message += fmt.Sprintf("; it wrote %s with no newline — does it flush stdout?", countText(int(pending), "byte", "bytes"))
+	case c.p.BytesRead() == 0:
+		e.Message += " with nothing on stdout — does it flush stdout?"
+	}
+	return e
 }
 
 // run talks to the agent until the task ends and fills out.
@@ -224,7 +248,7 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 	if _, err := c.p.Write(task); err != nil && c.ctx.Err() != nil {
 		// A write error otherwise means the agent closed stdin or exited;
 		// what it wrote before says more, so go on reading.
-		out.Err = contextError(c.ctx, c.req)
+		out.Err = c.ended()
 		return endKill
 	}
 	for {
@@ -232,7 +256,7 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 		switch {
 		case err == nil:
 		case c.ctx.Err() != nil:
-			out.Err = contextError(c.ctx, c.req)
+			out.Err = c.ended()
 			return endKill
 		case errors.Is(err, process.ErrOutputTooLarge):
 			out.Err = &AgentError{Kind: results.ErrOutputTooLarge, Message: fmt.Sprintf("the agent wrote more than %d bytes", c.maxTotal)}
@@ -246,6 +270,7 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 			out.Err = &AgentError{Kind: results.ErrAgentExit, Message: "could not read the agent's stdout", Detail: err.Error()}
 			return endKill
 		}
+		c.lineEnd = c.p.BytesRead()
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue // a blank line carries no message
 		}
@@ -270,7 +295,7 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 			}
 			c.seen[*m.ID] = true
 			if err := c.answer(*m.ID, *m.Name, m.Arguments); err != nil && c.ctx.Err() != nil {
-				out.Err = contextError(c.ctx, c.req)
+				out.Err = c.ended()
 				return endKill
 			}
 		case "usage":
@@ -307,7 +332,7 @@ func (c *conversation) run(task []byte, out *Outcome) int {
 			b, err := marshalLine(userLine{Type: "user", Content: next})
 			if err == nil {
 				if _, err := c.p.Write(b); err != nil && c.ctx.Err() != nil {
-					out.Err = contextError(c.ctx, c.req)
+					out.Err = c.ended()
 					return endKill
 				}
 			}
@@ -358,7 +383,7 @@ func (c *conversation) protocolError(msg, detail string) *AgentError {
 // failed by itself before writing anything is also mute.
 func (c *conversation) exited(out *Outcome) {
 	if c.ctx.Err() != nil {
-		out.Err = contextError(c.ctx, c.req)
+		out.Err = c.ended()
 		return
 	}
 	how := c.p.Exit()
