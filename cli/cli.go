@@ -61,6 +61,9 @@ type Command struct {
 	// found is where loadConfig looked for evalgate.yaml when no --config
 	// was given; nil when it was.
 	found *config.Found
+	// tick starts the timer of the progress lines in CI logs; nil is
+	// time.NewTicker. Tests tick it themselves.
+	tick func(time.Duration) (ticks <-chan time.Time, stop func())
 	// secrets redacts the credentials evalgate knows from everything it
 	// prints and writes; learnSecrets sets it.
 	secrets *redact.Redactor

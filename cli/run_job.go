@@ -237,7 +237,9 @@ func (j *job) execute(ctx context.Context) error {
 	sha := make(chan string, 1)
 	go func() { sha <- gitSHA(j.c.Getenv) }()
 	run.Health = j.checkHealth(pctx)
+	stopBeat := j.c.heartbeat(obs.term)
 	suiteResults, runErr := runner.Run(pctx, j.plan, opts)
+	stopBeat()
 	opts.Programs.Close()
 	release() // nothing an agent or a check started runs past this point
 	var tampered error
@@ -287,6 +289,51 @@ func (j *job) execute(ctx context.Context) error {
 	return j.conclude(ctx, run, obs.term, interrupted)
 }
 
+// heartbeatInterval is the longest a run's log goes without a line in CI.
+const heartbeatInterval = 30 * time.Second
+
+// heartbeat prints the progress line of a run in a CI log every
+// heartbeatInterval, until stop is called: a long run with slow tasks
+// shows it is alive between its suite lines. On a terminal the live line
+// does that; with --quiet nothing is printed.
+func (c *Command) heartbeat(term *report.Terminal) (stop func()) {
+	start := c.tick
+	if start == nil {
+		start = func(d time.Duration) (<-chan time.Time, func()) {
+			t := time.NewTicker(d)
+			return t.C, t.Stop
+		}
+	}
+	ticks, stopTicks := start(heartbeatInterval)
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-ticks:
+				term.Heartbeat()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		stopTicks()
+		close(done)
+		<-finished
+	}
+}
+
+// plannedTasks counts the tasks of a plan.
+func plannedTasks(plan []runner.Planned) int {
+	n := 0
+	for _, p := range plan {
+		n += len(p.Tasks)
+	}
+	return n
+}
+
 // eventsFile is the live event stream in the output folder.
 const eventsFile = "events.ndjson"
 
@@ -305,6 +352,7 @@ func (j *job) openOutputs() (obs *observer, closeAll func(), err error) {
 		Color: c.colorEnabled(j.flags.noColor),
 		Live:  c.isTerminal() && c.Getenv("CI") == "",
 		Quiet: j.flags.quiet,
+		Tasks: plannedTasks(j.plan),
 	}
 	if j.flags.transcripts {
 		termOpts.Transcripts = filepath.Join(j.out, "transcripts")

@@ -41,7 +41,8 @@ type TerminalOptions struct {
 	// Color turns on ANSI colours.
 	Color bool
 	// Live means Out is a terminal: Progress keeps one line up to date.
-	// Otherwise (CI logs) Progress prints nothing.
+	// Otherwise (CI logs) Progress prints nothing, and Heartbeat prints a
+	// line when called.
 	Live bool
 	// Quiet keeps only the verdict line: no progress, no suite lines, no
 	// tables.
@@ -53,6 +54,9 @@ type TerminalOptions struct {
 	// writes none. A report with errored tasks points there, or says to
 	// run again with --transcripts.
 	Transcripts string
+	// Tasks is how many tasks the run plans, for Heartbeat before the
+	// first Progress.
+	Tasks int
 }
 
 // Terminal is the human report of a run on the console: a live progress
@@ -74,6 +78,7 @@ type Terminal struct {
 	mu        sync.Mutex
 	start     time.Time
 	lastDraw  time.Time
+	counts    [5]int // the last Progress: done, total, passed, failed, errored
 	lineWidth int            // columns the live line takes on screen; 0 when none is shown
 	planned   map[string]int // tasks selected per suite, from SuiteStarted
 }
@@ -106,20 +111,22 @@ func NewTerminal(o TerminalOptions) *Terminal {
 		}
 	}
 	t.start = t.clock()
+	t.counts[1] = o.Tasks
 	return t
 }
 
 // Progress redraws the live line with done of total tasks finished and how
 // they went, and an ETA from the time spent so far. It redraws at most every
 // 100ms, except for the last task and when no line is shown (at the start
-// and after a suite line), and does nothing unless the Terminal is live and
-// not quiet.
+// and after a suite line), and draws nothing unless the Terminal is live
+// and not quiet; the counts are kept for Heartbeat either way.
 func (t *Terminal) Progress(done, total, passed, failed, errored int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.counts = [5]int{done, total, passed, failed, errored}
 	if !t.live || t.quiet {
 		return
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	now := t.clock()
 	if t.lineWidth > 0 && done < total && now.Sub(t.lastDraw) < progressInterval {
 		return
@@ -128,14 +135,10 @@ func (t *Terminal) Progress(done, total, passed, failed, errored int) {
 
 	elapsed := now.Sub(t.start)
 	var tail string
-	switch {
-	case done >= total:
+	if done >= total {
 		tail = "done in " + formatDuration(elapsed)
-	case done > 0:
-		eta := time.Duration(float64(elapsed) / float64(done) * float64(total-done))
-		tail = "ETA " + formatDuration(eta)
-	default:
-		tail = "ETA --"
+	} else {
+		tail = eta(elapsed, done, total)
 	}
 	counts := fmt.Sprintf("%d/%d tasks", done, total)
 	plain := []string{counts, plural(passed, "passed", "passed"), plural(failed, "failed", "failed"), plural(errored, "error", "errors"), tail}
@@ -153,6 +156,35 @@ func (t *Terminal) Progress(done, total, passed, failed, errored int) {
 	}
 	t.lineWidth = width
 	io.WriteString(t.out, line)
+}
+
+// eta is "ETA 2m" for a run that took elapsed for done of total tasks,
+// "ETA --" before the first.
+func eta(elapsed time.Duration, done, total int) string {
+	if done <= 0 {
+		return "ETA --"
+	}
+	return "ETA " + formatDuration(time.Duration(float64(elapsed)/float64(done)*float64(total-done)))
+}
+
+// Heartbeat prints one line saying how far the run is, where no live line
+// shows it (CI logs), so that a long run shows it is alive between its
+// suite lines; the caller calls it on a timer:
+//
+//	progress: 12/40 tasks  10 passed  1 failed  1 error  2m elapsed, ETA 4m40s
+//
+// It does nothing on a live terminal or when Quiet.
+func (t *Terminal) Heartbeat() {
+	if t.live || t.quiet {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	elapsed := t.clock().Sub(t.start)
+	c := t.counts
+	fmt.Fprintf(t.out, "%s %d/%d tasks  %s  %s  %s  %s elapsed, %s\n", t.dim.Sprint("progress:"), c[0], c[1],
+		plural(c[2], "passed", "passed"), plural(c[3], "failed", "failed"), plural(c[4], "error", "errors"),
+		formatDuration(elapsed), eta(elapsed, c[0], c[1]))
 }
 
 // SuiteStarted tells the Terminal how many tasks of a suite were selected,
