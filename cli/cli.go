@@ -318,6 +318,22 @@ func (l *listFlag) Set(v string) error {
 	return nil
 }
 
+// optionalBool is a bool flag that knows whether it was given, so that
+// its default can depend on more than the flag (--explain).
+type optionalBool struct{ set, value bool }
+
+func (b *optionalBool) String() string   { return strconv.FormatBool(b.value) }
+func (b *optionalBool) IsBoolFlag() bool { return true }
+
+func (b *optionalBool) Set(v string) error {
+	x, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("expected true or false, got %q", v)
+	}
+	b.set, b.value = true, x
+	return nil
+}
+
 // repeatFlag is a repeatable flag taken whole (gate expressions contain commas).
 type repeatFlag []string
 

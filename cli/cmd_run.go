@@ -29,6 +29,7 @@ type runFlags struct {
 	quiet       bool
 	noCache     bool
 	noPublish   bool
+	explain     optionalBool
 }
 
 func (c *Command) runFlagSet(f *runFlags) *flag.FlagSet {
@@ -49,6 +50,7 @@ func (c *Command) runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.BoolVar(&f.transcripts, "transcripts", false, "write per-task transcripts (inputs, outputs, tool calls: not content-free)")
 	fs.BoolVar(&f.noColor, "no-color", false, "no colour in the terminal report (NO_COLOR is honoured too)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict")
+	fs.Var(&f.explain, "explain", "print what each failing check expected and got, quoting the task and the agent (the default on a terminal outside CI; explain: in evalgate.yaml; never written to an output file)")
 	fs.BoolVar(&f.noPublish, "no-publish", false, "in GitHub Actions, publish nothing (job summary, annotations, step outputs, comment): `evalgate publish` does it in a later step, the one that holds the token")
 	fs.BoolVar(&f.noCache, "no-cache", false, "ask the rubric judge again instead of reusing cached verdicts (kept in .evalgate/cache/judge beside evalgate.yaml)")
 	return fs

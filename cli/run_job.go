@@ -374,6 +374,9 @@ func (j *job) openOutputs() (obs *observer, closeAll func(), err error) {
 		spill:       j.spill,
 		secrets:     c.secrets,
 	}
+	if c.explains(j.flags, j.cfg) {
+		obs.explain = &explainer{term: obs.term, secrets: c.secrets, pending: map[[2]string]*explained{}}
+	}
 	if j.trustIn != nil {
 		obs.tally = trust.NewTally()
 		j.trustIn.Tally = obs.tally

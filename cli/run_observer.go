@@ -24,6 +24,7 @@ type observer struct {
 	spill       *trialSpill      // the trials of passed tasks, until results.json
 	tally       *trust.Tally     // the trust evidence, counted before the trials are spilled; nil without trust:
 	secrets     *redact.Redactor // redacted from transcripts
+	explain     *explainer       // what failing checks expected and got; nil when not shown
 
 	mu     sync.Mutex // guards err (Trial runs on worker goroutines)
 	err    error      // the first write error; the run is then exit 3
@@ -41,6 +42,9 @@ func (o *observer) fail(err error) {
 }
 
 func (o *observer) Trial(s *suites.Suite, t *suites.Task, tr *runner.TrialRecord) {
+	if o.explain != nil {
+		o.explain.trial(s, t, tr)
+	}
 	if !o.transcripts {
 		return
 	}
@@ -101,6 +105,9 @@ func (o *observer) SuiteStarted(s *results.Suite, taskCount int) {
 
 func (o *observer) TaskScored(s *results.Suite, t *results.Task) {
 	o.fail(o.events.Scored(s.RunID, t))
+	if o.explain != nil {
+		o.explain.scored(s, t)
+	}
 	if o.tally != nil {
 		o.tally.Task(s, t)
 	}

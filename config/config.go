@@ -65,6 +65,9 @@ type Config struct {
 	Trust *Trust
 	// User is the user: block: the simulated user of open conversations.
 	User User
+	// Explain is the explain setting: whether run prints what each failing
+	// check expected and got (cli); nil when unset.
+	Explain *bool
 }
 
 // User configures the user simulator, the model that plays the user of a
@@ -489,7 +492,11 @@ func (p *parser) config(n *yaml.Node, c *Config) {
 		"baseline": func(v *yaml.Node) { p.str(v, "baseline", &c.Baseline) },
 		"gates":    func(v *yaml.Node) { p.gates(v, &c.Gates) },
 		"out":      func(v *yaml.Node) { p.str(v, "out", &c.Out) },
-		"trust":    func(v *yaml.Node) { c.Trust = p.trust(v) },
+		"explain": func(v *yaml.Node) {
+			c.Explain = new(bool)
+			p.boolean(v, "explain", c.Explain)
+		},
+		"trust": func(v *yaml.Node) { c.Trust = p.trust(v) },
 		"user": func(v *yaml.Node) {
 			p.fields(v, "user", map[string]func(*yaml.Node){
 				"simulator": func(v *yaml.Node) { c.User.Simulator = p.openai(v, "user.simulator", false) },

@@ -73,6 +73,16 @@ trust:
 	assert.Check(t, is.DeepEqual(&Trust{MaxRepeats: DefaultMaxRepeats}, c.Trust), "trust alone")
 }
 
+func TestParseExplain(t *testing.T) {
+	for src, want := range map[string]*bool{"": nil, "explain: true\n": new(true), "explain: false\n": new(false)} {
+		c, err := Parse("evalgate.yaml", []byte(src))
+		assert.NilError(t, err)
+		assert.DeepEqual(t, c.Explain, want)
+	}
+	_, err := Parse("evalgate.yaml", []byte("explain: yes please\n"))
+	assert.Error(t, err, "evalgate.yaml:1:10: explain: expected true or false")
+}
+
 func TestParseKeepsSchemeBaselines(t *testing.T) {
 	for _, b := range []string{"git:main:.evalgate/baseline.json", "github-artifact:evalgate-results"} {
 		c, err := Parse("evalgate.yaml", []byte("baseline: "+b))
@@ -104,7 +114,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown keys list the allowed ones",
 			src:  "suites: [a]\nrunner: {}\n",
-			want: []string{`evalgate.yaml:2:1: config: unknown key "runner"; expected one of "agent", "assessment", "baseline", "concurrency", "gates", "judge", "out", "suites", "timeout", "trials", "trust", "user"`},
+			want: []string{`evalgate.yaml:2:1: config: unknown key "runner"; expected one of "agent", "assessment", "baseline", "concurrency", "explain", "gates", "judge", "out", "suites", "timeout", "trials", "trust", "user"`},
 		},
 		{
 			name: "a misspelt key names the one meant",

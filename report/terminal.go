@@ -21,8 +21,9 @@ import (
 // progress line.
 const progressInterval = 100 * time.Millisecond
 
-// maxFailingRows bounds the failing-task table; results.json has the rest.
-const maxFailingRows = 50
+// MaxFailingRows bounds the failing-task table (and what Explain may add
+// to it); results.json has the rest.
+const MaxFailingRows = 50
 
 // maxWarnings bounds the warnings about lines after final.
 const maxWarnings = 10
@@ -63,7 +64,8 @@ type TerminalOptions struct {
 // line on a terminal, one line per finished suite, and at the end the
 // failing tasks, the gates and the verdict. It prints only content-free
 // facts: ids, scores, counts, check ids with reason codes, error kinds,
-// file:line and {kind, severity}.
+// file:line and {kind, severity}; the one exception is what its caller
+// hands Explain, which it prints under the failing tasks.
 //
 // A Terminal is safe for concurrent use.
 type Terminal struct {
@@ -78,9 +80,10 @@ type Terminal struct {
 	mu        sync.Mutex
 	start     time.Time
 	lastDraw  time.Time
-	counts    [5]int // the last Progress: done, total, passed, failed, errored
-	lineWidth int            // columns the live line takes on screen; 0 when none is shown
-	planned   map[string]int // tasks selected per suite, from SuiteStarted
+	counts    [5]int                 // the last Progress: done, total, passed, failed, errored
+	explained map[[2]string][]string // Explain's lines by suite and task id
+	lineWidth int                    // columns the live line takes on screen; 0 when none is shown
+	planned   map[string]int         // tasks selected per suite, from SuiteStarted
 }
 
 // NewTerminal returns a Terminal; the progress ETA counts from now.
@@ -185,6 +188,24 @@ func (t *Terminal) Heartbeat() {
 	fmt.Fprintf(t.out, "%s %d/%d tasks  %s  %s  %s  %s elapsed, %s\n", t.dim.Sprint("progress:"), c[0], c[1],
 		plural(c[2], "passed", "passed"), plural(c[3], "failed", "failed"), plural(c[4], "error", "errors"),
 		formatDuration(elapsed), eta(elapsed, c[0], c[1]))
+}
+
+// Explain hands the Terminal what a failing task's checks expected and
+// got (lines such as `match (contains): expected to contain "delivered",
+// got "Order A-17 is in transit."`), for Finish to print under the table
+// of failing tasks, each line escaped. These lines quote the task and the
+// agent: the caller decides whether they may be shown (a terminal,
+// --explain), and nothing else the Terminal prints ever holds them.
+func (t *Terminal) Explain(suiteID, taskID string, lines []string) {
+	if t.quiet || len(lines) == 0 {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.explained == nil {
+		t.explained = map[[2]string][]string{}
+	}
+	t.explained[[2]string{suiteID, taskID}] = lines
 }
 
 // SuiteStarted tells the Terminal how many tasks of a suite were selected,
@@ -307,6 +328,7 @@ func (t *Terminal) Finish(r *results.Run) {
 	var b strings.Builder
 	if !t.quiet {
 		t.failingTable(&b, r)
+		t.explanations(&b, r)
 		t.transcriptsHint(&b, r)
 		t.linesAfterFinal(&b, r)
 		t.regression(&b, r.Regression)
@@ -317,6 +339,39 @@ func (t *Terminal) Finish(r *results.Run) {
 	}
 	t.verdict(&b, r)
 	io.WriteString(t.out, b.String())
+}
+
+// explanations writes, for each task of the failing table that Explain
+// was told about, in the table's order, what its checks expected and got.
+func (t *Terminal) explanations(b *strings.Builder, r *results.Run) {
+	if len(t.explained) == 0 {
+		return
+	}
+	rows, header := 0, false
+	for si := range r.Suites {
+		s := &r.Suites[si]
+		for ti := range s.Tasks {
+			task := &s.Tasks[ti]
+			if task.Passed {
+				continue
+			}
+			if rows++; rows > MaxFailingRows {
+				return
+			}
+			lines := t.explained[[2]string{s.ID, task.ID}]
+			if len(lines) == 0 {
+				continue
+			}
+			if !header {
+				header = true
+				b.WriteString("\n" + t.bold.Sprint("expected vs got") + " " + t.dim.Sprint("(quotes the task and the agent: shown here, written to no output)") + "\n")
+			}
+			fmt.Fprintf(b, "  %s %s\n", t.bold.Sprint(escape.Text(s.ID+"/"+task.ID)), t.dim.Sprint(escape.Text(where(task))))
+			for _, l := range lines {
+				fmt.Fprintf(b, "    %s\n", escape.Text(l))
+			}
+		}
+	}
 }
 
 // transcriptsHint says once, under a report with errored tasks, where the
@@ -384,7 +439,7 @@ func (t *Terminal) failingTable(b *strings.Builder, r *results.Run) {
 				continue
 			}
 			total++
-			if len(rows) == maxFailingRows {
+			if len(rows) == MaxFailingRows {
 				continue
 			}
 			rows = append(rows, []string{

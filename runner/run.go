@@ -116,6 +116,11 @@ type TrialRecord struct {
 	Stderr  []byte
 	Reasons map[string]string // check id -> judge reason
 	Result  results.Trial
+
+	// InitialState and GoldState are the world at the trial's start and
+	// the one the task's goldCalls leave, when the trial was scored; nil
+	// without them.
+	InitialState, GoldState json.RawMessage
 }
 
 // Selection chooses the tasks of a run.
@@ -658,6 +663,7 @@ func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, req *R
 		Replies:      rec.Replies,
 		ReplyCalls:   rec.ReplyCalls,
 	}
+	rec.InitialState, rec.GoldState = obs.InitialState, obs.GoldState
 	r.score(ctx, x, s, t, obs, rec, res)
 	if r.opts.Detect == nil || res.ErrorKind == results.ErrTimeout || res.ErrorKind == results.ErrCancelled {
 		return
