@@ -215,6 +215,7 @@ func hostileCases() []hostileCase {
 		hostileExecCases(),
 		hostileMcpCases(),
 		hostileProcCases(),
+		hostileFrontCases(),
 	)
 }
 
