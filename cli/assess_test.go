@@ -220,7 +220,7 @@ func TestAssessErrors(t *testing.T) {
 		{"mistyped flag", []string{"assess", good, "--fromat", "svg"}, "--format"},
 		{"bad format", []string{"assess", good, "--format", "gif"}, "evalgate: --format: expected one of all, json, svg, png, md, openbadge, got \"gif\"\n"},
 		{"bad time", []string{"assess", good, "--now", "yesterday"}, "evalgate: --now: expected a time in RFC 3339 such as 2026-11-26T12:00:00Z, got \"yesterday\"\n"},
-		{"bad config", []string{"assess", good, "--config", badConfig}, badConfig + `:3:19: assessment.weights.performance: unknown key "sped"; expected one of "accuracy", "consistency", "review_compliance", "speed", "task_completion_rate"`},
+		{"bad config", []string{"assess", good, "--config", badConfig}, badConfig + `:3:19: assessment.weights.performance: unknown key "sped"; did you mean "speed"?`},
 		{"baseline without assessment", []string{"assess", good, "--baseline", good}, "carries no assessment"},
 		{"bad history", []string{"assess", good, "--history", badConfig}, "could not read the assessment history"},
 	}

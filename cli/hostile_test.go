@@ -459,7 +459,8 @@ func TestPlantedJudgeVerdictsAreIgnored(t *testing.T) {
 		fake := &fakeJudgeModel{t: t}
 		srv := httptest.NewServer(fake)
 		defer srv.Close()
-		dir := rubricProject(t, "judge:\n  openai: {baseURL: "+srv.URL+"/v1, model: grader, apiKeyEnv: JUDGE_KEY}\n")
+		judge := "judge:\n  openai: {baseURL: " + srv.URL + "/v1, model: grader, apiKeyEnv: JUDGE_KEY}\n"
+		dir := rubricProject(t, judge)
 		assert.NilError(t, os.Remove(filepath.Join(dir, "evals", "rubric.yaml")))
 		writeFiles(t, dir, map[string]string{"evals/apology.yaml": apologySuite})
 		ciEnv := map[string]string{"JUDGE_KEY": "sk-judge-0123456789", "EVALGATE_CACHE_KEY": secret}
@@ -470,9 +471,16 @@ func TestPlantedJudgeVerdictsAreIgnored(t *testing.T) {
 		if tc.lyingRun {
 			fake.lying.Store(true)
 			firstEnv = map[string]string{"JUDGE_KEY": "", "EVALGATE_CACHE_KEY": ""}
+			// No secret at all: a judge that needs no key (an apiKeyEnv
+			// naming an unset variable stops a run before it starts).
+			writeFiles(t, dir, map[string]string{"evalgate.yaml": "suites: [evals/]\nagent:\n  plain: [sh, agent.sh]\nout: out\n" +
+				strings.Replace(judge, ", apiKeyEnv: JUDGE_KEY", "", 1)})
 		}
 		r := runCLI(t, dir, firstEnv, "run")
 		fake.lying.Store(false)
+		if tc.lyingRun {
+			writeFiles(t, dir, map[string]string{"evalgate.yaml": "suites: [evals/]\nagent:\n  plain: [sh, agent.sh]\nout: out\n" + judge})
+		}
 		assert.Equal(t, fake.count(), 1, "stderr:\n%s", r.stderr)
 		entries, err := filepath.Glob(filepath.Join(dir, ".evalgate", "cache", "judge", "*", "*.json"))
 		assert.NilError(t, err)

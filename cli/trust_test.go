@@ -128,7 +128,7 @@ func TestTrustNewcomer(t *testing.T) {
 		{"a bad date in trust.yaml", map[string]string{".evalgate/trust.yaml": "attestations:\n  - {kind: tl4-signoff, by: ana, date: 02/11/2026, agentVersion: 1.0.0}\n"},
 			[]string{"trust", "evalgate-out/"}, `.evalgate/trust.yaml:2:40: /attestations/0/date: expected a date as YYYY-MM-DD, such as 2026-11-02, got "02/11/2026" [trust]`},
 		{"a typo in the trust block", map[string]string{"evalgate.yaml": "suites: [evals/]\nagent:\n  exec: [python3, agent.py]\ntrust:\n  maxRepeat: 2\n"},
-			[]string{"run"}, `evalgate.yaml:5:3: trust: unknown key "maxRepeat"; expected one of "history", "maxRepeats", "owner"`},
+			[]string{"run"}, `evalgate.yaml:5:3: trust: unknown key "maxRepeat"; did you mean "maxRepeats"?`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			writeFiles(t, dir, tc.files)
