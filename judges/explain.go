@@ -470,7 +470,7 @@ func jsonDiff(want, got any, subset bool) []string {
 	}
 	walk("", want, got)
 	if more > 0 {
-		lines = append(lines, fmt.Sprintf("… and %d more %s", more, pluralWord(more, "difference", "differences")))
+		lines = append(lines, "… and "+plural(more, "more difference", "more differences"))
 	}
 	return lines
 }
@@ -529,13 +529,10 @@ func capLines(lines []string) []string {
 	return append(lines[:maxDiffLines:maxDiffLines], fmt.Sprintf("… and %d more", more))
 }
 
+// plural writes "1 change" or "2 changes".
 func plural(n int, one, many string) string {
-	return strconv.Itoa(n) + " " + pluralWord(n, one, many)
-}
-
-func pluralWord(n int, one, many string) string {
 	if n == 1 {
-		return one
+		return "1 " + one
 	}
-	return many
+	return strconv.Itoa(n) + " " + many
 }

@@ -348,27 +348,34 @@ func (t *Terminal) explanations(b *strings.Builder, r *results.Run) {
 		return
 	}
 	rows, header := 0, false
+	eachFailing(r, func(s *results.Suite, task *results.Task) bool {
+		if rows++; rows > MaxFailingRows {
+			return false
+		}
+		lines := t.explained[[2]string{s.ID, task.ID}]
+		if len(lines) == 0 {
+			return true
+		}
+		if !header {
+			header = true
+			b.WriteString("\n" + t.bold.Sprint("expected vs got") + " " + t.dim.Sprint("(quotes the task and the agent: shown here, written to no output)") + "\n")
+		}
+		fmt.Fprintf(b, "  %s %s\n", t.bold.Sprint(escape.Text(s.ID+"/"+task.ID)), t.dim.Sprint(escape.Text(where(task))))
+		for _, l := range lines {
+			fmt.Fprintf(b, "    %s\n", escape.Text(l))
+		}
+		return true
+	})
+}
+
+// eachFailing calls f with each task of r that did not pass, in run
+// order, until f returns false.
+func eachFailing(r *results.Run, f func(s *results.Suite, task *results.Task) bool) {
 	for si := range r.Suites {
 		s := &r.Suites[si]
 		for ti := range s.Tasks {
-			task := &s.Tasks[ti]
-			if task.Passed {
-				continue
-			}
-			if rows++; rows > MaxFailingRows {
+			if !s.Tasks[ti].Passed && !f(s, &s.Tasks[ti]) {
 				return
-			}
-			lines := t.explained[[2]string{s.ID, task.ID}]
-			if len(lines) == 0 {
-				continue
-			}
-			if !header {
-				header = true
-				b.WriteString("\n" + t.bold.Sprint("expected vs got") + " " + t.dim.Sprint("(quotes the task and the agent: shown here, written to no output)") + "\n")
-			}
-			fmt.Fprintf(b, "  %s %s\n", t.bold.Sprint(escape.Text(s.ID+"/"+task.ID)), t.dim.Sprint(escape.Text(where(task))))
-			for _, l := range lines {
-				fmt.Fprintf(b, "    %s\n", escape.Text(l))
 			}
 		}
 	}
@@ -431,17 +438,9 @@ func anyTask(r *results.Run, f func(*results.Task) bool) bool {
 func (t *Terminal) failingTable(b *strings.Builder, r *results.Run) {
 	var rows [][]string
 	total := 0
-	for si := range r.Suites {
-		s := &r.Suites[si]
-		for ti := range s.Tasks {
-			task := &s.Tasks[ti]
-			if task.Passed {
-				continue
-			}
-			total++
-			if len(rows) == MaxFailingRows {
-				continue
-			}
+	eachFailing(r, func(s *results.Suite, task *results.Task) bool {
+		total++
+		if len(rows) < MaxFailingRows {
 			rows = append(rows, []string{
 				escape.Text(s.ID),
 				escape.Text(task.ID),
@@ -450,7 +449,8 @@ func (t *Terminal) failingTable(b *strings.Builder, r *results.Run) {
 				why(task),
 			})
 		}
-	}
+		return true
+	})
 	if total == 0 {
 		return
 	}
