@@ -64,6 +64,8 @@ func TestActEndToEnd(t *testing.T) {
 		wantPassed  string
 		wantComment func(t *testing.T, comments []fakeComment)
 		wantLog     []string
+		explain     string   // the explain input
+		absentLog   []string // what the log must not hold
 	}
 	ours := func(t *testing.T, comments []fakeComment) fakeComment {
 		t.Helper()
@@ -87,7 +89,7 @@ func TestActEndToEnd(t *testing.T) {
 		out := t.TempDir()
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
-		logBytes, err := actCommand(ctx, act, root, "workflow.yml", f, standIns, nil, "E2E_OUT="+out, "E2E_AGENT_MODE="+tc.agentMode).CombinedOutput()
+		logBytes, err := actCommand(ctx, act, root, "workflow.yml", f, standIns, nil, "E2E_OUT="+out, "E2E_AGENT_MODE="+tc.agentMode, "E2E_EXPLAIN="+tc.explain).CombinedOutput()
 		log := string(logBytes)
 		_ = os.WriteFile(filepath.Join(out, "act.log"), logBytes, 0o644)
 		exit := 0
@@ -100,6 +102,9 @@ func TestActEndToEnd(t *testing.T) {
 		assert.Assert(t, (exit == 0) == (tc.wantExit == 0), "act exited %d, want %d; log:\n%s", exit, tc.wantExit, log)
 		for _, want := range append(tc.wantLog, builtFromSource) {
 			assert.Assert(t, strings.Contains(log, want), "log lacks %q:\n%s", want, log)
+		}
+		for _, absent := range tc.absentLog {
+			assert.Assert(t, !strings.Contains(log, absent), "the log holds %q:\n%s", absent, log)
 		}
 		assert.Assert(t, !strings.Contains(log, "the stand-in for"), "a step for runners without a recent Go ran:\n%s", log)
 		assert.Assert(t, !strings.Contains(log, "ghs_e2e_token"), "the token leaked into the log")
@@ -117,6 +122,11 @@ func TestActEndToEnd(t *testing.T) {
 		tc.wantComment(t, comments)
 		c := ours(t, comments)
 		bodies = append(bodies, c.Body)
+		// The agent's answers and the task's expectations stay out of the
+		// comment, whether or not the log explains the failures.
+		for _, content := range []string{"Please contact support", "store credit instead", "30 days"} {
+			assert.Assert(t, !strings.Contains(c.Body, content), "the comment quotes %q:\n%s", content, c.Body)
+		}
 		if url := outs["comment-url"]; url != "" {
 			assert.Equal(t, url, c.HTMLURL)
 		}
@@ -134,8 +144,11 @@ func TestActEndToEnd(t *testing.T) {
 				assert.Equal(t, f.count(epEditComment), 0)
 				assert.Equal(t, len(comments), 2)
 			},
-			// The failing task is annotated at its line in the suite file.
-			wantLog: []string{"::error file=action/testdata/e2e/suites/refunds.yaml,line=15,title=evalgate%3A task store-credit failed::"},
+			// The failing task is annotated at its line in the suite file,
+			// and, with explain, the log says what it expected and got.
+			explain: "true",
+			wantLog: []string{"::error file=action/testdata/e2e/suites/refunds.yaml,line=15,title=evalgate%3A task store-credit failed::",
+				`match (contains): expected to contain "store credit", got "Please contact support."`},
 		},
 		{
 			name: "second run updates it", agentMode: "fixed",
@@ -157,7 +170,8 @@ func TestActEndToEnd(t *testing.T) {
 				assert.Equal(t, f.count(epEditComment), 2)
 				assert.Equal(t, len(comments), 2)
 			},
-			wantLog: []string{"could not comment on pull request #7: the token may not write to it (HTTP 403"},
+			wantLog:   []string{"could not comment on pull request #7: the token may not write to it (HTTP 403"},
+			absentLog: []string{"expected vs got", "Please contact support"},
 		},
 	}
 	for _, tc := range steps {

@@ -25,6 +25,8 @@
 #   INPUT_SHARD          --shard i/n (run)
 #   INPUT_MERGE          the shards' results for merge: folders, files or
 #                        globs, one a line (run)
+#   INPUT_EXPLAIN        "true" or "false": --explain=… (run, not merge): what
+#                        each failing check expected and got, in the log only
 #   EVALGATE_BIN         the binary from the install step
 #
 # The binary itself reads INPUT_COMMENT and INPUT_GITHUB_TOKEN in the fetch
@@ -74,6 +76,16 @@ if [[ -n "$merge" ]]; then
 else
 	args=(run --no-publish "${common[@]}")
 	[[ -n "${INPUT_AGENT_COMMAND:-}" ]] && args+=(--agent-cmd "$INPUT_AGENT_COMMAND")
+	case "$(trim "${INPUT_EXPLAIN:-}")" in
+	"") ;;
+	true) args+=(--explain) ;;
+	false) args+=(--explain=false) ;;
+	*)
+		echo "::error title=evalgate::the input explain is true or false, not '${INPUT_EXPLAIN//[$'\n\r:']/ }'" >&2
+		[[ -n "${GITHUB_OUTPUT:-}" ]] && echo "exit-code=2" >>"$GITHUB_OUTPUT"
+		exit 2
+		;;
+	esac
 	if [[ -n "$shard" ]]; then
 		# A shard gates nothing (the merge job gates the whole run) and is
 		# not compared with the baseline: it shares the tasks out by it.

@@ -111,6 +111,8 @@ func TestRunScript(t *testing.T) {
 				"--gate", "aggregateScore >= 0.9", "--gate", "regression.newFailures == 0",
 				"--", "evals/refunds.yaml", "evals/more suites/"},
 		},
+		{name: "explain", inputs: map[string]string{"INPUT_EXPLAIN": " true\n"}, want: []string{"run", "--no-publish", "--explain"}},
+		{name: "explain off", inputs: map[string]string{"INPUT_EXPLAIN": "false"}, want: []string{"run", "--no-publish", "--explain=false"}},
 		{
 			name: "crafted inputs stay data",
 			inputs: map[string]string{
@@ -469,6 +471,23 @@ func TestRunScriptExitCode(t *testing.T) {
 
 // TestRunScriptShardAndMerge: one job cannot both run a shard and merge
 // them; the step says so before anything runs.
+// TestRunScriptExplainIsTrueOrFalse: any other value of the explain
+// input is an error that names the input, exit 2, and runs nothing.
+func TestRunScriptExplainIsTrueOrFalse(t *testing.T) {
+	bash := needTools(t, "bash")
+	dir := t.TempDir()
+	outputs := filepath.Join(dir, "output")
+	cmd := exec.Command(bash, "run.sh")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "EVALGATE_BIN=" + filepath.Join(dir, "not-run"), "GITHUB_OUTPUT=" + outputs, "INPUT_EXPLAIN=yes\n::warning::x"}
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	assert.Assert(t, errors.As(err, &ee) && ee.ExitCode() == 2, "%v: %s", err, out)
+	assert.Equal(t, string(out), "::error title=evalgate::the input explain is true or false, not 'yes   warning  x'\n")
+	data, err := os.ReadFile(outputs)
+	assert.NilError(t, err)
+	assert.Equal(t, string(data), "exit-code=2\n")
+}
+
 func TestRunScriptShardAndMerge(t *testing.T) {
 	bash := needTools(t, "bash")
 	dir := t.TempDir()
