@@ -29,8 +29,17 @@ func TestExampleRunAsTheREADMESays(t *testing.T) {
 	// --no-cache: the example judge is deterministic, and the test leaves
 	// no judge cache behind in the repository.
 	out := filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := runEvalgate(t, nil, "run", "--config", "../examples/evalgate.yaml", "--out", out, "--no-cache")
+	code, stdout, stderr := runEvalgate(t, nil, "run", "--config", "../examples/evalgate.yaml", "--out", out, "--no-cache", "--explain")
 	r := regrReadRun(t, out)
+
+	// The README's "expected vs got" is this run's.
+	_, shown, ok := strings.Cut(string(data), "\n```text\nexpected vs got ")
+	assert.Assert(t, ok, "README.md shows no expected vs got")
+	shown, _, _ = strings.Cut(shown, "```\n")
+	_, printed, ok := strings.Cut(stdout, "\nexpected vs got ")
+	assert.Assert(t, ok, "the run explains nothing:\n%s", stdout)
+	printed, _, _ = strings.Cut(printed, "\n\n")
+	assert.Equal(t, printed+"\n", shown, "README.md's expected vs got is not what the example prints")
 
 	numbers := []string{"zero", "one", "two", "three", "four", "five", "six"}
 	var failing, suitesFailed []string
