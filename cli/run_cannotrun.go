@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -63,7 +62,7 @@ func (j *job) notStarted(se *process.StartError) error {
 	command, where := j.agentCommand()
 	var why string
 	switch {
-	case errors.Is(se.Err, exec.ErrNotFound):
+	case errors.Is(se.Err, process.ErrNotFound):
 		why = fmt.Sprintf("%q was not found on PATH", se.Command)
 	case errors.Is(se.Err, fs.ErrNotExist):
 		why = fmt.Sprintf("%q does not exist", se.Command)

@@ -78,6 +78,10 @@ func (e *StartError) Error() string {
 
 func (e *StartError) Unwrap() error { return e.Err }
 
+// ErrNotFound is what a StartError wraps when its program was not found on
+// PATH, so a caller can say so without importing os/exec.
+var ErrNotFound = exec.ErrNotFound
+
 // Process is a running program, the leader of its own process group, so
 // that everything it starts can be killed with it. Its methods are for one
 // goroutine, except Kill and Wait, which the release of its containment
