@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/evalgate/evalgate/internal/escape"
 	"github.com/evalgate/evalgate/internal/process"
@@ -174,26 +175,29 @@ func quoteStderr(stderr []byte) stderrQuote {
 	return q
 }
 
-// Stack frames as Python, Node, Java, Ruby and Go print them.
-var (
-	pythonHeader = regexp.MustCompile(`^Traceback \(most recent call last\):$`)
-	pythonFrame  = regexp.MustCompile(`^\s+File ".*", line \d+`)
-	atFrame      = regexp.MustCompile(`^\s+(at |from \S+:\d+|\.\.\. \d+ more$|\[Previous line repeated \d+ more times?\]$)`)
-	goroutine    = regexp.MustCompile(`^goroutine \d+ \[.*\]:$`)
-	goPlace      = regexp.MustCompile(`^\t\S.*:\d+( \+0x[0-9a-f]+)?$`)
-	goCall       = regexp.MustCompile(`^(created by \S+|[\w./*()\[\]-]+\(.*\))( in goroutine \d+)?$`)
-)
+// stackPatterns are the stack frames as Python, Node, Java, Ruby and Go
+// print them, compiled when an agent first cannot run.
+var stackPatterns = sync.OnceValue(func() (p struct{ pythonHeader, pythonFrame, atFrame, goroutine, goPlace, goCall *regexp.Regexp }) {
+	p.pythonHeader = regexp.MustCompile(`^Traceback \(most recent call last\):$`)
+	p.pythonFrame = regexp.MustCompile(`^\s+File ".*", line \d+`)
+	p.atFrame = regexp.MustCompile(`^\s+(at |from \S+:\d+|\.\.\. \d+ more$|\[Previous line repeated \d+ more times?\]$)`)
+	p.goroutine = regexp.MustCompile(`^goroutine \d+ \[.*\]:$`)
+	p.goPlace = regexp.MustCompile(`^\t\S.*:\d+( \+0x[0-9a-f]+)?$`)
+	p.goCall = regexp.MustCompile(`^(created by \S+|[\w./*()\[\]-]+\(.*\))( in goroutine \d+)?$`)
+	return p
+})
 
 // stackFrames marks the lines of stderr that are a stack: a Python
 // traceback's header, frames and the code lines indented under them;
 // JavaScript's, Java's and Ruby's "at"/"from" lines; a Go goroutine's
 // header, its calls and their tab-indented file:line places.
 func stackFrames(lines []string) []bool {
+	p := stackPatterns()
 	frame := make([]bool, len(lines))
 	underPython := false // the lines after a Python frame, indented deeper, are its code
 	for i, l := range lines {
 		switch {
-		case pythonFrame.MatchString(l):
+		case p.pythonFrame.MatchString(l):
 			frame[i], underPython = true, true
 			continue
 		case underPython && strings.HasPrefix(l, "    "):
@@ -205,8 +209,8 @@ func stackFrames(lines []string) []bool {
 		if i+1 < len(lines) {
 			next = lines[i+1]
 		}
-		frame[i] = pythonHeader.MatchString(l) || atFrame.MatchString(l) || goroutine.MatchString(l) ||
-			goPlace.MatchString(l) || (goPlace.MatchString(next) && goCall.MatchString(l))
+		frame[i] = p.pythonHeader.MatchString(l) || p.atFrame.MatchString(l) || p.goroutine.MatchString(l) ||
+			p.goPlace.MatchString(l) || (p.goPlace.MatchString(next) && p.goCall.MatchString(l))
 	}
 	return frame
 }
