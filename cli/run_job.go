@@ -289,13 +289,15 @@ func (j *job) execute(ctx context.Context) error {
 	return j.conclude(ctx, run, obs.term, interrupted)
 }
 
-// heartbeatInterval is the longest a run's log goes without a line in CI.
-const heartbeatInterval = 30 * time.Second
+// heartbeatTick is how often a run in CI asks its terminal whether the log
+// has been silent for report.HeartbeatSilence.
+const heartbeatTick = time.Second
 
-// heartbeat prints the progress line of a run in a CI log every
-// heartbeatInterval, until stop is called: a long run with slow tasks
-// shows it is alive between its suite lines. On a terminal the live line
-// does that; with --quiet nothing is printed.
+// heartbeat prints the progress line of a run in a CI log when the log has
+// had no line for report.HeartbeatSilence, until stop is called: a long run
+// with slow tasks shows it is alive between its suite lines, and a log with
+// suite lines coming stays as it is. On a terminal the live line does that;
+// with --quiet nothing is printed.
 func (c *Command) heartbeat(term *report.Terminal) (stop func()) {
 	start := c.tick
 	if start == nil {
@@ -304,15 +306,15 @@ func (c *Command) heartbeat(term *report.Terminal) (stop func()) {
 			return t.C, t.Stop
 		}
 	}
-	ticks, stopTicks := start(heartbeatInterval)
+	ticks, stopTicks := start(heartbeatTick)
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
 		for {
 			select {
-			case <-ticks:
-				term.Heartbeat()
+			case now := <-ticks:
+				term.Heartbeat(now)
 			case <-done:
 				return
 			}

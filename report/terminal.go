@@ -80,6 +80,7 @@ type Terminal struct {
 	mu        sync.Mutex
 	start     time.Time
 	lastDraw  time.Time
+	lastLine  time.Time              // when a CI log last got a line: the start, a suite line or a heartbeat
 	counts    [5]int                 // the last Progress: done, total, passed, failed, errored
 	explained map[[2]string][]string // Explain's lines by suite and task id
 	lineWidth int                    // columns the live line takes on screen; 0 when none is shown
@@ -114,6 +115,7 @@ func NewTerminal(o TerminalOptions) *Terminal {
 		}
 	}
 	t.start = t.clock()
+	t.lastLine = t.start
 	t.counts[1] = o.Tasks
 	return t
 }
@@ -170,20 +172,29 @@ func eta(elapsed time.Duration, done, total int) string {
 	return "ETA " + formatDuration(time.Duration(float64(elapsed)/float64(done)*float64(total-done)))
 }
 
+// HeartbeatSilence is how long a CI log goes without a line before
+// Heartbeat speaks: the log stays quiet but for its suite lines, and a long
+// suite still shows the run is alive.
+const HeartbeatSilence = 30 * time.Second
+
 // Heartbeat prints one line saying how far the run is, where no live line
-// shows it (CI logs), so that a long run shows it is alive between its
-// suite lines; the caller calls it on a timer:
+// shows it (CI logs), when the log has had no line for HeartbeatSilence at
+// now; the caller calls it on a timer, with the timer's time:
 //
 //	progress: 12/40 tasks  10 passed  1 failed  1 error  2m elapsed, ETA 4m40s
 //
 // It does nothing on a live terminal or when Quiet.
-func (t *Terminal) Heartbeat() {
+func (t *Terminal) Heartbeat(now time.Time) {
 	if t.live || t.quiet {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	elapsed := t.clock().Sub(t.start)
+	if now.Sub(t.lastLine) < HeartbeatSilence {
+		return
+	}
+	t.lastLine = now
+	elapsed := now.Sub(t.start)
 	c := t.counts
 	fmt.Fprintf(t.out, "%s %d/%d tasks  %s  %s  %s  %s elapsed, %s\n", t.dim.Sprint("progress:"), c[0], c[1],
 		plural(c[2], "passed", "passed"), plural(c[3], "failed", "failed"), plural(c[4], "error", "errors"),
@@ -247,6 +258,7 @@ func (t *Terminal) SuiteDone(s *results.Suite) {
 		return
 	}
 	t.clearLine()
+	t.lastLine = t.clock()
 
 	var b strings.Builder
 	switch {

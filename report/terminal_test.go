@@ -416,3 +416,44 @@ func TestWhy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestHeartbeat: in a CI log the progress line comes only after the log has
+// been silent for HeartbeatSilence, counted from the start, the last suite
+// line or the last progress line; never on a live terminal or when quiet.
+func TestHeartbeat(t *testing.T) {
+	start := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	type tick struct {
+		at    time.Duration // after start
+		suite bool          // a suite line is printed at this time instead
+		want  bool          // a progress line is printed
+	}
+	tests := []struct {
+		name        string
+		live, quiet bool
+		ticks       []tick
+	}{
+		{name: "silent from the start", ticks: []tick{{at: 29 * time.Second}, {at: 30 * time.Second, want: true}, {at: 59 * time.Second}, {at: 60 * time.Second, want: true}}},
+		{name: "a suite line resets the silence", ticks: []tick{{at: 20 * time.Second, suite: true}, {at: 30 * time.Second}, {at: 49 * time.Second}, {at: 50 * time.Second, want: true}}},
+		{name: "live terminal", live: true, ticks: []tick{{at: time.Hour}}},
+		{name: "quiet", quiet: true, ticks: []tick{{at: time.Hour}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			now := start
+			var out bytes.Buffer
+			term := NewTerminal(TerminalOptions{Out: &out, Live: tc.live, Quiet: tc.quiet, Tasks: 2, Clock: func() time.Time { return now }})
+			for _, k := range tc.ticks {
+				now = start.Add(k.at)
+				if k.suite {
+					term.SuiteDone(&resultstest.Failing().Suites[0])
+					out.Reset()
+					continue
+				}
+				term.Heartbeat(now)
+				got := strings.Contains(out.String(), "progress: ")
+				assert.Check(t, got == k.want, "at %v: printed %q", k.at, out.String())
+				out.Reset()
+			}
+		})
+	}
+}
