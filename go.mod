@@ -3,7 +3,6 @@ module github.com/evalgate/evalgate
 go 1.26.0
 
 require (
-	github.com/ardanlabs/jinja v1.8.0
 	github.com/expr-lang/expr v1.17.8
 	github.com/fatih/color v1.19.0
 	github.com/google/go-cmp v0.7.0

@@ -1,27 +1,33 @@
 package promptfoo
 
 import (
-	"bytes"
 	"embed"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/internal/inputfile"
 )
 
 // MaxConfigBytes bounds the config file and each file it names.
 const MaxConfigBytes = 64 << 20
+
+// importSteps is the fixed part of the budget of each render at the
+// import (a tenth of a second or so); a sheet's suite gives sheetSteps.
+const (
+	importSteps = 1 << 20
+	sheetSteps  = 4096
+)
 
 // ErrNotPromptfoo is the error of a file that is not a promptfoo config.
 var ErrNotPromptfoo = errors.New("not a promptfoo config")
@@ -36,23 +42,36 @@ type Result struct {
 	Report Report
 }
 
-// Report says what the import did: the tasks it made, each assertion it
-// mapped and each part it could not.
+// Report says what the import did: the providers it made an agent of, the
+// tasks it made, each part of the config it mapped and each it could not.
 type Report struct {
+	Providers   []ProviderRef `json:"providers"`
 	Tasks       []TaskRef     `json:"tasks"`
 	Mapped      []Mapped      `json:"mapped"`
 	Unsupported []Unsupported `json:"unsupported"`
 }
 
-// TaskRef is one task made from a test and a prompt. TestIdx counts the
-// tests as promptfoo does, after defaultTest is merged and list vars are
-// expanded, so it names the same test as promptfoo's results.
+// ProviderRef is a provider of the config, by its id and its label (the
+// id when it has none), and the project file that runs its agent.
+type ProviderRef struct {
+	ID      string `json:"id"`
+	Label   string `json:"label"`
+	Project string `json:"project"`
+}
+
+// TaskRef is one task made from a test and a prompt, for one provider.
+// TestIdx counts the tests as promptfoo does, after defaultTest is merged,
+// scenarios are added and list vars are expanded, so it names the same
+// test as promptfoo's results; PromptIdx is the prompt's place among all
+// the config's prompts.
 type TaskRef struct {
 	SuiteID   string `json:"suiteId"`
 	TaskID    string `json:"taskId"`
 	TestIdx   int    `json:"testIdx"`
 	PromptIdx int    `json:"promptIdx"`
 	Provider  string `json:"provider"`
+	Label     string `json:"providerLabel"`
+	Project   string `json:"project"`
 }
 
 // Mapped is a part of the config and what it became.
@@ -69,24 +88,31 @@ type Unsupported struct {
 	Reason   string `json:"reason"`
 }
 
+// Options configure Import.
+type Options struct {
+	// Out is the folder the files will be written into, which the
+	// project files' paths to the config's own files (a script
+	// provider) are relative to; "" for the current folder.
+	Out string
+}
+
 // importer holds one import's state.
 type importer struct {
-	dir     string // the config's folder
-	out     string // the folder the files are written into
+	dir  string // the config's folder
+	root string // the repository the config is in: no file outside it is read
+	out  string // the folder the files are written into
+	// files are what the import writes, by path in the output folder.
 	files   map[string][]byte
 	rep     Report
 	suiteID string
 	// codes are the program-check files written, by language and file, so
 	// assertions of the same file share a program.
 	codes map[string]string
-	// cur is the inline code of the test being mapped, by language: the
-	// row carries it to the runner.
-	cur  map[string][]string
-	seen map[string]bool // locations reported as mapped
+	seen  map[string]bool // locations reported
 	// judged is set when an assertion became a criterion a judge decides.
 	judged bool
-	// base is defaultTest, as every test starts from it, and defaultTest
-	// its setting as the config writes it.
+	// base is defaultTest, which every test starts from, and defaultTest
+	// the setting as the config writes it.
 	base        test
 	defaultTest any
 	// checks is where the suite's program checks are, relative to the
@@ -95,58 +121,22 @@ type importer struct {
 	// quiet is set when the importer maps a sheet's rows for a run
 	// (Sheet): nothing is reported or written.
 	quiet bool
+	// fixedSteps is the part of each render's budget of steps that does
+	// not grow with the template and its vars (template.render).
+	fixedSteps int
+	// order holds the order of the keys of each mapping the config's
+	// YAML wrote, by the map's identity: promptfoo's objects keep their
+	// keys' order, which decides the order of the tests list vars make.
+	order map[uintptr][]string
 }
 
-// test is one promptfoo test after defaultTest is merged in.
-type test struct {
-	loc   string // where its assertions are: "tests[3]", "data.csv:4"
-	index int
-	// sheet and line are the CSV file (as the config names it) and the
-	// line a test read from a CSV starts at.
-	sheet       string
-	line        int
-	description string
-	vars        map[string]any
-	asserts     []assertion
-	threshold   *float64
-	// variant numbers, from 1, the tests one test's array vars make; 0
-	// when it makes one.
-	variant int
-}
-
-// assertion is one promptfoo assertion with its location.
-type assertion struct {
-	loc string
-	raw map[string]any
-	// set holds the assertions of an assert-set with a threshold, which
-	// becomes one check.
-	set []assertion
-}
-
-// textChecks reports whether every assertion maps to an expression that
-// cannot fail to evaluate, so an assert-set of them can be one expression.
-func textChecks(as []assertion) bool {
-	for _, a := range as {
-		typ, _ := a.raw["type"].(string)
-		switch strings.TrimPrefix(typ, "not-") {
-		case "equals", "contains", "icontains", "starts-with", "regex",
-			"contains-any", "contains-all", "icontains-any", "icontains-all":
-		default:
-			return false
-		}
-		if a.set != nil {
-			return false
-		}
+func newImporter(dir string) *importer {
+	im := &importer{dir: dir, files: map[string][]byte{}, codes: map[string]string{}, seen: map[string]bool{}, checks: checksDir, order: map[uintptr][]string{}, fixedSteps: importSteps}
+	im.root = (&config.Config{Dir: dir}).Root()
+	if real, err := filepath.EvalSymlinks(im.root); err == nil {
+		im.root = real
 	}
-	return true
-}
-
-// Options configure Import.
-type Options struct {
-	// Out is the folder the files will be written into, which the
-	// project files' paths to the config's own files (a script
-	// provider) are relative to; "" for the current folder.
-	Out string
+	return im
 }
 
 // Import reads the promptfoo config at path and returns the files to
@@ -156,20 +146,26 @@ func Import(path string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("could not read %s: %w", path, err)
 	}
-	var cfg map[string]any
-	if err := yaml.Unmarshal(data, &cfg); err != nil {
+	im := newImporter(filepath.Dir(path))
+	im.out = cmpOr(opts.Out, ".")
+	doc, err := im.decodeYAML(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %s", path, ErrNotPromptfoo, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
+	cfg, _ := doc.(map[string]any)
 	if cfg == nil {
 		return nil, fmt.Errorf("%s: %w: expected a YAML mapping with prompts, providers and tests", path, ErrNotPromptfoo)
 	}
 	if _, ok := cfg["suiteId"]; ok {
 		return nil, fmt.Errorf("%s: %w: it is an evalgate suite (it has suiteId)", path, ErrNotPromptfoo)
 	}
-	if cfg["prompts"] == nil || (cfg["tests"] == nil && cfg["providers"] == nil) {
+	if cfg["targets"] != nil && cfg["providers"] == nil {
+		cfg["providers"] = cfg["targets"] // promptfoo's other name for them
+		delete(cfg, "targets")
+	}
+	if cfg["prompts"] == nil && cfg["tests"] == nil && cfg["providers"] == nil && cfg["scenarios"] == nil {
 		return nil, fmt.Errorf("%s: %w: expected a YAML mapping with prompts, providers and tests", path, ErrNotPromptfoo)
 	}
-	im := &importer{dir: filepath.Dir(path), out: cmpOr(opts.Out, "."), files: map[string][]byte{}, codes: map[string]string{}, seen: map[string]bool{}, checks: checksDir}
 	name := slug(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	if d, ok := cfg["description"].(string); ok && d != "" {
 		name = slug(d)
@@ -177,15 +173,25 @@ func Import(path string, opts Options) (*Result, error) {
 	im.suiteID = "promptfoo.evals." + name
 	for key := range cfg {
 		switch key {
-		case "description", "prompts", "providers", "tests", "defaultTest":
+		case "description", "prompts", "providers", "tests", "defaultTest", "scenarios":
+		case "outputPath", "sharing", "writeLatestResults", "tags", "metadata", "evaluateOptions":
+			im.mapped(key, key, "nothing: it does not change a verdict")
 		default:
 			im.unsupported(key, key, "evalgate has no counterpart for this setting")
 		}
 	}
-	prompts := im.prompts(cfg["prompts"])
+	var prompts []prompt
+	if cfg["prompts"] == nil {
+		// promptfoo then sends each test's prompt var.
+		prompts = []prompt{{raw: "{{prompt}}", label: "{{prompt}}", loc: "prompts"}}
+		im.mapped("prompts", "prompt", "none is set: the prompt var of each test, as promptfoo takes it ({{prompt}})")
+	} else {
+		prompts = im.prompts(cfg["prompts"])
+	}
 	providers := im.providers(cfg["providers"])
-	im.defaultTest = cfg["defaultTest"]
-	tests := im.tests(cfg["tests"], cfg["defaultTest"])
+	def := im.defaultTestSetting(cfg["defaultTest"])
+	im.defaultTest = def
+	tests := im.tests(cfg["tests"], def, cfg["scenarios"])
 	if err := im.suite(prompts, providers, tests); err != nil {
 		return nil, err
 	}
@@ -203,30 +209,274 @@ func (im *importer) mapped(loc, typ, to string) {
 }
 
 func (im *importer) unsupported(loc, typ, reason string) {
-	if !im.quiet && !im.seen["!"+loc] {
-		im.seen["!"+loc] = true
+	if !im.quiet && !im.seen["!"+loc+"\x00"+typ] {
+		im.seen["!"+loc+"\x00"+typ] = true
 		im.rep.Unsupported = append(im.rep.Unsupported, Unsupported{Location: loc, Type: typ, Reason: reason})
 	}
 }
 
-// readFile reads a file the config names by file://, relative to the
-// config's folder.
-func (im *importer) readFile(ref string) ([]byte, string, error) {
-	name := strings.TrimPrefix(ref, "file://")
-	p := name
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(im.dir, name)
+// Files the config names.
+
+// resolve is the path of a file the config names: ref with or without
+// file://, relative to the config's folder unless absolute.
+func (im *importer) resolve(ref string) (path, name string) {
+	name = strings.TrimPrefix(ref, "file://")
+	if filepath.IsAbs(name) {
+		return name, name
 	}
-	data, err := inputfile.Read(p, MaxConfigBytes)
+	return filepath.Join(im.dir, name), name
+}
+
+// readFile reads the file at path, shown as name, through the one reader
+// of input files: a regular file of at most MaxConfigBytes, and inside the
+// config's repository once links are resolved. A config is its author's
+// input; /proc/self/environ or ../secret.txt must not end up in a suite
+// (docs/security.md).
+func (im *importer) readFile(path, name string) ([]byte, string, error) {
+	real, err := im.inRepo(path, name)
+	if err != nil {
+		return nil, name, err
+	}
+	data, err := inputfile.Read(real, MaxConfigBytes)
 	return data, name, err
 }
 
-// prompt is one prompt: a text template, or chat messages whose contents
-// are templates.
-type prompt struct {
-	text string
-	chat []map[string]any
+// readRef reads the file a config's reference (file://x) names.
+func (im *importer) readRef(ref string) ([]byte, string, error) {
+	p, name := im.resolve(ref)
+	return im.readFile(p, name)
 }
+
+// inRepo resolves path's links and says where it leads when that is
+// outside the config's repository.
+func (im *importer) inRepo(path, name string) (string, error) {
+	path = absPath(path)
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return "", pe.Err
+		}
+		return "", err
+	}
+	rel, err := filepath.Rel(im.root, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		how := ""
+		if real != path {
+			how = " (through a symbolic link, to " + real + ")"
+		}
+		return "", fmt.Errorf("%s is outside the config's repository%s; the import reads only files inside %s", name, how, im.root)
+	}
+	return real, nil
+}
+
+// glob lists the files pattern matches inside the config's repository, in
+// order: node-glob's patterns (*, ?, [..], {a,b} and **). A folder lists
+// as itself.
+func (im *importer) glob(pattern string) ([]string, error) {
+	if info, err := os.Stat(pattern); err == nil && info.IsDir() {
+		return []string{pattern}, nil
+	}
+	re, base, err := globRE(pattern)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	count := 0
+	err = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if count++; count > 100_000 {
+			return errors.New("the pattern walks over 100,000 files")
+		}
+		if d.IsDir() {
+			if d.Name() == "node_modules" || d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if re.MatchString(filepath.ToSlash(p)) {
+			if _, err := im.inRepo(p, p); err == nil {
+				out = append(out, p)
+			}
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return out, err
+}
+
+// globRE translates a glob into a regular expression over slash paths,
+// and the folder its walk starts from.
+func globRE(pattern string) (*regexp.Regexp, string, error) {
+	pattern = filepath.ToSlash(filepath.Clean(pattern))
+	parts := strings.Split(pattern, "/")
+	static := 0
+	for static < len(parts) && !strings.ContainsAny(parts[static], "*?[{") {
+		static++
+	}
+	base := strings.Join(parts[:static], "/")
+	if base == "" {
+		base = "/"
+	}
+	var b strings.Builder
+	b.WriteString("^")
+	b.WriteString(regexp.QuoteMeta(base))
+	for _, part := range parts[static:] {
+		if part == "**" {
+			b.WriteString("(?:/[^/]+)*")
+			continue
+		}
+		b.WriteString("/")
+		brace := 0
+		for i := 0; i < len(part); i++ {
+			switch c := part[i]; c {
+			case '*':
+				b.WriteString("[^/]*")
+			case '?':
+				b.WriteString("[^/]")
+			case '[':
+				j := strings.IndexByte(part[i:], ']')
+				if j < 0 {
+					b.WriteString(`\[`)
+					continue
+				}
+				class := strings.Replace(part[i+1:i+j], "!", "^", 1)
+				b.WriteString("[" + class + "]")
+				i += j
+			case '{':
+				brace++
+				b.WriteString("(?:")
+			case '}':
+				if brace > 0 {
+					brace--
+					b.WriteString(")")
+				} else {
+					b.WriteString(`\}`)
+				}
+			case ',':
+				if brace > 0 {
+					b.WriteString("|")
+				} else {
+					b.WriteString(",")
+				}
+			default:
+				b.WriteString(regexp.QuoteMeta(string(c)))
+			}
+		}
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return nil, "", fmt.Errorf("the pattern %s is not a glob: %w", pattern, err)
+	}
+	return re, filepath.FromSlash(base), nil
+}
+
+// decodeYAML decodes YAML (or JSON) and records the key order of each of
+// its mappings (keyOrder).
+func (im *importer) decodeYAML(data []byte) (any, error) {
+	var v any
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	var n yaml.Node
+	if err := yaml.Unmarshal(data, &n); err == nil {
+		im.recordOrder(v, &n, 0)
+	}
+	return v, nil
+}
+
+func (im *importer) recordOrder(v any, n *yaml.Node, depth int) {
+	for n != nil && (n.Kind == yaml.DocumentNode || n.Kind == yaml.AliasNode) {
+		if n.Kind == yaml.DocumentNode {
+			if len(n.Content) == 0 {
+				return
+			}
+			n = n.Content[0]
+		} else {
+			n = n.Alias
+		}
+	}
+	if n == nil || depth > 256 {
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		var keys []string
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			if k == "<<" || slices.Contains(keys, k) {
+				continue
+			}
+			keys = append(keys, k)
+			im.recordOrder(x[k], n.Content[i+1], depth+1)
+		}
+		for _, k := range slices.Sorted(mapKeys(x)) {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k) // from a merge
+			}
+		}
+		im.setOrder(x, keys)
+	case []any:
+		if n.Kind != yaml.SequenceNode {
+			return
+		}
+		for i := range min(len(x), len(n.Content)) {
+			im.recordOrder(x[i], n.Content[i], depth+1)
+		}
+	}
+}
+
+func mapID(m map[string]any) uintptr { return reflect.ValueOf(m).Pointer() }
+
+func (im *importer) setOrder(m map[string]any, keys []string) {
+	if im.order != nil && m != nil {
+		im.order[mapID(m)] = keys
+	}
+}
+
+// keyOrder is m's keys in the order the config wrote them (sorted, for a
+// map it did not write).
+func (im *importer) keyOrder(m map[string]any) []string {
+	if keys, ok := im.order[mapID(m)]; ok && len(keys) == len(m) {
+		return keys
+	}
+	return sortedKeys(m)
+}
+
+// merged is promptfoo's {...a, ...b}: b's values over a's, a's keys
+// first.
+func (im *importer) merged(a, b map[string]any) map[string]any {
+	out := make(map[string]any, len(a)+len(b))
+	var keys []string
+	for _, m := range []map[string]any{a, b} {
+		for _, k := range im.keyOrder(m) {
+			if _, ok := out[k]; !ok {
+				keys = append(keys, k)
+			}
+			out[k] = m[k]
+		}
+	}
+	im.setOrder(out, keys)
+	return out
+}
+
+func mapKeys(m map[string]any) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func sortedKeys(m map[string]any) []string { return slices.Sorted(mapKeys(m)) }
 
 // asList is v as a list: v itself, a one-item list of anything else, no
 // items for nil. promptfoo takes one prompt, provider or test file where
@@ -241,480 +491,13 @@ func asList(v any) []any {
 	return []any{v}
 }
 
-func (im *importer) prompts(v any) []prompt {
-	var out []prompt
-	for i, p := range asList(v) {
-		loc := fmt.Sprintf("prompts[%d]", i)
-		if m, ok := p.(map[string]any); ok {
-			if raw, ok := m["raw"].(string); ok {
-				p = raw
-			} else if id, ok := m["id"].(string); ok {
-				p = id
-			}
-		}
-		s, ok := p.(string)
-		if !ok {
-			im.unsupported(loc, "prompt", "expected a string or file:// reference")
-			continue
-		}
-		if !strings.HasPrefix(s, "file://") {
-			out = append(out, prompt{text: s})
-			im.mapped(loc, "prompt", "the input of each task")
-			continue
-		}
-		data, name, err := im.readFile(s)
-		if err != nil {
-			im.unsupported(loc, "prompt", "could not read "+name+": "+err.Error())
-			continue
-		}
-		if strings.EqualFold(filepath.Ext(name), ".json") {
-			var chat []map[string]any
-			if err := json.Unmarshal(data, &chat); err != nil {
-				im.unsupported(loc, "prompt", name+" is not a list of chat messages")
-				continue
-			}
-			out = append(out, prompt{chat: chat})
-			im.mapped(loc, "chat prompt", "the input of each task, a list of messages")
-			continue
-		}
-		if ext := strings.ToLower(filepath.Ext(name)); ext == ".py" || ext == ".js" {
-			im.unsupported(loc, "prompt", "prompt functions are not imported")
-			continue
-		}
-		out = append(out, prompt{text: string(data)})
-		im.mapped(loc, "prompt", "the input of each task")
-	}
-	return out
-}
-
-// provider is an agent for evalgate.yaml.
-type provider struct {
-	id, label string
-	agent     string // the agent block, YAML
-}
-
-// vendors are the OpenAI-compatible endpoints of providers promptfoo
-// names by vendor: the base URL and the variable holding the key.
-var vendors = map[string][2]string{
-	"openai":    {"https://api.openai.com/v1", "OPENAI_API_KEY"},
-	"anthropic": {"https://api.anthropic.com/v1", "ANTHROPIC_API_KEY"},
-	"google":    {"https://generativelanguage.googleapis.com/v1beta/openai", "GEMINI_API_KEY"},
-	"vertex":    {"https://generativelanguage.googleapis.com/v1beta/openai", "GEMINI_API_KEY"},
-	"azure":     {"https://YOUR-RESOURCE.openai.azure.com/openai/v1", "AZURE_OPENAI_API_KEY"},
-}
-
-func (im *importer) providers(v any) []provider {
-	var out []provider
-	for i, p := range asList(v) {
-		loc := fmt.Sprintf("providers[%d]", i)
-		label := ""
-		var settings map[string]any // the provider's config
-		if m, ok := p.(map[string]any); ok {
-			label, _ = m["label"].(string)
-			for _, k := range slices.Sorted(maps.Keys(m)) {
-				switch k {
-				case "id", "label":
-				case "config":
-					if settings, ok = m[k].(map[string]any); !ok {
-						im.unsupported(loc+".config", "config", "expected a mapping of settings")
-					}
-				default:
-					im.unsupported(loc+"."+k, k, "evalgate has no counterpart for this provider setting")
-				}
-			}
-			p = m["id"]
-		}
-		id, ok := p.(string)
-		if !ok {
-			im.unsupported(loc, "provider", "expected a provider id")
-			continue
-		}
-		pr := provider{id: id, label: cmpOr(label, id)}
-		vendor, model, _ := strings.Cut(id, ":")
-		// others reports the settings a provider does not take.
-		others := func(taken ...string) {
-			for _, k := range slices.Sorted(maps.Keys(settings)) {
-				if !slices.Contains(taken, k) {
-					im.unsupported(loc+".config."+k, k, "evalgate's agent for this provider has no counterpart for this setting")
-				}
-			}
-		}
-		switch {
-		case strings.HasPrefix(id, "file://"):
-			agent, why := im.scriptProvider(strings.TrimPrefix(id, "file://"), settings)
-			if why != "" {
-				im.unsupported(loc, "provider "+id, why)
-				continue
-			}
-			if len(settings) > 0 {
-				im.mapped(loc+".config", "config", "the provider's config, as promptfoo gives it (options.config in Python, the constructor's config in JavaScript)")
-			}
-			pr.agent = agent
-		case id == "echo":
-			pr.agent = "  plain: [cat]\n"
-			others()
-		case vendor == "exec":
-			pr.agent = im.execProvider(strings.TrimSpace(model))
-			others()
-		case vendors[vendor] != [2]string{} && model != "":
-			m := model
-			for _, pre := range []string{"chat:", "messages:", "completion:"} {
-				m = strings.TrimPrefix(m, pre)
-			}
-			ep := vendors[vendor]
-			pr.agent = fmt.Sprintf("  openai:\n    baseURL: %s\n    model: %s\n    apiKeyEnv: %s\n", ep[0], strconv.Quote(m), ep[1])
-			if t, ok := number(settings["temperature"]); ok {
-				pr.agent += "    temperature: " + strconv.FormatFloat(t, 'g', -1, 64) + "\n"
-				im.mapped(loc+".config.temperature", "temperature", "agent.openai.temperature")
-				others("temperature")
-			} else {
-				others()
-			}
-		default:
-			im.unsupported(loc, "provider "+id, "evalgate has no agent for this provider; set agent in evalgate.yaml by hand")
-			continue
-		}
-		im.mapped(loc, "provider "+id, "agent of "+projectFile(len(out), pr.label))
-		out = append(out, pr)
-	}
-	return out
-}
-
-// scriptProvider wraps a Python or JavaScript provider file as a plain
-// agent: a runner reads the prompt on stdin and calls the file's call_api
-// (callApi) as promptfoo does.
-func (im *importer) scriptProvider(ref string, settings map[string]any) (string, string) {
-	file, fn, _ := strings.Cut(ref, ":")
-	runner, interp := "provider.py", "python3"
-	switch strings.ToLower(filepath.Ext(file)) {
-	case ".py":
-	case ".js", ".cjs":
-		if fn != "" {
-			return "", "a JavaScript provider naming an export is not wrapped"
-		}
-		runner, interp = "provider.cjs", "node"
-	default:
-		return "", "expected a .py or .js provider file"
-	}
-	p := file
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(im.dir, file)
-	}
-	if _, err := inputfile.Read(p, MaxConfigBytes); err != nil {
-		return "", "could not read " + file + ": " + err.Error()
-	}
-	rel := im.fromOut(p)
-	data, _ := runners.ReadFile("runners/" + runner)
-	im.files["providers/"+runner] = data
-	args := []string{interp, "providers/" + runner}
-	if len(settings) > 0 {
-		cfg, err := json.Marshal(settings)
-		if err != nil {
-			return "", "its config is not JSON: " + err.Error()
-		}
-		args = append(args, "--config", string(cfg))
-	}
-	args = append(args, filepath.ToSlash(rel))
-	if fn != "" {
-		args = append(args, fn)
-	}
-	quoted := make([]string, len(args))
-	for i, a := range args {
-		quoted[i] = strconv.Quote(a)
-	}
-	return "  plain: [" + strings.Join(quoted, ", ") + "]   # the prompt on stdin, the provider's output on stdout\n", ""
-}
-
-// projectFile names the project file of the i-th provider.
-func projectFile(i int, label string) string {
-	if i == 0 {
-		return "evalgate.yaml"
-	}
-	return "evalgate." + slug(label) + ".yaml"
-}
-
-func (im *importer) tests(v, def any) []test {
-	base := im.defaults(def)
-	im.base = base
-	var raw []test
-	list := asList(v)
-	for i, t := range list {
-		if s, ok := t.(string); ok {
-			raw = append(raw, im.testFile(s)...)
-			continue
-		}
-		m, ok := t.(map[string]any)
-		if !ok {
-			im.unsupported(fmt.Sprintf("tests[%d]", i), "test", "expected a test or a file:// reference")
-			continue
-		}
-		raw = append(raw, im.test(m, fmt.Sprintf("tests[%d]", i)))
-	}
-	if len(list) == 0 {
-		raw = append(raw, test{loc: "defaultTest"})
-	}
-	var out []test
-	for i, t := range raw {
-		t.index = i
-		out = append(out, withDefaults(base, t)...)
-	}
-	return out
-}
-
-// defaults reads defaultTest: the vars, assertions and threshold every
-// test starts from.
-func (im *importer) defaults(def any) test {
-	var base test
-	d, ok := def.(map[string]any)
-	if !ok {
-		return base
-	}
-	base.vars, _ = d["vars"].(map[string]any)
-	base.asserts = im.assertList(d["assert"], "defaultTest")
-	if th, ok := number(d["threshold"]); ok {
-		base.threshold = &th
-	}
-	for k := range d {
-		if k != "vars" && k != "assert" && k != "threshold" {
-			im.unsupported("defaultTest."+k, k, "evalgate has no counterpart for this setting")
-		}
-	}
-	return base
-}
-
-// withDefaults merges defaultTest (base) into t and expands list vars, as
-// promptfoo does: the tests t makes, one for each combination.
-func withDefaults(base, t test) []test {
-	vars := map[string]any{}
-	for k, val := range base.vars {
-		vars[k] = val
-	}
-	for k, val := range t.vars {
-		vars[k] = val
-	}
-	t.asserts = append(slices.Clone(base.asserts), t.asserts...)
-	if t.threshold == nil {
-		t.threshold = base.threshold
-	}
-	all := expand(vars)
-	out := make([]test, 0, len(all))
-	for k, vs := range all {
-		tt := t
-		tt.vars = vs
-		if len(all) > 1 {
-			tt.variant = k + 1
-		}
-		out = append(out, tt)
-	}
-	return out
-}
-
-// expand returns the combinations of the array values of vars.
-func expand(vars map[string]any) []map[string]any {
-	keys := make([]string, 0, len(vars))
-	for k := range vars {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	out := []map[string]any{{}}
-	for _, k := range keys {
-		vals, ok := vars[k].([]any)
-		if !ok || len(vals) == 0 {
-			vals = []any{vars[k]}
-		}
-		var next []map[string]any
-		for _, o := range out {
-			for _, val := range vals {
-				m := make(map[string]any, len(o)+1)
-				for kk, vv := range o {
-					m[kk] = vv
-				}
-				m[k] = val
-				next = append(next, m)
-			}
-		}
-		out = next
-	}
-	return out
-}
-
-func (im *importer) test(m map[string]any, loc string) test {
-	t := test{loc: loc}
-	t.description, _ = m["description"].(string)
-	t.vars, _ = m["vars"].(map[string]any)
-	t.asserts = im.assertList(m["assert"], loc)
-	if th, ok := number(m["threshold"]); ok {
-		t.threshold = &th
-	}
-	for k := range m {
-		switch k {
-		case "description", "vars", "assert", "threshold":
-		default:
-			im.unsupported(loc+"."+k, k, "evalgate has no counterpart for this setting")
-		}
-	}
-	return t
-}
-
-func (im *importer) assertList(v any, loc string) []assertion {
-	list, _ := v.([]any)
-	var out []assertion
-	for j, a := range list {
-		m, ok := a.(map[string]any)
-		sep := "." // tests[3].assert[0]; a test in a file: tests.jsonl:4:assert[0]
-		if strings.Contains(loc, ":") && !strings.Contains(loc, "[") {
-			sep = ":"
-		}
-		aloc := fmt.Sprintf("%s%sassert[%d]", loc, sep, j)
-		if !ok {
-			im.unsupported(aloc, "assertion", "expected an assertion object")
-			continue
-		}
-		if m["type"] == "assert-set" {
-			inner := im.assertList(m["assert"], aloc)
-			if _, ok := number(m["threshold"]); ok && textChecks(inner) {
-				// Its threshold decides: the set is one check.
-				out = append(out, assertion{loc: aloc, raw: m, set: inner})
-				continue
-			}
-			im.mapped(aloc, "assert-set", "its assertions, each a check")
-			if m["threshold"] != nil {
-				im.unsupported(aloc+".threshold", "assert-set threshold", "kept only for a set of text checks (equals, contains, icontains, starts-with, regex, the -any/-all lists and their not- forms); each of this set's checks counts on its own")
-			}
-			out = append(out, inner...)
-			continue
-		}
-		out = append(out, assertion{loc: aloc, raw: m})
-	}
-	return out
-}
-
-// testFile reads tests from a CSV, JSON Lines, JSON or YAML file.
-func (im *importer) testFile(ref string) []test {
-	data, name, err := im.readFile(ref)
-	if err != nil {
-		im.unsupported(ref, "tests", "could not read the file: "+err.Error())
-		return nil
-	}
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".csv":
-		return im.csvTests(name, data)
-	case ".jsonl":
-		var out []test
-		for i, line := range bytes.Split(data, []byte("\n")) {
-			if len(bytes.TrimSpace(line)) == 0 {
-				continue
-			}
-			var m map[string]any
-			if json.Unmarshal(line, &m) != nil {
-				im.unsupported(fmt.Sprintf("%s:%d", name, i+1), "test", "not a JSON object")
-				continue
-			}
-			out = append(out, im.test(m, fmt.Sprintf("%s:%d", name, i+1)))
-		}
-		return out
-	case ".json", ".yaml", ".yml":
-		var list []map[string]any
-		if err := yaml.Unmarshal(data, &list); err != nil {
-			im.unsupported(name, "tests", "expected a list of tests")
-			return nil
-		}
-		var out []test
-		for i, m := range list {
-			out = append(out, im.test(m, fmt.Sprintf("%s[%d]", name, i)))
-		}
-		return out
-	}
-	im.unsupported(name, "tests", "expected a .csv, .jsonl, .json or .yaml file of tests")
-	return nil
-}
-
-// csvTests reads a promptfoo CSV of tests: columns are vars, except
-// __expected* (an assertion each), __description, __metadata:* and other
-// columns promptfoo reserves.
-func (im *importer) csvTests(name string, data []byte) []test {
-	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\ufeff"))))
-	r.FieldsPerRecord = -1
-	header, err := r.Read()
-	if err != nil {
-		im.unsupported(name, "tests", "not a CSV file with a header row")
-		return nil
-	}
-	var out []test
-	for row := 2; ; row++ {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			im.unsupported(fmt.Sprintf("%s:%d", name, row), "test", "invalid CSV: "+err.Error())
-			break
-		}
-		line, _ := r.FieldPos(0)
-		out = append(out, im.csvTest(name, header, rec, line, func(i int) int { _, col := r.FieldPos(i); return col }))
-	}
-	return out
-}
-
-// csvTest reads the row of a CSV of tests that starts at line; col gives
-// a cell's column, for the report.
-func (im *importer) csvTest(name string, header, rec []string, line int, col func(int) int) test {
-	t := test{loc: fmt.Sprintf("%s:%d", name, line), sheet: name, line: line, vars: map[string]any{}}
-	for i, h := range header {
-		if i >= len(rec) {
-			break
-		}
-		cell := rec[i]
-		loc := fmt.Sprintf("%s:%d:%d", name, line, col(i))
-		switch {
-		case strings.HasPrefix(h, "__expected"):
-			if cell != "" {
-				t.asserts = append(t.asserts, assertion{loc: loc, raw: expectedAssertion(cell)})
-			}
-		case h == "__description":
-			t.description = cell
-		case strings.HasPrefix(h, "__metadata"):
-			// Metadata filters promptfoo's runs; it does not score.
-		case strings.HasPrefix(h, "__"):
-			if cell != "" {
-				im.unsupported(loc, h, "this promptfoo column has no evalgate counterpart")
-			}
-		default:
-			t.vars[h] = cell
-		}
-	}
-	return t
-}
-
-// expectedAssertion reads an __expected cell: "type: value" for the types
-// promptfoo reads there, else an equals.
-func expectedAssertion(cell string) map[string]any {
-	for _, prefix := range []string{"javascript", "fn", "eval", "python", "grade", "llm-rubric", "similar", "regex", "icontains-any", "icontains-all", "contains-any", "contains-all", "icontains", "contains", "starts-with", "equals", "is-json", "not-contains", "not-icontains", "not-regex", "not-equals", "not-starts-with", "not-is-json"} {
-		if rest, ok := strings.CutPrefix(cell, prefix+":"); ok {
-			typ := prefix
-			switch prefix {
-			case "fn", "eval":
-				typ = "javascript"
-			case "grade":
-				typ = "llm-rubric"
-			}
-			val := any(strings.TrimSpace(rest))
-			if strings.HasSuffix(typ, "-any") || strings.HasSuffix(typ, "-all") {
-				var list []any
-				for _, s := range strings.Split(rest, ",") {
-					list = append(list, strings.TrimSpace(s))
-				}
-				val = list
-			}
-			return map[string]any{"type": typ, "value": val}
-		}
-	}
-	return map[string]any{"type": "equals", "value": cell}
-}
-
 func number(v any) (float64, bool) {
 	switch x := v.(type) {
 	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case uint64:
 		return float64(x), true
 	case float64:
 		return x, true
@@ -729,28 +512,19 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// execProvider runs an exec: command as promptfoo does: in the config's
-// folder (so a script named relative to it is found), the prompt as its
-// argument.
-func (im *importer) execProvider(cmd string) string {
-	script := "exec " + cmd + ` "$(cat)"`
-	if dir := im.fromOut(im.dir); dir != "." {
-		script = "cd '" + strings.ReplaceAll(dir, "'", `'\''`) + "' && " + script
-	}
-	return fmt.Sprintf("  plain: [/bin/sh, -c, %s]\n", strconv.Quote(script))
-}
-
-// fromOut names path relative to the output folder, where the agent runs
-// (the project file's folder); an absolute path when it cannot.
-func (im *importer) fromOut(path string) string { return relSlash(im.out, path) }
-
 // slug makes a name fit a suite id or a file name.
 func slug(s string) string {
 	s = strings.ToLower(s)
-	s = regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(s, "-")
+	s = slugRE.ReplaceAllString(s, "-")
 	s = strings.Trim(s, "-")
 	if s == "" {
 		return "imported"
 	}
 	return s
 }
+
+var slugRE = regexp.MustCompile(`[^a-z0-9]+`)
+
+// fromOut names path relative to the output folder, where the agent runs
+// (the project file's folder); an absolute path when it cannot.
+func (im *importer) fromOut(path string) string { return relSlash(im.out, path) }

@@ -110,7 +110,7 @@ func TestSheetKeptWhereItIs(t *testing.T) {
 func TestSheetSettings(t *testing.T) {
 	for _, tc := range []struct{ entry, file, want string }{
 		{`{prompt: 3}`, "t.csv", "promptfoo: prompt: expected the prompt, a text or a list of chat messages"},
-		{`{prompt: hi, extra: 1}`, "t.csv", `promptfoo: unknown key "extra"; expected prompt, defaultTest, config and checks`},
+		{`{prompt: hi, extra: 1}`, "t.csv", `promptfoo: unknown key "extra"; expected prompt, defaultTest, messages, config and checks`},
 		{`{prompt: hi, defaultTest: {vars: {x: [1, 2]}}}`, "t.csv", `promptfoo: defaultTest: the var "x" is a list`},
 		{`{prompt: hi}`, "t.jsonl", `promptfoo: expected the entry's file to be a .csv sheet, got "t.jsonl"`},
 	} {
@@ -139,12 +139,7 @@ func writeFiles(t *testing.T, dir string, files map[string][]byte) {
 // bar and expectation as JSON.
 func loadTasks(t *testing.T, dir string, res *Result) map[string]string {
 	t.Helper()
-	var project []byte
-	for name, data := range res.Files {
-		if strings.HasPrefix(name, "evalgate") && (project == nil || name < "evalgate.yaml") {
-			project = data
-		}
-	}
+	project := res.Files["evalgate.yaml"]
 	m := regexp.MustCompile(`suites: \[(.*)\]`).FindSubmatch(project)
 	assert.Assert(t, m != nil, "%s", project)
 	var paths []string
@@ -195,12 +190,15 @@ func withoutKeys(v any, keys ...string) any {
 	return v
 }
 
-// reportTasks is the tasks an import's report lists, as loadTasks names
-// them, with the JSON of what they hold left out.
+// reportTasks is the tasks an import's report lists for the first
+// project file (evalgate.yaml), as loadTasks names them, with the JSON of
+// what they hold left out.
 func reportTasks(res *Result) map[string]string {
 	out := map[string]string{}
 	for _, r := range res.Report.Tasks {
-		out[r.SuiteID+" "+r.TaskID] = ""
+		if r.Project == "evalgate.yaml" {
+			out[r.SuiteID+" "+r.TaskID] = ""
+		}
 	}
 	return out
 }

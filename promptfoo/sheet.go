@@ -45,6 +45,9 @@ func (im *importer) sheets(prompts []prompt, tests []test) map[string]*sheetSuit
 			why = "defaultTest has list vars, which make several tests of each row"
 		}
 	}
+	if im.base.promptsFiltered || im.base.providersFilt {
+		why = "defaultTest filters the prompts or providers its tests run with"
+	}
 	for _, t := range tests {
 		if t.sheet == "" || decided[t.sheet] {
 			continue
@@ -84,30 +87,50 @@ func (im *importer) sheets(prompts []prompt, tests []test) map[string]*sheetSuit
 }
 
 // promptsSafe says why a sheet's suite may not render one of prompts as
-// its rows load (sheetSafe); "" when it may render them all.
+// its rows load; "" when it may render them all.
 func (im *importer) promptsSafe(prompts []prompt) string {
 	for p, pr := range prompts {
-		for _, text := range pr.texts() {
-			if why := sheetSafe(text); why != "" {
-				return fmt.Sprintf("prompts[%d] is rendered once at the import, not as the suite loads: %s", p, why)
-			}
+		if why := templateSafe(pr.raw); why != "" {
+			return fmt.Sprintf("prompts[%d] is left as written: %s", p, why)
 		}
 	}
 	return ""
 }
 
-// texts are the templates of p: its text, or its messages' contents.
-func (p prompt) texts() []string {
-	if p.chat == nil {
-		return []string{p.text}
+// templateSafe says why a template is not in the subset the import and a
+// sheet's suite render; "" when it is.
+func templateSafe(s string) string {
+	if doc, ok := parseOrdered(s); ok {
+		var why string
+		walkStrings(doc, func(t string) {
+			if why == "" {
+				why = templateSafe(t)
+			}
+		})
+		return why
 	}
-	var out []string
-	for _, m := range p.chat {
-		if s, ok := m["content"].(string); ok {
-			out = append(out, s)
+	if partialTags(s) || !strings.Contains(s, "{{") && !strings.Contains(s, "{%") && !strings.Contains(s, "{#") {
+		return ""
+	}
+	if _, err := compileTemplate(s); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func walkStrings(v any, f func(string)) {
+	switch x := v.(type) {
+	case string:
+		f(x)
+	case []any:
+		for _, e := range x {
+			walkStrings(e, f)
+		}
+	case orderedObject:
+		for _, e := range x.vals {
+			walkStrings(e, f)
 		}
 	}
-	return out
 }
 
 // relSlash is target relative to dir, with slashes; target made absolute
@@ -133,7 +156,7 @@ func sheetTaskID(prefix, line string, p, n int) string {
 }
 
 // suite is the sheet's suite file: a dataset of the sheet for each prompt.
-func (sh *sheetSuite) suite(prompts []prompt, defaultTest any) []byte {
+func (sh *sheetSuite) suite(prompts []prompt, allowed []int, defaultTest any, messages bool, suiteID string) []byte {
 	js := func(v any) string {
 		var b strings.Builder
 		enc := json.NewEncoder(&b)
@@ -143,23 +166,23 @@ func (sh *sheetSuite) suite(prompts []prompt, defaultTest any) []byte {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Imported from a promptfoo config by evalgate import promptfoo: each row of\n# %s is a test, read where it is at every run (see import-report.json).\n", path.Base(sh.name))
-	fmt.Fprintf(&b, "suiteId: %s\nversion: 1.0.0\nmodes: [golden, rubric]\ndatasets:\n", sh.suiteID)
-	for p, pr := range prompts {
-		var text any = pr.text
-		if pr.chat != nil {
-			text = pr.chat
-		}
+	fmt.Fprintf(&b, "suiteId: %s\nversion: 1.0.0\nmodes: [golden, rubric]\ndatasets:\n", suiteID)
+	for _, p := range allowed {
+		text := prompts[p].raw
 		id := sheetTaskID(sh.prefix, "{row.line}", p, len(prompts))
 		fmt.Fprintf(&b, "  - file: %s\n    promptfoo:\n      prompt: %s\n", js(path.Base(sh.name)), js(text))
 		if d, ok := defaultTest.(map[string]any); ok {
 			// What a test takes from it; the import reported the rest.
 			kept := map[string]any{}
-			for _, k := range []string{"vars", "assert", "threshold"} {
+			for _, k := range []string{"vars", "assert", "threshold", "options"} {
 				if v, ok := d[k]; ok {
 					kept[k] = v
 				}
 			}
 			fmt.Fprintf(&b, "      defaultTest: %s\n", js(kept))
+		}
+		if messages {
+			b.WriteString("      messages: true\n")
 		}
 		fmt.Fprintf(&b, "      config: %s\n      checks: %s\n", js(sh.config), js(sh.checks))
 		fmt.Fprintf(&b, "    task:\n      taskId: %s\n      description: \"{row.description}\"\n      input: \"{row.input}\"\n      passScore: \"{row.passScore}\"\n      expected: \"{row.expected}\"\n", js(id))
@@ -178,6 +201,8 @@ type Sheet struct {
 	im     *importer
 	name   string
 	prompt prompt
+	// messages is set when a chat prompt is the agent's list of messages.
+	messages bool
 }
 
 // NewSheet reads a dataset's promptfoo member: prompt (a text or chat
@@ -188,42 +213,43 @@ type Sheet struct {
 func NewSheet(settings map[string]any, dir, name string) (*Sheet, error) {
 	for k := range settings {
 		switch k {
-		case "prompt", "defaultTest", "config", "checks":
+		case "prompt", "defaultTest", "config", "checks", "messages":
 		default:
-			return nil, fmt.Errorf("unknown key %q; expected prompt, defaultTest, config and checks", k)
+			return nil, fmt.Errorf("unknown key %q; expected prompt, defaultTest, messages, config and checks", k)
 		}
 	}
-	im := &importer{quiet: true, files: map[string][]byte{}, codes: map[string]string{}, seen: map[string]bool{}, checks: checksDir}
+	cfgDir := dir
+	if c, ok := settings["config"].(string); ok && c != "" {
+		cfgDir = filepath.Join(dir, filepath.FromSlash(c))
+	}
+	im := newImporter(cfgDir)
+	im.quiet = true
+	im.fixedSteps = sheetSteps
 	if c, ok := settings["checks"].(string); ok && c != "" {
 		im.checks = c
 	}
-	im.dir = dir
-	if c, ok := settings["config"].(string); ok && c != "" {
-		im.dir = filepath.Join(dir, filepath.FromSlash(c))
-	}
 	s := &Sheet{im: im, name: name}
+	s.messages, _ = settings["messages"].(bool)
 	switch p := settings["prompt"].(type) {
 	case string:
-		s.prompt.text = p
+		s.prompt.raw = p
 	case []any:
+		// A list of chat messages, as an earlier import wrote it.
 		for _, m := range p {
-			msg, ok := m.(map[string]any)
-			if !ok {
+			if _, ok := m.(map[string]any); !ok {
 				return nil, errors.New("prompt: expected a text or a list of chat messages, each an object with role and content")
 			}
-			s.prompt.chat = append(s.prompt.chat, msg)
 		}
+		s.prompt.raw = compactJSON(p)
 	default:
 		return nil, errors.New("prompt: expected the prompt, a text or a list of chat messages")
 	}
-	for _, text := range s.prompt.texts() {
-		if why := sheetSafe(text); why != "" {
-			return nil, fmt.Errorf("prompt: %s; a sheet's prompt may use only {{ var }} with plain filters, {%% if %%} and comments, so that rows load in time linear in their size (import the config again: a prompt with more has its rows rendered once, by the import)", why)
-		}
+	if why := templateSafe(s.prompt.raw); why != "" {
+		return nil, fmt.Errorf("prompt: %s; a sheet's prompt may use only the template subset the import renders (docs/migrating-from-promptfoo.md), so that rows load in time linear in their size", why)
 	}
 	if d := settings["defaultTest"]; d != nil {
 		if _, ok := d.(map[string]any); !ok {
-			return nil, errors.New("defaultTest: expected an object with vars, assert and threshold, as promptfoo writes it")
+			return nil, errors.New("defaultTest: expected an object with vars, assert, threshold and options, as promptfoo writes it")
 		}
 		im.base = im.defaults(d)
 		for k, v := range im.base.vars {
@@ -236,27 +262,17 @@ func NewSheet(settings map[string]any, dir, name string) (*Sheet, error) {
 }
 
 // Row maps the cells of the row at line (header names the columns). The
-// error is a row whose prompt would be over the limit for a task made
-// from a row.
+// error is a row whose prompt does not render within its budget (the
+// limit for a task made from a row).
 func (s *Sheet) Row(header, cells []string, line int) (map[string]any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := withDefaults(s.im.base, s.im.csvTest(s.name, header, cells, line, func(int) int { return 0 }))[0]
-	longest := 0
-	for _, v := range t.vars {
-		n := len(fmt.Sprint(v))
-		if str, ok := v.(string); ok {
-			n = len(str)
-		}
-		longest = max(longest, n)
-	}
-	for _, text := range s.prompt.texts() {
-		if renderBound(text, longest) > maxRendered {
-			return nil, fmt.Errorf("the prompt written with this row's vars could be over %d bytes (a var of %d bytes, written by each {{ }} of the prompt); expected a prompt under the limit for a task made from a row", maxRendered, longest)
-		}
-	}
+	t := s.im.withDefaults(s.im.base, s.im.csvTest(s.name, header, cells, line, func(int) int { return 0 }))[0]
 	expected, code := s.im.expected(t)
-	row := s.im.row(t, s.prompt, 0, expected, code)
+	row, err := s.im.row(t, s.prompt, expected, code, s.messages)
+	if err != nil {
+		return nil, fmt.Errorf("the prompt could not be written with this row's vars: %w", err)
+	}
 	row["line"] = line
 	return row, nil
 }

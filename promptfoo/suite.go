@@ -2,18 +2,13 @@ package promptfoo
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"path/filepath"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/ardanlabs/jinja"
-	"go.yaml.in/yaml/v3"
 )
 
 // The files an import writes beside the project files.
@@ -26,12 +21,12 @@ const (
 // suiteTemplate is the suite: every task is a row of the dataset, which
 // holds its id, input, bar, expectation and the test's vars.
 const suiteTemplate = `# Imported from a promptfoo config by evalgate import promptfoo: each row of
-# promptfoo.tests.jsonl is one test with one prompt (see import-report.json).
+# %s is one test with one prompt (see import-report.json).
 suiteId: %s
 version: 1.0.0
 modes: [golden, rubric]
 datasets:
-  - file: promptfoo.tests.jsonl
+  - file: %s
     task:
       taskId: "{row.id}"
       description: "{row.description}"
@@ -40,61 +35,107 @@ datasets:
       expected: "{row.expected}"
 `
 
-// suite writes the suite, its rows, the suites of the CSV sheets kept
-// where they are, the program checks and the project files.
+// group is the providers that run the same tasks, and the suite they
+// share.
+type group struct {
+	providers []int
+	cells     [][2]int // the (test, prompt) of each task
+	suiteFile string
+	rowsFile  string
+	suiteID   string
+	suffix    string // of its files and suite ids: "" for the first group
+	chat      bool   // its agents take chat prompts as messages
+}
+
+// suite writes the suite(s), their rows, the suites of the CSV sheets
+// kept where they are, the program checks and the project files.
 func (im *importer) suite(prompts []prompt, providers []provider, tests []test) error {
 	if len(prompts) == 0 {
 		return fmt.Errorf("%w: no prompt could be imported (see the unsupported list)", ErrNotPromptfoo)
 	}
-	var rows bytes.Buffer
-	enc := json.NewEncoder(&rows)
-	enc.SetEscapeHTML(false)
-	label := ""
-	if len(providers) > 0 {
-		label = providers[0].id
+	none := len(providers) == 0
+	if none {
+		providers = []provider{{id: "none", label: "none", agent: "  plain: [cat]   # no provider was imported: set the agent\n"}}
 	}
+	groups := im.groups(prompts, providers, tests)
 	sheets := im.sheets(prompts, tests)
-	for n, t := range tests {
-		expected, code := im.expected(t)
-		if sh := sheets[t.sheet]; sh != nil {
-			// The sheet's suite reads the row where it is, at every run;
-			// mapping it here fills the report and writes its checks.
-			for p := range prompts {
-				im.rep.Tasks = append(im.rep.Tasks, TaskRef{SuiteID: sh.suiteID, TaskID: sheetTaskID(sh.prefix, strconv.Itoa(t.line), p, len(prompts)), TestIdx: n, PromptIdx: p, Provider: label})
+	projects := projectFiles(providers)
+	expected := make([]map[string]any, len(tests))
+	codes := make([]map[string]any, len(tests))
+	for i, t := range tests {
+		expected[i], codes[i] = im.expected(t)
+	}
+	lists := make([][]string, len(providers)) // the suites of each project file
+	for g, gr := range groups {
+		var rows bytes.Buffer
+		enc := json.NewEncoder(&rows)
+		enc.SetEscapeHTML(false)
+		for _, c := range gr.cells {
+			t, p := tests[c[0]], c[1]
+			ref := func(suiteID, taskID string) {
+				for _, pi := range gr.providers {
+					pr := providers[pi]
+					im.rep.Tasks = append(im.rep.Tasks, TaskRef{SuiteID: suiteID, TaskID: taskID, TestIdx: t.index, PromptIdx: p, Provider: pr.id, Label: pr.label, Project: projects[pi]})
+				}
 			}
-			continue
-		}
-		for p, pr := range prompts {
-			id := fmt.Sprintf("test-%d", t.index)
+			if sh := sheets[t.sheet]; sh != nil {
+				// The sheet's suite reads the row where it is, at every run.
+				ref(sh.suiteID+gr.suffix, sheetTaskID(sh.prefix, strconv.Itoa(t.line), p, len(prompts)))
+				continue
+			}
+			id := fmt.Sprintf("test-%d", t.raw)
 			if len(prompts) > 1 {
 				id += fmt.Sprintf("-p%d", p)
 			}
 			if t.variant > 0 {
 				id += fmt.Sprintf("-v%d", t.variant)
 			}
-			row := im.row(t, pr, p, expected, code)
+			row, err := im.row(t, prompts[p], expected[c[0]], codes[c[0]], gr.chat)
+			if err != nil {
+				im.unsupported(prompts[p].loc, "prompt template", "could not render it with the vars of "+t.loc+": "+err.Error()+"; the prompt is left as written")
+			}
 			row["id"] = id
 			if err := enc.Encode(row); err != nil {
 				return fmt.Errorf("could not write the test at %s: %w", t.loc, err)
 			}
-			im.rep.Tasks = append(im.rep.Tasks, TaskRef{SuiteID: im.suiteID, TaskID: id, TestIdx: n, PromptIdx: p, Provider: label})
+			ref(gr.suiteID, id)
 		}
-	}
-	var list []string
-	if rows.Len() > 0 {
-		im.files[rowsFile] = rows.Bytes()
-		im.files[suiteFile] = fmt.Appendf(nil, suiteTemplate, im.suiteID)
-		list = append(list, "evals/")
-	}
-	for _, name := range slices.Sorted(maps.Keys(sheets)) {
-		sh := sheets[name]
-		im.files[sh.path] = sh.suite(prompts, im.defaultTest)
-		if len(list) == 0 || !strings.HasPrefix(sh.path, "evals/") {
-			list = append(list, sh.path)
+		var list []string
+		if rows.Len() > 0 {
+			im.files[gr.rowsFile] = rows.Bytes()
+			im.files[gr.suiteFile] = fmt.Appendf(nil, suiteTemplate, path.Base(gr.rowsFile), gr.suiteID, path.Base(gr.rowsFile))
+			if len(groups) == 1 {
+				list = append(list, "evals/")
+			} else {
+				list = append(list, gr.suiteFile)
+			}
 		}
-	}
-	if len(providers) == 0 {
-		providers = []provider{{id: "none", label: "none", agent: "  plain: [cat]   # no provider was imported: set the agent\n"}}
+		for _, name := range slices.Sorted(maps.Keys(sheets)) {
+			// The sheet's suite for this group: the prompts its providers
+			// run.
+			sh := sheets[name]
+			var allowed []int
+			for _, c := range gr.cells {
+				if tests[c[0]].sheet == name && !slices.Contains(allowed, c[1]) {
+					allowed = append(allowed, c[1])
+				}
+			}
+			if len(allowed) == 0 {
+				continue
+			}
+			p := sh.path
+			if gr.suffix != "" {
+				p = strings.TrimSuffix(p, ".suite.yaml") + "." + strings.TrimPrefix(gr.suffix, "-") + ".suite.yaml"
+			}
+			im.files[p] = sh.suite(prompts, allowed, im.defaultTest, gr.chat, sh.suiteID+gr.suffix)
+			if len(groups) > 1 || len(list) == 0 || !strings.HasPrefix(p, "evals/") {
+				list = append(list, p)
+			}
+		}
+		_ = g
+		for _, pi := range gr.providers {
+			lists[pi] = list
+		}
 	}
 	judge := ""
 	if im.judged {
@@ -103,514 +144,125 @@ func (im *importer) suite(prompts []prompt, providers []provider, tests []test) 
 		judge = "judge:\n  openai: {baseURL: https://api.openai.com/v1, model: gpt-4o-mini, apiKeyEnv: OPENAI_API_KEY}\n"
 	}
 	for i, p := range providers {
-		im.files[projectFile(i, p.label)] = fmt.Appendf(nil, "# Imported from promptfoo provider %s.\nsuites: [%s]\nagent:\n%s%s", strconv.Quote(p.id), strings.Join(list, ", "), p.agent, judge)
+		list := lists[i]
+		if len(list) == 0 {
+			im.unsupported(fmt.Sprintf("providers[%d]", i), "provider "+p.id, "its filters leave it no task")
+			continue
+		}
+		im.files[projects[i]] = fmt.Appendf(nil, "# Imported from promptfoo provider %s.\nsuites: [%s]\nagent:\n%s%s", strconv.Quote(p.id), strings.Join(list, ", "), p.agent, judge)
+		if !none {
+			im.rep.Providers = append(im.rep.Providers, ProviderRef{ID: p.id, Label: p.label, Project: projects[i]})
+		}
 	}
 	return nil
 }
 
-// row is the dataset row of test t with prompt pr (the p-th): what the
-// task template reads. expected and code are t's, from expected.
-func (im *importer) row(t test, pr prompt, p int, expected map[string]any, code map[string][]string) map[string]any {
-	input, ok := render(pr, t.vars)
-	if !ok {
-		im.unsupported(fmt.Sprintf("prompts[%d]", p), "prompt template", "the Jinja-compatible engine could not render it with a test's vars; the prompt is left as written")
+// projectFiles names the project file of each provider: evalgate.yaml for
+// the first, evalgate.<label>.yaml for the others, numbered where two
+// labels make one name.
+func projectFiles(providers []provider) []string {
+	out := make([]string, len(providers))
+	seen := map[string]bool{}
+	for i, p := range providers {
+		name := projectFile(i, p.label)
+		for n := 2; seen[name]; n++ {
+			name = fmt.Sprintf("evalgate.%s-%d.yaml", slug(p.label), n)
+		}
+		seen[name] = true
+		out[i] = name
+	}
+	return out
+}
+
+// groups sorts the providers by the tasks they run: the tests and prompts
+// their prompts filters, and the tests' prompts and providers filters,
+// allow. Providers that run the same tasks share a suite.
+func (im *importer) groups(prompts []prompt, providers []provider, tests []test) []group {
+	var out []group
+	key := map[string]int{}
+	anyChat := false
+	for _, p := range prompts {
+		if doc, ok := parseOrdered(p.raw); ok && isChat(doc) {
+			anyChat = true
+		}
+	}
+	for pi, pr := range providers {
+		var cells [][2]int
+		var sig strings.Builder
+		if anyChat && pr.chat {
+			sig.WriteString("chat:")
+		}
+		for ti, t := range tests {
+			if !providerAllowed(pr, t.providers, t.providersFilt) {
+				continue
+			}
+			for k, p := range prompts {
+				if promptAllowed(p, pr.prompts, pr.filtered) && promptAllowed(p, t.prompts, t.promptsFiltered) {
+					cells = append(cells, [2]int{ti, k})
+					fmt.Fprintf(&sig, "%d.%d,", ti, k)
+				}
+			}
+		}
+		if g, ok := key[sig.String()]; ok {
+			out[g].providers = append(out[g].providers, pi)
+			continue
+		}
+		key[sig.String()] = len(out)
+		gr := group{providers: []int{pi}, cells: cells, suiteFile: suiteFile, rowsFile: rowsFile, suiteID: im.suiteID, chat: anyChat && pr.chat}
+		if len(out) > 0 {
+			s := slug(pr.label)
+			gr.suiteFile = "evals/promptfoo." + s + ".suite.yaml"
+			gr.rowsFile = "evals/promptfoo." + s + ".tests.jsonl"
+			gr.suiteID = im.suiteID + "-" + s
+			gr.suffix = "-" + s
+		}
+		out = append(out, gr)
+	}
+	return out
+}
+
+// row is the dataset row of test t with prompt pr: what the task
+// template reads. expected and code are t's, from expected. The error
+// says why the prompt could not be rendered; the row then has the prompt
+// as written.
+//
+// A chat prompt is a list of messages for an agent that takes them
+// (chat), else the text promptfoo's provider gets.
+func (im *importer) row(t test, pr prompt, expected map[string]any, code map[string]any, chatAgent bool) (map[string]any, error) {
+	vars, why := im.loadVarFiles(t.vars)
+	for _, w := range why {
+		im.unsupported(t.loc+".vars", "var", w)
+	}
+	pv := prepareVars(vars)
+	raw := pr.raw
+	prefix, _ := t.options["prefix"].(string)
+	suffix, _ := t.options["suffix"].(string)
+	raw = prefix + raw + suffix
+	var input any
+	text, chat, err := renderPrompt(raw, im.orderedVars(pv), im.fixedSteps)
+	switch {
+	case err != nil:
+		input = raw
+	case chat != nil && chatAgent:
+		input = chat
+	default:
+		input = text
 	}
 	bar := 1.0
 	if t.threshold != nil {
 		bar = *t.threshold
 	}
-	row := map[string]any{"description": cmpOr(t.description, t.loc), "input": input, "passScore": bar, "expected": expected, "vars": t.vars}
-	if len(code) > 0 {
-		row["code"] = code
-	}
-	return row
+	row := map[string]any{"description": cmpOr(t.description, t.loc), "input": input, "passScore": bar, "expected": expected, "vars": pv}
+	maps.Copy(row, code)
+	return row, err
 }
 
-// render writes vars into a prompt with a Jinja-compatible engine, which
-// reads promptfoo's Nunjucks: {{ var }}, filters, {% if %}, {% for %}. ok
-// is false when the template does not compile or render; the prompt is
-// then left as written.
-func render(p prompt, vars map[string]any) (any, bool) {
-	if p.chat == nil {
-		return renderText(p.text, vars)
+// orderedVars is vars with their objects in the config's key order, for
+// the template engine.
+func (im *importer) orderedVars(vars map[string]any) map[string]any {
+	out := make(map[string]any, len(vars))
+	for k, v := range vars {
+		out[k] = im.ordered(v, 0)
 	}
-	ok := true
-	msgs := make([]any, len(p.chat))
-	for i, m := range p.chat {
-		out := map[string]any{}
-		for k, v := range m {
-			if s, isStr := v.(string); isStr && k == "content" {
-				r, good := renderText(s, vars)
-				ok = ok && good
-				v = r
-			}
-			out[k] = v
-		}
-		msgs[i] = out
-	}
-	return msgs, ok
-}
-
-// templates are the prompts compiled, by their text.
-var templates sync.Map
-
-func renderText(s string, vars map[string]any) (string, bool) {
-	if !strings.Contains(s, "{{") && !strings.Contains(s, "{%") {
-		return s, true
-	}
-	var tmpl *jinja.Template
-	if t, ok := templates.Load(s); ok {
-		tmpl = t.(*jinja.Template)
-	} else {
-		t, err := jinja.Compile(s)
-		if err != nil {
-			return s, false
-		}
-		templates.Store(s, t)
-		tmpl = t
-	}
-	out, err := tmpl.Render(vars)
-	if err != nil {
-		return s, false
-	}
-	return out, true
-}
-
-// expected maps a test's assertions to an evalgate expectation: golden
-// checks, or a rubric when an assertion needs a judge.
-//
-// code is the inline JavaScript and Python of the test's assertions, by
-// language, which the row carries to the runners.
-func (im *importer) expected(t test) (expected map[string]any, code map[string][]string) {
-	im.cur = map[string][]string{}
-	defer func() { code = im.cur }()
-	var checks []map[string]any
-	var criteria []map[string]any
-	for _, a := range t.asserts {
-		typ, _ := a.raw["type"].(string)
-		c, crit, why := im.check(a, typ)
-		switch {
-		case why != "":
-			im.unsupported(a.loc, typ, why)
-			continue
-		case crit != nil:
-			criteria = append(criteria, crit)
-			im.judged = true
-			im.mapped(a.loc, typ, "a rubric criterion, decided by the judge (judge.openai in the project file, promptfoo's default grader)")
-			continue
-		}
-		if w, ok := number(a.raw["weight"]); ok {
-			c["weight"] = w
-		}
-		if metric, ok := a.raw["metric"].(string); ok && metric != "" {
-			c["id"] = metric
-		}
-		checks = append(checks, c)
-		im.mapped(a.loc, typ, describeCheck(c))
-	}
-	if len(criteria) > 0 {
-		for _, c := range checks {
-			w := c["weight"]
-			if w == nil {
-				w = 1.0
-			}
-			delete(c, "weight")
-			delete(c, "id")
-			if _, isProgram := c["exec"]; isProgram {
-				// A rubric criterion's assert cannot be a program check;
-				// it stays a criterion the judge decides.
-				criteria = append(criteria, map[string]any{"criterion": "the output passes the check " + describeCheck(c), "weight": 1.0})
-				continue
-			}
-			criteria = append(criteria, map[string]any{"criterion": describeCheck(c), "weight": w, "assert": c})
-		}
-		normalize(criteria)
-		return map[string]any{"kind": "rubric", "rubric": criteria}, nil
-	}
-	if len(checks) == 0 {
-		// promptfoo passes a test without assertions.
-		checks = append(checks, map[string]any{"id": "no-assertions", "expr": "true"})
-	}
-	uniqueIDs(checks)
-	return map[string]any{"kind": "golden", "assert": checks}, nil
-}
-
-// normalize makes rubric weights fit 0..1, keeping their proportions.
-func normalize(criteria []map[string]any) {
-	total := 0.0
-	for _, c := range criteria {
-		w, _ := c["weight"].(float64)
-		total += w
-	}
-	for _, c := range criteria {
-		w, _ := c["weight"].(float64)
-		if total > 0 {
-			c["weight"] = w / total
-		}
-	}
-}
-
-// uniqueIDs gives checks that share a metric name their own ids.
-func uniqueIDs(checks []map[string]any) {
-	seen := map[string]int{}
-	for _, c := range checks {
-		id, ok := c["id"].(string)
-		if !ok {
-			continue
-		}
-		if n := seen[id]; n > 0 {
-			c["id"] = fmt.Sprintf("%s-%d", id, n+1)
-		}
-		seen[id]++
-	}
-}
-
-// describeCheck is the check as the report shows it.
-func describeCheck(c map[string]any) string {
-	b, _ := json.Marshal(c)
-	return string(b)
-}
-
-// quote is a string literal of expr-lang.
-func quote(s string) string { return strconv.Quote(s) }
-
-// check maps one assertion: a check, or a rubric criterion, or why it
-// cannot be mapped.
-func (im *importer) check(a assertion, typ string) (check, criterion map[string]any, why string) {
-	negate := false
-	base := typ
-	if rest, ok := strings.CutPrefix(typ, "not-"); ok {
-		negate, base = true, rest
-	}
-	val := a.raw["value"]
-	s, isStr := val.(string)
-	list := func() ([]string, bool) {
-		xs, ok := val.([]any)
-		if !ok {
-			return nil, false
-		}
-		var out []string
-		for _, x := range xs {
-			str, ok := x.(string)
-			if !ok {
-				return nil, false
-			}
-			out = append(out, str)
-		}
-		return out, true
-	}
-	expr := ""
-	switch base {
-	case "assert-set":
-		return im.assertSet(a)
-	case "equals":
-		if !isStr {
-			return nil, nil, "equals with a value that is not a string"
-		}
-		expr = "output == " + quote(s)
-	case "contains":
-		if !isStr {
-			return nil, nil, "contains with a value that is not a string"
-		}
-		expr = "output contains " + quote(s)
-	case "icontains":
-		if !isStr {
-			return nil, nil, "icontains with a value that is not a string"
-		}
-		expr = "lower(output) contains " + quote(strings.ToLower(s))
-	case "starts-with":
-		if !isStr {
-			return nil, nil, "starts-with with a value that is not a string"
-		}
-		expr = "hasPrefix(output, " + quote(s) + ")"
-	case "regex":
-		if !isStr {
-			return nil, nil, "regex with a value that is not a string"
-		}
-		expr = "output matches " + quote(s)
-	case "contains-any", "contains-all", "icontains-any", "icontains-all":
-		xs, ok := list()
-		if !ok {
-			if !isStr {
-				return nil, nil, base + " with a value that is not a list of strings"
-			}
-			for _, x := range strings.Split(s, ",") {
-				xs = append(xs, strings.TrimSpace(x))
-			}
-		}
-		out, fn := "output", "any"
-		if strings.HasPrefix(base, "i") {
-			out = "lower(output)"
-			for i := range xs {
-				xs[i] = strings.ToLower(xs[i])
-			}
-		}
-		if strings.HasSuffix(base, "-all") {
-			fn = "all"
-		}
-		quoted := make([]string, len(xs))
-		for i, x := range xs {
-			quoted[i] = quote(x)
-		}
-		expr = fmt.Sprintf("%s([%s], {%s contains #})", fn, strings.Join(quoted, ", "), out)
-	case "is-json":
-		if val != nil {
-			return nil, nil, "is-json with a schema: use outputSchema by hand"
-		}
-		expr = "let v = fromJSON(output); true"
-	case "contains-json":
-		c, why := im.containsJSON(val)
-		if why != "" {
-			return nil, nil, why
-		}
-		if negate {
-			c["negate"] = true
-		}
-		return c, nil, ""
-	case "latency":
-		th, ok := number(a.raw["threshold"])
-		if !ok || negate {
-			return nil, nil, "latency needs a threshold in milliseconds"
-		}
-		return map[string]any{"maxLatencyMs": int64(th)}, nil, ""
-	case "cost":
-		th, ok := number(a.raw["threshold"])
-		if !ok || negate {
-			return nil, nil, "cost needs a threshold in US dollars"
-		}
-		return map[string]any{"maxCostUsd": th}, nil, ""
-	case "javascript", "python":
-		if !isStr {
-			return nil, nil, base + " with a value that is not code or a file:// reference"
-		}
-		c, why := im.program(base, s, a)
-		if why != "" {
-			return nil, nil, why
-		}
-		if negate {
-			c["negate"] = true
-		}
-		return c, nil, ""
-	case "llm-rubric", "model-graded-closedqa", "factuality":
-		if negate || !isStr {
-			return nil, nil, base + " needs a string value"
-		}
-		crit := s
-		switch base {
-		case "model-graded-closedqa":
-			crit = "the output meets this requirement: " + s
-		case "factuality":
-			crit = "the output is factually consistent with: " + s
-		}
-		w, ok := number(a.raw["weight"])
-		if !ok {
-			w = 1
-		}
-		return nil, map[string]any{"criterion": crit, "weight": w}, ""
-	default:
-		return nil, nil, "evalgate has no check for this assertion type"
-	}
-	c := map[string]any{"expr": expr}
-	if negate {
-		c["negate"] = true
-	}
-	return c, nil, ""
-}
-
-// program writes a program check that runs a JavaScript or Python
-// assertion with promptfoo's calling convention.
-func (im *importer) program(lang, value string, a assertion) (map[string]any, string) {
-	runner, interp, ext := "javascript.cjs", "node", ".js"
-	if lang == "python" {
-		runner, interp, ext = "python.py", "python3", ".py"
-	}
-	var args []any
-	if ref, ok := strings.CutPrefix(value, "file://"); ok {
-		if strings.Contains(ref, ":") {
-			return nil, "a file:// assertion naming a function is not imported"
-		}
-		// Named by its path, not by a count, so that a sheet's suite
-		// (Sheet) names the copy the import wrote.
-		name := lang + "-" + slug(strings.TrimSuffix(filepath.ToSlash(ref), ext)) + ext
-		if !im.quiet {
-			key := lang + "\x00" + filepath.ToSlash(filepath.Clean(ref))
-			for k, n := range im.codes {
-				if n == name && k != key {
-					return nil, "its file's copy would have the name of " + strings.TrimPrefix(k, lang+"\x00") + "'s (" + name + "); rename one of them"
-				}
-			}
-			if _, ok := im.codes[key]; !ok {
-				data, shown, err := im.readFile(value)
-				if err != nil {
-					return nil, "could not read " + shown + ": " + err.Error()
-				}
-				im.codes[key] = name
-				im.files["evals/"+checksDir+"/"+name] = data
-			}
-		}
-		args = []any{im.checks + "/" + name}
-	} else {
-		// Inline code travels in the row, so one process per worker runs
-		// the inline assertions of every test (#18).
-		k := len(im.cur[lang])
-		im.cur[lang] = append(im.cur[lang], value)
-		args = []any{"--inline", strconv.Itoa(k)}
-	}
-	im.runner(runner)
-	cmd := append([]any{interp, im.checks + "/" + runner}, args...)
-	if th, ok := number(a.raw["threshold"]); ok {
-		cmd = append(cmd, strconv.FormatFloat(th, 'g', -1, 64))
-	}
-	return map[string]any{"exec": cmd}, ""
-}
-
-// assertSet maps an assert-set with a threshold, which passes as promptfoo
-// decides it: when the weighted share of its assertions that pass reaches
-// the threshold. It is one check; its weight and metric are the set's.
-func (im *importer) assertSet(a assertion) (check, criterion map[string]any, why string) {
-	th, _ := number(a.raw["threshold"])
-	var terms []string
-	total := 0.0
-	for _, in := range a.set {
-		typ, _ := in.raw["type"].(string)
-		c, _, why := im.check(in, typ)
-		if why != "" {
-			return nil, nil, "its assertion " + in.loc + ": " + why
-		}
-		e, _ := c["expr"].(string)
-		if c["negate"] == true {
-			e = "!(" + e + ")"
-		}
-		w, ok := number(in.raw["weight"])
-		if !ok {
-			w = 1
-		}
-		total += w
-		terms = append(terms, fmt.Sprintf("(%s ? %s : 0)", e, strconv.FormatFloat(w, 'g', -1, 64)))
-		im.mapped(in.loc, typ, "a term of the assert-set's check")
-	}
-	expr := "false"
-	switch {
-	case total > 0:
-		expr = fmt.Sprintf("(%s) / %s >= %s", strings.Join(terms, " + "), strconv.FormatFloat(total, 'g', -1, 64), strconv.FormatFloat(th, 'g', -1, 64))
-	case th <= 0:
-		expr = "true" // promptfoo scores a set without weight 0
-	}
-	return map[string]any{"expr": expr}, nil, ""
-}
-
-// containsJSON is a program check that finds a JSON object in the output
-// as promptfoo's contains-json does; with a schema, one that validates.
-func (im *importer) containsJSON(val any) (map[string]any, string) {
-	module := "contains-json.cjs"
-	if val != nil {
-		schema := val
-		if s, ok := val.(string); ok {
-			if strings.HasPrefix(s, "file://") || strings.Contains(s, "{{") || strings.Contains(s, "{%") {
-				return nil, "contains-json with a schema from a file or a template is not imported"
-			}
-			var parsed any
-			if err := yaml.Unmarshal([]byte(s), &parsed); err != nil {
-				return nil, "contains-json with a schema that is not YAML or JSON"
-			}
-			schema = parsed
-		}
-		if why := schemaSubset(schema); why != "" {
-			return nil, "contains-json with a schema: " + why
-		}
-		data, err := json.Marshal(schema)
-		if err != nil {
-			return nil, "contains-json with a schema that is not JSON"
-		}
-		// Named by its schema, so that a sheet's suite (Sheet) names the
-		// module the import wrote.
-		sum := sha256.Sum256(data)
-		module = fmt.Sprintf("contains-json-%x.cjs", sum[:4])
-		if !im.quiet {
-			im.files["evals/"+checksDir+"/"+module] = fmt.Appendf(nil, "// contains-json with a schema, written by evalgate import promptfoo.\n'use strict';\nmodule.exports = require('./contains-json.cjs').withSchema(%s);\n", data)
-		}
-	}
-	im.runner("javascript.cjs")
-	im.runner("contains-json.cjs")
-	return map[string]any{"exec": []any{"node", im.checks + "/javascript.cjs", im.checks + "/" + module}}, ""
-}
-
-// runner writes the embedded runner name into the checks folder, once.
-func (im *importer) runner(name string) {
-	if _, ok := im.files["evals/"+checksDir+"/"+name]; !ok && !im.quiet {
-		data, _ := runners.ReadFile("runners/" + name)
-		im.files["evals/"+checksDir+"/"+name] = data
-	}
-}
-
-// schemaSubset says why a JSON Schema uses more than the keywords the
-// contains-json runner validates; "" when it does not.
-func schemaSubset(v any) string {
-	if _, ok := v.(bool); ok {
-		return ""
-	}
-	s, ok := v.(map[string]any)
-	if !ok {
-		return "a schema must be an object or a boolean"
-	}
-	isNum := func(x any) bool { _, ok := number(x); return ok }
-	for k, x := range s {
-		why := ""
-		switch k {
-		case "title", "description":
-		case "type":
-			types, isList := x.([]any)
-			if !isList {
-				types = []any{x}
-			}
-			for _, t := range types {
-				switch t {
-				case "null", "boolean", "string", "number", "integer", "array", "object":
-				default:
-					why = "an unknown type"
-				}
-			}
-		case "enum":
-			if _, ok := x.([]any); !ok {
-				why = "enum must be a list"
-			}
-		case "const":
-		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems":
-			if !isNum(x) {
-				why = k + " must be a number"
-			}
-		case "pattern":
-			if _, ok := x.(string); !ok {
-				why = "pattern must be a string"
-			}
-		case "required":
-			list, ok := x.([]any)
-			for _, r := range list {
-				if _, isStr := r.(string); !isStr {
-					ok = false
-				}
-			}
-			if !ok {
-				why = "required must be a list of names"
-			}
-		case "items", "additionalProperties":
-			why = schemaSubset(x)
-		case "properties":
-			props, ok := x.(map[string]any)
-			if !ok {
-				why = "properties must be an object"
-			}
-			for _, p := range props {
-				if why == "" {
-					why = schemaSubset(p)
-				}
-			}
-		default:
-			why = "the keyword " + k + " is not validated here (only type, enum, const, the bounds, pattern, required, properties, additionalProperties and items are)"
-		}
-		if why != "" {
-			return why
-		}
-	}
-	return ""
+	return out
 }

@@ -117,3 +117,4 @@ function containsJson(schema) {
 module.exports = containsJson();
 module.exports.withSchema = containsJson;
 module.exports.extractJsonObjects = extractJsonObjects;
+module.exports.valid = valid;
