@@ -216,6 +216,7 @@ func hostileCases() []hostileCase {
 		hostileMcpCases(),
 		hostileProcCases(),
 		hostileFrontCases(),
+		hostilePfCases(),
 	)
 }
 
