@@ -58,7 +58,7 @@ func TestPromptfooParity(t *testing.T) {
 	}
 	configs, err := filepath.Glob("testdata/*/promptfooconfig.yaml")
 	assert.NilError(t, err)
-	assert.Assert(t, len(configs) >= 13)
+	assert.Assert(t, len(configs) >= 20)
 	for _, config := range configs {
 		name := filepath.Base(filepath.Dir(config))
 		t.Run(name, func(t *testing.T) {
