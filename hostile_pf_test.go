@@ -35,7 +35,7 @@ func hostilePfCases() []hostileCase {
   - "{% for a in xs %}{% for b in xs %}{% for c in xs %}{% for d in xs %}{{ a }}{% endfor %}{% endfor %}{% endfor %}{% endfor %}"
 providers: [echo]
 tests:
-  - vars: {name: e, xs: [` + strings.TrimSuffix(strings.Repeat("1,", 200), ",") + `]}
+  - vars: {name: e, xs: [`+strings.TrimSuffix(strings.Repeat("1,", 200), ",")+`]}
     assert: [{type: contains, value: e}]
 `, nil)
 			},

@@ -127,6 +127,9 @@ func (m *mapping) add(a assertion) {
 		if m.transform != nil {
 			im.unsupported(a.loc, "transform", "the judge decides on the output as the provider wrote it, before the test's transform")
 		}
+	case c["id"] == "unknown-assertion-type":
+		m.checks = append(m.checks, c)
+		im.mapped(a.loc, typ, `a check that fails ({"expr": "false"}): promptfoo does not know this assertion type and fails the test`)
 	default:
 		m.push(a, typ, c)
 	}
@@ -407,6 +410,10 @@ func (m *mapping) check(a assertion, typ string) (check, criterion map[string]an
 	case "levenshtein", "word-count":
 		return m.jsOnly(a, "")
 	default:
+		if !promptfooKnows(base) {
+			// promptfoo throws on a type it does not know: the test fails.
+			return map[string]any{"expr": "false", "id": "unknown-assertion-type"}, nil, ""
+		}
 		return nil, nil, "evalgate has no check for this assertion type"
 	}
 	c := map[string]any{"expr": expr}
@@ -414,6 +421,23 @@ func (m *mapping) check(a assertion, typ string) (check, criterion map[string]an
 		c["negate"] = true
 	}
 	return c, nil, ""
+}
+
+// promptfooTypes are the assertion types promptfoo 0.123.1 knows (its
+// handlers, and the set and selection types its evaluator takes itself).
+var promptfooTypes = strings.Fields(`agent-rubric answer-relevance assert-set bleu classifier contains contains-all
+	contains-any contains-html contains-json contains-sql contains-xml context-faithfulness context-recall
+	context-relevance conversation-relevance cost equals factuality finish-reason g-eval gleu guardrails
+	icontains icontains-all icontains-any is-html is-json is-refusal is-sql is-valid-function-call
+	is-valid-openai-function-call is-valid-openai-tools-call is-xml javascript latency levenshtein llm-rubric
+	max-score meteor model-graded-closedqa model-graded-factuality moderation perplexity perplexity-score pi
+	python regex ruby rouge-n search-rubric select-best skill-used similar similar:cosine similar:dot
+	similar:euclidean starts-with tool-call-f1 trajectory:goal-success trajectory:tool-args-match
+	trajectory:step-count trajectory:tool-sequence trajectory:tool-used trace-error-spans trace-span-count
+	trace-span-duration webhook word-count`)
+
+func promptfooKnows(base string) bool {
+	return contains(promptfooTypes, base) || strings.HasPrefix(base, "promptfoo:redteam:") || strings.HasPrefix(base, "select-")
 }
 
 // jsOnly maps an assertion only the JavaScript runner decides as promptfoo

@@ -270,55 +270,78 @@ func (im *importer) inRepo(path, name string) (string, error) {
 	return real, nil
 }
 
-// glob lists the files pattern matches inside the config's repository, in
-// order: node-glob's patterns (*, ?, [..], {a,b} and **). A folder lists
-// as itself.
+// glob lists the files pattern matches inside the config's repository,
+// with node-glob's patterns (*, ?, [..], {a,b} and **) and in the order
+// promptfoo's glob gives them: in each folder its files first, then its
+// folders, each by name from last to first. A folder lists as itself.
+// The error says why when it matches files only outside the repository.
 func (im *importer) glob(pattern string) ([]string, error) {
 	if info, err := os.Stat(pattern); err == nil && info.IsDir() {
 		return []string{pattern}, nil
 	}
-	re, base, err := globRE(pattern)
+	re, base, levels, err := globRE(pattern)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
+	var outside error // a file it matched outside the repository
 	count := 0
-	err = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+	var walk func(dir string, depth int) error
+	walk = func(dir string, depth int) error {
+		entries, err := os.ReadDir(dir)
+		if err != nil || depth > levels {
 			return nil
 		}
-		if count++; count > 100_000 {
+		if count += len(entries); count > 100_000 {
 			return errors.New("the pattern walks over 100,000 files")
 		}
-		if d.IsDir() {
-			if d.Name() == "node_modules" || d.Name() == ".git" {
-				return filepath.SkipDir
+		slices.Reverse(entries)
+		var dirs []string
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			if e.IsDir() {
+				if e.Name() != "node_modules" && e.Name() != ".git" {
+					dirs = append(dirs, p)
+				}
+				continue
 			}
-			return nil
+			if re.MatchString(filepath.ToSlash(p)) {
+				if _, err := im.inRepo(p, p); err == nil {
+					out = append(out, p)
+				} else {
+					outside = err
+				}
+			}
 		}
-		if re.MatchString(filepath.ToSlash(p)) {
-			if _, err := im.inRepo(p, p); err == nil {
-				out = append(out, p)
+		for _, d := range dirs {
+			if err := walk(d, depth+1); err != nil {
+				return err
 			}
 		}
 		return nil
-	})
-	slices.Sort(out)
+	}
+	if err = walk(base, 0); err == nil && len(out) == 0 && outside != nil {
+		err = outside
+	}
 	return out, err
 }
 
 // globRE translates a glob into a regular expression over slash paths,
-// and the folder its walk starts from.
-func globRE(pattern string) (*regexp.Regexp, string, error) {
+// the folder its walk starts from and how many folders down it goes.
+func globRE(pattern string) (re *regexp.Regexp, base string, levels int, err error) {
 	pattern = filepath.ToSlash(filepath.Clean(pattern))
 	parts := strings.Split(pattern, "/")
 	static := 0
 	for static < len(parts) && !strings.ContainsAny(parts[static], "*?[{") {
 		static++
 	}
-	base := strings.Join(parts[:static], "/")
+	base = strings.Join(parts[:static], "/")
 	if base == "" {
 		base = "/"
+	}
+	levels = len(parts) - static - 1
+	if strings.Contains(pattern, "**") {
+		levels = 64
 	}
 	var b strings.Builder
 	b.WriteString("^")
@@ -367,11 +390,10 @@ func globRE(pattern string) (*regexp.Regexp, string, error) {
 		}
 	}
 	b.WriteString("$")
-	re, err := regexp.Compile(b.String())
-	if err != nil {
-		return nil, "", fmt.Errorf("the pattern %s is not a glob: %w", pattern, err)
+	if re, err = regexp.Compile(b.String()); err != nil {
+		return nil, "", 0, fmt.Errorf("the pattern %s is not a glob: %w", pattern, err)
 	}
-	return re, filepath.FromSlash(base), nil
+	return re, filepath.FromSlash(base), levels, nil
 }
 
 // decodeYAML decodes YAML (or JSON) and records the key order of each of

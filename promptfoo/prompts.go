@@ -60,7 +60,7 @@ func (im *importer) prompts(v any) []prompt {
 	var entries []entry
 	switch x := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range im.keyOrder(x) {
 			label, _ := x[k].(string)
 			entries = append(entries, entry{raw: k, label: label, loc: "prompts." + k})
 		}
@@ -98,7 +98,22 @@ func (im *importer) prompts(v any) []prompt {
 		}
 	}
 	var out []prompt
+	seen := map[string]bool{}
 	for _, e := range entries {
+		if e.id == "" && e.label == "" {
+			// promptfoo keeps one of the same texts (a file:// reference
+			// made absolute): the first.
+			key := e.raw
+			if name, ok := strings.CutPrefix(key, "file://"); ok {
+				p, _ := im.resolve(name)
+				key = "file://" + absPath(p)
+			}
+			if seen[key] {
+				im.mapped(e.loc, "prompt", "nothing: promptfoo runs the same prompt once")
+				continue
+			}
+			seen[key] = true
+		}
 		ps := im.promptEntry(e.raw, e.label, e.id, e.loc, 1)
 		out = append(out, ps...)
 	}
@@ -152,7 +167,9 @@ func (im *importer) promptEntry(raw, label, id, loc string, depth int) []prompt 
 			out = append(out, im.promptEntry(ref, "", "", loc, depth-1)...)
 		}
 		if len(out) == 0 {
-			// promptfoo takes the reference itself as the prompt's text.
+			// promptfoo takes the folder's (or the pattern's) path as the
+			// prompt's text.
+			raw = im.shown(p)
 			return literal()
 		}
 		return out
@@ -171,7 +188,7 @@ func (im *importer) promptEntry(raw, label, id, loc string, depth int) []prompt 
 		im.unsupported(loc, "prompt", "could not read "+shown+": "+err.Error())
 		return nil
 	}
-	abs := absPath(p)
+	abs := im.shown(p) // promptfoo's labels name the file as the config does
 	text := strings.ToValidUTF8(string(data), "\uFFFD")
 	one := func(raw, label, kind, to string) []prompt {
 		im.mapped(loc, kind, to)
@@ -327,6 +344,15 @@ func cutString(s string, n int) string {
 		return string(u[:n])
 	}
 	return s
+}
+
+// shown is path as promptfoo names it: from the config's folder.
+func (im *importer) shown(path string) string {
+	rel, err := filepath.Rel(absPath(im.dir), absPath(path))
+	if err != nil {
+		return path
+	}
+	return rel
 }
 
 func absPath(p string) string {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -141,9 +142,12 @@ func (im *importer) scenarios(v any) []test {
 				im.unsupported(loc+"."+k, k, "evalgate has no counterpart for this scenario setting")
 			}
 		}
-		tests := asList(sm["tests"])
-		if len(tests) == 0 {
-			tests = []any{map[string]any{}}
+		tests, ok := sm["tests"].([]any)
+		if !ok {
+			// promptfoo's schema requires tests; it runs none of a
+			// scenario without them.
+			im.mapped(loc, "scenario", "nothing: promptfoo runs no test of a scenario without tests")
+			continue
 		}
 		for j, c := range asList(sm["config"]) {
 			cm, ok := c.(map[string]any)
@@ -578,6 +582,7 @@ func (im *importer) csvTest(name string, header, rec []string, line int, col fun
 	t := test{loc: fmt.Sprintf("%s:%d", name, line), sheet: name, line: line, vars: map[string]any{}}
 	var keys []string
 	metric := ""
+	thresholds := map[int]float64{} // __config:__expectedN:threshold, by assertion
 	for i, h := range header {
 		if i >= len(rec) {
 			break
@@ -603,6 +608,22 @@ func (im *importer) csvTest(name string, header, rec []string, line int, col fun
 			if f := parseNumberPrefix(cell, false); !isNaN(f) && strings.TrimSpace(cell) != "" {
 				t.threshold = &f
 			}
+		case strings.HasPrefix(h, "__config:"):
+			parts := strings.Split(strings.TrimPrefix(h, "__config:"), ":")
+			k := -1
+			if len(parts) == 2 && parts[1] == "threshold" {
+				if parts[0] == "__expected" {
+					k = 0
+				} else if n, err := strconv.Atoi(strings.TrimPrefix(parts[0], "__expected")); err == nil && n >= 1 && strings.HasPrefix(parts[0], "__expected") {
+					k = n - 1
+				}
+			}
+			f := parseNumberPrefix(cell, false)
+			if k < 0 || isNaN(f) {
+				im.unsupported(loc, h, "expected __config:__expected<N>:threshold and a number, as promptfoo reads it")
+				continue
+			}
+			thresholds[k] = f
 		case strings.HasPrefix(h, "__metadata"):
 			// Metadata filters promptfoo's runs; it does not score.
 		case strings.HasPrefix(h, "__"):
@@ -614,9 +635,12 @@ func (im *importer) csvTest(name string, header, rec []string, line int, col fun
 			keys = append(keys, h)
 		}
 	}
-	if metric != "" {
-		for _, a := range t.asserts {
+	for i, a := range t.asserts {
+		if metric != "" {
 			a.raw["metric"] = metric
+		}
+		if th, ok := thresholds[i]; ok {
+			a.raw["threshold"] = th
 		}
 	}
 	im.setOrder(t.vars, keys)
