@@ -45,10 +45,19 @@ type Result struct {
 // Report says what the import did: the providers it made an agent of, the
 // tasks it made, each part of the config it mapped and each it could not.
 type Report struct {
+	Prompts     []PromptRef   `json:"prompts"`
 	Providers   []ProviderRef `json:"providers"`
 	Tasks       []TaskRef     `json:"tasks"`
 	Mapped      []Mapped      `json:"mapped"`
 	Unsupported []Unsupported `json:"unsupported"`
+}
+
+// PromptRef is a prompt of the config, by its label as promptfoo gives
+// it (its results name prompts by label), and where the config names it;
+// a task's PromptIdx is its place in Report.Prompts.
+type PromptRef struct {
+	Label    string `json:"label"`
+	Location string `json:"location"`
 }
 
 // ProviderRef is a provider of the config, by its id and its label (the
@@ -187,6 +196,9 @@ func Import(path string, opts Options) (*Result, error) {
 		im.mapped("prompts", "prompt", "none is set: the prompt var of each test, as promptfoo takes it ({{prompt}})")
 	} else {
 		prompts = im.prompts(cfg["prompts"])
+	}
+	for _, p := range prompts {
+		im.rep.Prompts = append(im.rep.Prompts, PromptRef{Label: p.label, Location: p.loc})
 	}
 	providers := im.providers(cfg["providers"])
 	def := im.defaultTestSetting(cfg["defaultTest"])

@@ -148,7 +148,10 @@ func (m *measure) line() string {
 	return fmt.Sprintf("%d of %d rows agree", m.agree, m.rows)
 }
 
-type row struct{ test, prompt, provider int }
+type row struct {
+	test, prompt, provider int
+	label                  string // the prompt's, promptfoo's rows only
+}
 
 func (r row) String() string {
 	return fmt.Sprintf("test %d, prompt %d, provider %d", r.test, r.prompt, r.provider)
@@ -174,7 +177,8 @@ func measureConfig(root, config, dir, bin string) *measure {
 		return m
 	}
 	m.rows = len(want)
-	got, notes, refused := evalgateVerdicts(dir, cfg, bin)
+	got, labels, notes, refused := evalgateVerdicts(dir, cfg, bin)
+	want = byLabel(want, labels)
 	m.notes = notes
 	if refused != "" {
 		m.refused = refused
@@ -195,6 +199,25 @@ func measureConfig(root, config, dir, bin string) *measure {
 		}
 	}
 	return m
+}
+
+// byLabel numbers promptfoo's rows' prompts by their place in the
+// import's list of prompts (the report names each by promptfoo's label),
+// where every label is found there; else they keep the order promptfoo's
+// columns name them first.
+func byLabel(want map[row]bool, labels []string) map[row]bool {
+	out, first := map[row]bool{}, map[row]bool{}
+	found := true
+	for r, v := range want {
+		first[row{test: r.test, prompt: r.prompt, provider: r.provider}] = v
+		i := slices.Index(labels, r.label)
+		found = found && i >= 0
+		out[row{test: r.test, prompt: i, provider: r.provider}] = v
+	}
+	if !found {
+		return first
+	}
+	return out
 }
 
 func cmpRows(a, b row) int {
@@ -441,9 +464,12 @@ func promptfooVerdicts(dir, cfg string) (map[row]bool, string) {
 			providers = append(providers, c.Provider)
 			p = len(providers) - 1
 		}
-		l := slices.Index(labels, c.Label)
+		// promptfoo names a prompt file by its absolute path or by its
+		// path from the config's folder; the import, by the latter.
+		label := strings.ReplaceAll(c.Label, dir+string(filepath.Separator), "")
+		l := slices.Index(labels, label)
 		if l < 0 {
-			labels = append(labels, c.Label)
+			labels = append(labels, label)
 			l = len(labels) - 1
 		}
 		cols[i] = col{p, l}
@@ -454,7 +480,7 @@ func promptfooVerdicts(dir, cfg string) (map[row]bool, string) {
 			return nil, "promptfoo's results name a column it does not list"
 		}
 		c := cols[r.PromptIdx]
-		want[row{test: r.TestIdx, prompt: c.prompt, provider: c.provider}] = r.Success
+		want[row{test: r.TestIdx, prompt: c.prompt, provider: c.provider, label: labels[c.prompt]}] = r.Success
 	}
 	return want, ""
 }
@@ -479,7 +505,7 @@ func cut(s string, n int) string {
 // evalgateVerdicts imports the config, runs every project file the import
 // wrote and reads each row's verdict. refused is the import's error when it
 // refused the config.
-func evalgateVerdicts(dir, cfg, bin string) (got map[row]bool, notes []string, refused string) {
+func evalgateVerdicts(dir, cfg, bin string) (got map[row]bool, labels, notes []string, refused string) {
 	eg := filepath.Join(dir, "evalgate-import")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -487,9 +513,12 @@ func evalgateVerdicts(dir, cfg, bin string) (got map[row]bool, notes []string, r
 	imp.Dir = dir
 	log, err := imp.CombinedOutput()
 	if err != nil {
-		return nil, nil, cut(strings.TrimSpace(string(log)), 300)
+		return nil, nil, nil, cut(strings.TrimSpace(string(log)), 300)
 	}
 	var rep struct {
+		Prompts []struct {
+			Label string `json:"label"`
+		} `json:"prompts"`
 		Tasks []struct {
 			SuiteID   string `json:"suiteId"`
 			TaskID    string `json:"taskId"`
@@ -511,7 +540,10 @@ func evalgateVerdicts(dir, cfg, bin string) (got map[row]bool, notes []string, r
 	}
 	data, err := os.ReadFile(filepath.Join(eg, "import-report.json"))
 	if err != nil || json.Unmarshal(data, &rep) != nil {
-		return nil, nil, "no import-report.json"
+		return nil, nil, nil, "no import-report.json"
+	}
+	for _, p := range rep.Prompts {
+		labels = append(labels, p.Label)
 	}
 	for _, u := range rep.Unsupported {
 		notes = append(notes, fmt.Sprintf("%s (%s): %s", u.Location, u.Type, u.Reason))
@@ -561,7 +593,7 @@ func evalgateVerdicts(dir, cfg, bin string) (got map[row]bool, notes []string, r
 			}
 		}
 	}
-	return got, notes, ""
+	return got, labels, notes, ""
 }
 
 func report(ms []*measure) string {
