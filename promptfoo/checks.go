@@ -3,7 +3,9 @@ package promptfoo
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -130,6 +132,9 @@ func (m *mapping) add(a assertion) {
 	case c["id"] == "unknown-assertion-type":
 		m.checks = append(m.checks, c)
 		im.mapped(a.loc, typ, `a check that fails ({"expr": "false"}): promptfoo does not know this assertion type and fails the test`)
+	case c["id"] == "missing-file":
+		m.checks = append(m.checks, c)
+		im.mapped(a.loc, typ, `a check that fails ({"expr": "false"}): its file is not there, and promptfoo fails the test`)
 	default:
 		m.push(a, typ, c)
 	}
@@ -384,6 +389,9 @@ func (m *mapping) check(a assertion, typ string) (check, criterion map[string]an
 			return nil, nil, base + " with a value that is not code or a file:// reference"
 		}
 		c, why := im.program(base, s, a, m.code)
+		if strings.HasPrefix(why, missing) {
+			return map[string]any{"expr": "false", "id": "missing-file"}, nil, ""
+		}
 		if why != "" {
 			return nil, nil, why
 		}
@@ -517,7 +525,14 @@ func (m *mapping) jsSpec(a assertion, depth int) (map[string]any, string) {
 		return spec, ""
 	case "javascript":
 		s, _ := a.raw["value"].(string)
+		if cfg, ok := a.raw["config"]; ok {
+			spec["config"] = cfg
+		}
 		if ref, ok := strings.CutPrefix(s, "file://"); ok {
+			if i := strings.LastIndex(ref, ":"); i > 1 {
+				spec["fn"] = ref[i+1:]
+				ref = ref[:i]
+			}
 			name, why := m.im.codeFile("javascript", ref, ".js")
 			if why != "" {
 				return nil, why
@@ -582,8 +597,13 @@ func (im *importer) transformSpec(v any) (any, string) {
 	return spec, ""
 }
 
+// missing starts why an assertion's file could not be read when it is not
+// there: promptfoo fails the test, and so does a check that fails.
+const missing = "the file is not there, and promptfoo fails the test: "
+
 // codeFile copies a file of code the config names into the checks folder,
-// once, and returns its path from the suite's folder.
+// once, and returns its path from the suite's folder; why starts with
+// missing when the file is not there.
 func (im *importer) codeFile(kind, ref, ext string) (string, string) {
 	name := kind + "-" + slug(strings.TrimSuffix(filepath.ToSlash(ref), ext)) + ext
 	if !im.quiet {
@@ -596,6 +616,9 @@ func (im *importer) codeFile(kind, ref, ext string) (string, string) {
 		if _, ok := im.codes[key]; !ok {
 			data, shown, err := im.readRef(ref)
 			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return "", missing + shown
+				}
 				return "", "could not read " + shown + ": " + err.Error()
 			}
 			im.codes[key] = name
@@ -691,9 +714,17 @@ func (im *importer) program(lang, value string, a assertion, code map[string][]s
 		runner, interp, ext = "python.py", "python3", ".py"
 	}
 	var args []any
+	if cfg, ok := a.raw["config"]; ok {
+		data, err := json.Marshal(cfg)
+		if err != nil {
+			return nil, "its config is not JSON: " + err.Error()
+		}
+		args = append(args, "--config", string(data))
+	}
 	if ref, ok := strings.CutPrefix(value, "file://"); ok {
-		if strings.Contains(ref, ":") {
-			return nil, "a file:// assertion naming a function is not imported"
+		if i := strings.LastIndex(ref, ":"); i > 1 {
+			args = append(args, "--fn", ref[i+1:])
+			ref = ref[:i]
 		}
 		// Named by its path, not by a count, so that a sheet's suite
 		// (Sheet) names the copy the import wrote.
@@ -701,13 +732,13 @@ func (im *importer) program(lang, value string, a assertion, code map[string][]s
 		if why != "" {
 			return nil, why
 		}
-		args = []any{name}
+		args = append(args, name)
 	} else {
 		// Inline code travels in the row, so one process per worker runs
 		// the inline assertions of every test (#18).
 		k := len(code[lang])
 		code[lang] = append(code[lang], value)
-		args = []any{"--inline", strconv.Itoa(k)}
+		args = append(args, "--inline", strconv.Itoa(k))
 	}
 	im.runner(runner)
 	cmd := append([]any{interp, im.checks + "/" + runner}, args...)

@@ -32,6 +32,10 @@ const (
 // ErrNotPromptfoo is the error of a file that is not a promptfoo config.
 var ErrNotPromptfoo = errors.New("not a promptfoo config")
 
+// ErrNothing is the error of a promptfoo config none of whose prompts can
+// be imported (every one a function, or outside the repository).
+var ErrNothing = errors.New("nothing to import")
+
 //go:embed runners/javascript.cjs runners/contains-json.cjs runners/python.py runners/provider.py runners/provider.cjs
 var runners embed.FS
 

@@ -51,7 +51,13 @@ type group struct {
 // kept where they are, the program checks and the project files.
 func (im *importer) suite(prompts []prompt, providers []provider, tests []test) error {
 	if len(prompts) == 0 {
-		return fmt.Errorf("%w: no prompt could be imported (see the unsupported list)", ErrNotPromptfoo)
+		var why []string
+		for _, u := range im.rep.Unsupported {
+			if strings.HasPrefix(u.Location, "prompts") {
+				why = append(why, u.Location+": "+u.Reason)
+			}
+		}
+		return fmt.Errorf("%w: no prompt could be imported: %s", ErrNothing, strings.Join(why, "; "))
 	}
 	none := len(providers) == 0
 	if none {

@@ -283,14 +283,18 @@ func (im *importer) expand(vars map[string]any, loc string) []map[string]any {
 	return out
 }
 
-func (im *importer) test(m map[string]any, loc string) test {
+func (im *importer) test(m map[string]any, loc string) test { return im.testAt(m, loc, im.dir) }
+
+// testAt reads a test of a file in the folder dir, which its vars files
+// (vars: file://…) are relative to, as promptfoo reads them.
+func (im *importer) testAt(m map[string]any, loc, dir string) test {
 	t := test{loc: loc}
 	t.description, _ = m["description"].(string)
 	switch v := m["vars"].(type) {
 	case map[string]any:
 		t.vars = v
 	case string, []any:
-		t.vars = im.varsFiles(v, loc)
+		t.vars = im.varsFiles(v, loc, dir)
 	}
 	t.asserts = im.assertList(m["assert"], loc)
 	if th, ok := number(m["threshold"]); ok {
@@ -342,15 +346,19 @@ func (im *importer) test(m map[string]any, loc string) test {
 	return t
 }
 
-// varsFiles reads a test's vars from the YAML files it names, merged.
-func (im *importer) varsFiles(v any, loc string) map[string]any {
+// varsFiles reads a test's vars from the YAML files it names, relative to
+// dir, merged.
+func (im *importer) varsFiles(v any, loc, dir string) map[string]any {
 	out := map[string]any{}
 	for _, x := range asList(v) {
 		s, ok := x.(string)
 		if !ok {
 			continue
 		}
-		p, _ := im.resolve(s)
+		p := strings.TrimPrefix(s, "file://")
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
 		files, err := im.glob(p)
 		if err != nil || len(files) == 0 {
 			im.unsupported(loc+".vars", "vars", "could not read "+s+": no file inside the config's repository")
@@ -461,7 +469,7 @@ func (im *importer) oneTestFile(p, name, loc string) []test {
 				im.unsupported(fmt.Sprintf("%s:%d", name, i+1), "test", "not a JSON object")
 				continue
 			}
-			out = append(out, im.test(im.loadRefs(m, 0).(map[string]any), fmt.Sprintf("%s:%d", name, i+1)))
+			out = append(out, im.testAt(im.loadRefs(m, 0).(map[string]any), fmt.Sprintf("%s:%d", name, i+1), filepath.Dir(p)))
 		}
 		return out
 	case ".json", ".yaml", ".yml":
@@ -485,7 +493,7 @@ func (im *importer) oneTestFile(p, name, loc string) []test {
 				im.unsupported(fmt.Sprintf("%s[%d]", name, i), "test", "expected a test")
 				continue
 			}
-			out = append(out, im.test(m, fmt.Sprintf("%s[%d]", name, i)))
+			out = append(out, im.testAt(m, fmt.Sprintf("%s[%d]", name, i), filepath.Dir(p)))
 		}
 		return out
 	}

@@ -23,6 +23,7 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -274,6 +275,11 @@ func canned(path, dir string) (int, error) {
 				entry["prompts"] = ps
 			}
 		}
+		// promptfoo's results name a provider by its label: two of one
+		// label could not be told apart.
+		for n := 2; slices.ContainsFunc(provs, func(p any) bool { return p.(map[string]any)["label"] == label }); n++ {
+			label = fmt.Sprintf("%s #%d", strings.TrimSuffix(label, fmt.Sprintf(" #%d", n-1)), n)
+		}
 		entry["label"] = label
 		provs = append(provs, entry)
 	}
@@ -330,14 +336,17 @@ func canned(path, dir string) (int, error) {
 	return removed, os.WriteFile(path, out, 0o644)
 }
 
-// cannedTests strips model-graded assertions from a YAML or JSON file of
-// tests the config names.
+// cannedTests strips model-graded assertions from a YAML, JSON or CSV
+// file of tests the config names.
 func cannedTests(ref, dir string) (int, error) {
 	name, ok := strings.CutPrefix(ref, "file://")
 	if !ok {
 		return 0, nil
 	}
 	ext := strings.ToLower(filepath.Ext(name))
+	if ext == ".csv" && !strings.ContainsAny(name, "*?[") {
+		return cannedCSV(filepath.Join(dir, name))
+	}
 	if ext != ".yaml" && ext != ".yml" && ext != ".json" || strings.ContainsAny(name, "*?[") {
 		return 0, nil
 	}
@@ -370,6 +379,46 @@ func cannedTests(ref, dir string) (int, error) {
 		}
 	}
 	return removed, os.WriteFile(p, out, 0o644)
+}
+
+// cannedCSV empties the __expected cells of a CSV of tests that a model
+// decides (llm-rubric:, grade:, similar:, …).
+func cannedCSV(p string) (int, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return 0, nil // promptfoo reports it
+	}
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	r.LazyQuotes = true
+	rows, err := r.ReadAll()
+	f.Close()
+	if err != nil || len(rows) == 0 {
+		return 0, nil
+	}
+	removed := 0
+	for _, row := range rows[1:] {
+		for i, cell := range row {
+			if i >= len(rows[0]) || !strings.HasPrefix(strings.TrimSpace(rows[0][i]), "__expected") {
+				continue
+			}
+			typ, _, ok := strings.Cut(strings.TrimSpace(cell), ":")
+			if ok && (typ == "grade" || modelGraded.MatchString(typ)) {
+				row[i] = ""
+				removed++
+			}
+		}
+	}
+	out, err := os.Create(p)
+	if err != nil {
+		return 0, err
+	}
+	w := csv.NewWriter(out)
+	if err := w.WriteAll(rows); err != nil {
+		out.Close()
+		return 0, err
+	}
+	return removed, out.Close()
 }
 
 func stripModel(v any, removed int) (any, int) {

@@ -1,8 +1,10 @@
 // Runs promptfoo JavaScript assertions as an evalgate program check
 // (written by `evalgate import promptfoo`). Usage:
-//   node javascript.cjs --inline K [THRESHOLD]   the K-th inline assertion of the row
-//   node javascript.cjs FILE [THRESHOLD]         a module exporting the function
+//   node javascript.cjs [--config JSON] --inline K [THRESHOLD]   the K-th inline assertion of the row
+//   node javascript.cjs [--config JSON] [--fn NAME] FILE [THRESHOLD]
+//                                                a module exporting the function, or NAME
 //   node javascript.cjs --assert K               the row's K-th assertion, decided here
+// --config is the assertion's config, context.config as promptfoo gives it.
 // Inline code comes with each request, in the row's code.javascript[K], so
 // one process serves every test of a suite; it is called as promptfoo does:
 // new Function('output', 'context', 'process', body), where a one-line
@@ -25,16 +27,24 @@
 const path = require('path');
 const readline = require('readline');
 
-const mode = process.argv[2];
-const inline = mode === '--inline' ? Number(process.argv[3]) : -1;
-const assertAt = mode === '--assert' ? Number(process.argv[3]) : -1;
-const thresholdArg = process.argv[inline >= 0 || assertAt >= 0 ? 4 : 3];
+// What an assertion prints goes to stderr: stdout is the program check's
+// answers.
+const out = process.stdout.write.bind(process.stdout);
+process.stdout.write = process.stderr.write.bind(process.stderr);
+
+let argv = process.argv.slice(2);
+let config, fnName;
+while (argv[0] === '--config' || argv[0] === '--fn') {
+  if (argv[0] === '--config') config = JSON.parse(argv[1]);
+  else fnName = argv[1];
+  argv = argv.slice(2);
+}
+const mode = argv[0];
+const inline = mode === '--inline' ? Number(argv[1]) : -1;
+const assertAt = mode === '--assert' ? Number(argv[1]) : -1;
+const thresholdArg = argv[inline >= 0 || assertAt >= 0 ? 2 : 1];
 const threshold = thresholdArg === undefined ? undefined : Number(thresholdArg);
 let moduleFn;
-if (inline < 0 && assertAt < 0) {
-  const m = require(path.resolve(process.argv[2]));
-  moduleFn = typeof m === 'function' ? m : m.default;
-}
 const compiled = new Map();
 
 // findLastStatementSemicolon and functionBody are promptfoo's: a one-line
@@ -85,7 +95,7 @@ function compile(code, kind) {
 
 // fnFor returns the assertion a request asks for.
 function fnFor(row) {
-  if (inline < 0) return moduleFn;
+  if (inline < 0) return moduleFn || (moduleFn = load(argv[0], fnName));
   const code = String(((row.code || {}).javascript || [])[inline] || '').trimEnd();
   return compile(code, 'assert');
 }
@@ -199,8 +209,9 @@ async function decide(spec, output, context) {
       break;
     }
     case 'javascript': {
-      const fn = spec.file ? load(spec.file) : compile(String(v).trimEnd(), 'assert');
-      const got = answer(await fn(output, context, process), spec.threshold);
+      const fn = spec.file ? load(spec.file, spec.fn) : compile(String(v).trimEnd(), 'assert');
+      const ctx = spec.config === undefined ? context : { ...context, config: JSON.parse(JSON.stringify(spec.config)) };
+      const got = answer(await fn(output, ctx, process), spec.threshold);
       return spec.inverse ? { pass: !got.pass } : got;
     }
     case 'assert-set': {
@@ -232,6 +243,7 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
       const vars = row.vars || {};
       const output = typeof req.output === 'string' ? req.output : JSON.stringify(req.output);
       const context = { vars, prompt: row.input, test: { vars }, logProbs: undefined };
+      if (config !== undefined) context.config = JSON.parse(JSON.stringify(config));
       if (assertAt >= 0) {
         const spec = (row.asserts || [])[assertAt];
         if (!spec) throw new Error('the row has no assertion ' + assertAt);
@@ -244,6 +256,6 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
     } catch (e) {
       r = { pass: false, reason: 'the assertion threw: ' + String(e && e.message || e).slice(0, 300) };
     }
-    process.stdout.write(JSON.stringify(r) + '\n');
+    out(JSON.stringify(r) + '\n');
   });
 });

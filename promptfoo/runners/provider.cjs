@@ -9,6 +9,10 @@
 'use strict';
 const path = require('path');
 
+// What the provider prints goes to stderr: stdout is its output.
+const out = process.stdout.write.bind(process.stdout);
+process.stdout.write = process.stderr.write.bind(process.stderr);
+
 async function main() {
   let args = process.argv.slice(2);
   let config = {};
@@ -31,7 +35,7 @@ async function main() {
     process.exit(1);
   }
   const output = result && typeof result === 'object' && 'output' in result ? result.output : result;
-  process.stdout.write(typeof output === 'string' ? output : JSON.stringify(output));
+  out(typeof output === 'string' ? output : JSON.stringify(output));
 }
 main().catch((e) => {
   process.stderr.write(String(e && e.stack || e) + '\n');

@@ -11,6 +11,8 @@ import json
 import os
 import sys
 
+# What the provider prints goes to stderr: stdout is its output.
+out, sys.stdout = sys.stdout, sys.stderr
 args = sys.argv[1:]
 config = {}
 if len(args) > 1 and args[0] == "--config":
@@ -28,4 +30,5 @@ if isinstance(result, dict) and result.get("error"):
     print(str(result["error"]), file=sys.stderr)
     sys.exit(1)
 output = result.get("output") if isinstance(result, dict) else result
-print(output if isinstance(output, str) else json.dumps(output), end="")
+out.write(output if isinstance(output, str) else json.dumps(output))
+out.flush()

@@ -1,7 +1,9 @@
 # Runs promptfoo Python assertions as an evalgate program check (written by
 # `evalgate import promptfoo`). Usage:
-#   python3 python.py --inline K [THRESHOLD]   the K-th inline assertion of the row
-#   python3 python.py FILE [THRESHOLD]         a module's get_assert(output, context)
+#   python3 python.py [--config JSON] --inline K [THRESHOLD]   the K-th inline assertion of the row
+#   python3 python.py [--config JSON] [--fn NAME] FILE [THRESHOLD]
+#                                              a module's get_assert(output, context), or NAME
+# --config is the assertion's config, context['config'] as promptfoo gives it.
 # Inline code comes with each request, in the row's code.python[K], so one
 # process serves every test of a suite; it is called as promptfoo does: a
 # one-line body is an expression, a longer one the body of a function of
@@ -15,15 +17,27 @@ import json
 import math
 import sys
 
-inline = int(sys.argv[2]) if sys.argv[1] == "--inline" else -1
-args = sys.argv[3:] if inline >= 0 else sys.argv[2:]
+# What an assertion prints goes to stderr: stdout is the program check's
+# answers.
+out, sys.stdout = sys.stdout, sys.stderr
+
+argv = sys.argv[1:]
+config, fn_name = None, "get_assert"
+while argv and argv[0] in ("--config", "--fn"):
+    if argv[0] == "--config":
+        config = json.loads(argv[1])
+    else:
+        fn_name = argv[1]
+    argv = argv[2:]
+inline = int(argv[1]) if argv[0] == "--inline" else -1
+args = argv[2:] if inline >= 0 else argv[1:]
 threshold = float(args[0]) if args else None
 module_fn = None
 if inline < 0:
-    spec = importlib.util.spec_from_file_location("promptfoo_assertion", sys.argv[1])
+    spec = importlib.util.spec_from_file_location("promptfoo_assertion", argv[0])
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    module_fn = module.get_assert
+    module_fn = getattr(module, fn_name)
 compiled = {}
 
 
@@ -72,7 +86,10 @@ for line in sys.stdin:
         variables = row.get("vars") or {}
         output = req["output"] if isinstance(req["output"], str) else json.dumps(req["output"])
         context = {"vars": variables, "prompt": row.get("input"), "test": {"vars": variables}}
+        if config is not None:
+            context["config"] = json.loads(json.dumps(config))
         result = answer(fn_for(row)(output, context))
     except Exception as e:  # the assertion's own failure fails its check
         result = {"pass": False, "reason": ("the assertion raised: %s" % e)[:300]}
-    print(json.dumps(result), flush=True)
+    out.write(json.dumps(result) + "\n")
+    out.flush()
