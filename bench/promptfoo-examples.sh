@@ -3,7 +3,7 @@
 # verdict on the configs of promptfoo's examples folder (docs/migrating-from-promptfoo.md
 # has the figures).
 #
-#   bench/promptfoo-examples.sh PROMPTFOO_CHECKOUT [--only REGEX] [--out report.md]
+#   bench/promptfoo-examples.sh PROMPTFOO_CHECKOUT [--only REGEX] [--out report.md] [--baseline BIN]
 #
 # PROMPTFOO_CHECKOUT is a clone of promptfoo's repository (its examples/ folder is
 # read, never changed). Each config is copied into $WORK, made deterministic and offline
@@ -11,6 +11,7 @@
 # assertions are removed and counted: see bench/pfexamples), run by promptfoo 0.123.1
 # (bench/install-promptfoo.sh), imported and run by evalgate, and every row promptfoo
 # wrote is compared. Configs promptfoo itself cannot run offline are left out and listed.
+# --baseline BIN measures another evalgate binary (an earlier build) on the same rows.
 #
 # Needs: go, npm (promptfoo and Node 22 from the npm registry via
 # bench/install-promptfoo.sh into $PF_HOME), python3 for the examples' Python assertions.
@@ -18,7 +19,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${WORK:-/tmp/evalgate-pfexamples}
-[[ $# -ge 1 && $1 != -* ]] || { sed -n '2,17p' "$0"; exit 2; }
+[[ $# -ge 1 && $1 != -* ]] || { sed -n '2,18p' "$0"; exit 2; }
 checkout=$1
 shift
 args=()
@@ -26,7 +27,8 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --only) args+=(-only "$2"); shift ;;
     --out) args+=(-out "$2"); shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --baseline) args+=(-baseline "$2"); shift ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "promptfoo-examples.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift

@@ -48,6 +48,7 @@ var modelGraded = regexp.MustCompile(`^(not-)?(llm-rubric|model-graded-.*|factua
 func main() {
 	examples := flag.String("examples", "", "promptfoo's examples folder")
 	evalgate := flag.String("evalgate", "evalgate", "the evalgate binary")
+	baseline := flag.String("baseline", "", "another evalgate binary to measure on the same rows (an earlier build)")
 	work := flag.String("work", filepath.Join(os.TempDir(), "evalgate-pfexamples"), "the work folder (emptied)")
 	only := flag.String("only", "", "a regular expression: only the configs whose path matches")
 	out := flag.String("out", "", "write the report (Markdown) here too")
@@ -64,6 +65,13 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pfexamples:", err)
 		os.Exit(2)
+	}
+	base := ""
+	if *baseline != "" {
+		if base, err = filepath.Abs(*baseline); err != nil {
+			fmt.Fprintln(os.Stderr, "pfexamples:", err)
+			os.Exit(2)
+		}
 	}
 	configs, err := findConfigs(*examples, *only)
 	if err != nil {
@@ -83,7 +91,7 @@ func main() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			ms[i] = measureConfig(*examples, c, filepath.Join(*work, fmt.Sprintf("%03d", i)), bin)
+			ms[i] = measureConfig(*examples, c, filepath.Join(*work, fmt.Sprintf("%03d", i)), bin, base)
 			fmt.Fprintf(os.Stderr, "%s: %s\n", c, ms[i].line())
 		}()
 	}
@@ -135,8 +143,10 @@ type measure struct {
 	removed  int    // model-graded assertions removed
 	rows     int
 	agree    int
-	diffs    []string
-	notes    []string // evalgate's unsupported list
+	// baseAgree is the rows the -baseline binary agrees on.
+	baseAgree int
+	diffs     []string
+	notes     []string // evalgate's unsupported list
 }
 
 func (m *measure) line() string {
@@ -158,7 +168,7 @@ func (r row) String() string {
 	return fmt.Sprintf("test %d, prompt %d, provider %d", r.test, r.prompt, r.provider)
 }
 
-func measureConfig(root, config, dir, bin string) *measure {
+func measureConfig(root, config, dir, bin, baseline string) *measure {
 	m := &measure{config: config}
 	src := filepath.Join(root, filepath.Dir(config))
 	if err := copyDir(src, dir); err != nil {
@@ -178,13 +188,26 @@ func measureConfig(root, config, dir, bin string) *measure {
 		return m
 	}
 	m.rows = len(want)
-	got, labels, notes, refused := evalgateVerdicts(dir, cfg, bin)
-	want = byLabel(want, labels)
+	if baseline != "" {
+		// The same rows, for the binary compared with.
+		got, labels, _, refused := evalgateVerdicts(dir, cfg, baseline, "evalgate-baseline")
+		if refused == "" {
+			m.baseAgree, _ = compare(byLabel(want, labels), got)
+		}
+	}
+	got, labels, notes, refused := evalgateVerdicts(dir, cfg, bin, "evalgate-import")
 	m.notes = notes
 	if refused != "" {
 		m.refused = refused
 		return m
 	}
+	m.agree, m.diffs = compare(byLabel(want, labels), got)
+	return m
+}
+
+// compare counts the rows where evalgate gives promptfoo's verdict, and
+// says where it does not.
+func compare(want, got map[row]bool) (agree int, diffs []string) {
 	keys := slices.SortedFunc(mapKeys(want), func(a, b row) int {
 		return cmpRows(a, b)
 	})
@@ -192,14 +215,14 @@ func measureConfig(root, config, dir, bin string) *measure {
 		g, ok := got[k]
 		switch {
 		case ok && g == want[k]:
-			m.agree++
+			agree++
 		case !ok:
-			m.diffs = append(m.diffs, fmt.Sprintf("%s: promptfoo %v, evalgate has no task", k, want[k]))
+			diffs = append(diffs, fmt.Sprintf("%s: promptfoo %v, evalgate has no task", k, want[k]))
 		default:
-			m.diffs = append(m.diffs, fmt.Sprintf("%s: promptfoo %v, evalgate %v", k, want[k], g))
+			diffs = append(diffs, fmt.Sprintf("%s: promptfoo %v, evalgate %v", k, want[k], g))
 		}
 	}
-	return m
+	return agree, diffs
 }
 
 // byLabel numbers promptfoo's rows' prompts by their place in the
@@ -554,8 +577,8 @@ func cut(s string, n int) string {
 // evalgateVerdicts imports the config, runs every project file the import
 // wrote and reads each row's verdict. refused is the import's error when it
 // refused the config.
-func evalgateVerdicts(dir, cfg, bin string) (got map[row]bool, labels, notes []string, refused string) {
-	eg := filepath.Join(dir, "evalgate-import")
+func evalgateVerdicts(dir, cfg, bin, folder string) (got map[row]bool, labels, notes []string, refused string) {
+	eg := filepath.Join(dir, folder)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	imp := exec.CommandContext(ctx, bin, "import", "promptfoo", cfg, "--out", eg)
@@ -647,7 +670,7 @@ func evalgateVerdicts(dir, cfg, bin string) (got map[row]bool, labels, notes []s
 
 func report(ms []*measure) string {
 	var b strings.Builder
-	rows, agree, configs, left, refused, removed := 0, 0, 0, 0, 0, 0
+	rows, agree, configs, left, refused, removed, baseAgree := 0, 0, 0, 0, 0, 0, 0
 	for _, m := range ms {
 		if m.excluded != "" {
 			left++
@@ -656,6 +679,7 @@ func report(ms []*measure) string {
 		configs++
 		rows += m.rows
 		agree += m.agree
+		baseAgree += m.baseAgree
 		removed += m.removed
 		if m.refused != "" {
 			refused++
@@ -667,7 +691,10 @@ func report(ms []*measure) string {
 	}
 	fmt.Fprintf(&b, "# promptfoo's examples: %d of %d rows agree (%.1f%%) on %d configs\n\n", agree, rows, pct, configs)
 	fmt.Fprintf(&b, "%d configs refused by the import; %d model-graded assertions removed; %d configs left out (promptfoo could not run them offline).\n\n", refused, removed, left)
-	b.WriteString("| config | rows | agree | note |\n|---|---|---|---|\n")
+	if baseAgree > 0 && rows > 0 {
+		fmt.Fprintf(&b, "The -baseline binary, on the same rows: %d of %d agree (%.1f%%).\n\n", baseAgree, rows, 100*float64(baseAgree)/float64(rows))
+	}
+	b.WriteString("| config | rows | agree | -baseline | note |\n|---|---|---|---|---|\n")
 	for _, m := range ms {
 		if m.excluded != "" {
 			continue
@@ -676,7 +703,7 @@ func report(ms []*measure) string {
 		if m.refused != "" {
 			note = "refused: " + m.refused
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s |\n", m.config, m.rows, m.agree, strings.ReplaceAll(note, "|", "\\|"))
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %s |\n", m.config, m.rows, m.agree, m.baseAgree, strings.ReplaceAll(note, "|", "\\|"))
 	}
 	b.WriteString("\n## Differences\n")
 	for _, m := range ms {
