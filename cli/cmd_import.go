@@ -55,8 +55,17 @@ func importCmd(_ context.Context, c *Command, args []string) error {
 			return fmt.Errorf("import: could not write %s: %w", name, err)
 		}
 	}
+	// The report has a task for each provider that runs it.
+	tasks := map[[2]string]bool{}
+	for _, t := range res.Report.Tasks {
+		tasks[[2]string{t.SuiteID, t.TaskID}] = true
+	}
+	providers := ""
+	if n := len(res.Report.Providers); n > 1 {
+		providers = fmt.Sprintf(" for %d providers, a project file each,", n)
+	}
 	w := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "%d tasks from %s into %s\n\nMAPPED\tTYPE\tTO\n", len(res.Report.Tasks), escape.Text(pos[1]), escape.Text(*out))
+	fmt.Fprintf(w, "%d tasks%s from %s into %s\n\nMAPPED\tTYPE\tTO\n", len(tasks), providers, escape.Text(pos[1]), escape.Text(*out))
 	for _, m := range res.Report.Mapped {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", escape.Text(m.Location), escape.Text(m.Type), escape.Text(m.To))
 	}

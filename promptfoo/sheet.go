@@ -15,7 +15,7 @@ import (
 // A sheet is a CSV file of tests the config names (tests: file://x.csv).
 // The import keeps it where it is: its suite, written beside it, reads its
 // rows at every run through a dataset with a promptfoo member (Sheet), so
-// a row added to the sheet is a task of the next run (DESIGN §16).
+// a row added to the sheet is a task of the next run (docs/suites.md).
 
 // sheetSuite is the suite of a sheet kept where it is.
 type sheetSuite struct {
