@@ -326,7 +326,8 @@ var wordRE = regexp.MustCompile(`[A-Za-z0-9_]+`)
 func stringFilter(name, s string) string {
 	switch name {
 	case "upper":
-		return strings.ToUpper(s)
+		// JavaScript's toUpperCase writes ß as SS; Go keeps it.
+		return strings.ReplaceAll(strings.ToUpper(s), "ß", "SS")
 	case "lower":
 		return strings.ToLower(s)
 	case "trim":

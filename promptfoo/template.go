@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -176,8 +177,10 @@ func (p *tparser) nodes(ends []string) (out []tnode, end string, err error) {
 			continue
 		}
 		body := strings.TrimSpace(inner)
-		word, rest, _ := strings.Cut(body, " ")
-		rest = strings.TrimSpace(rest)
+		word, rest := body, ""
+		if i := strings.IndexFunc(body, unicode.IsSpace); i >= 0 {
+			word, rest = body[:i], strings.TrimSpace(body[i:])
+		}
 		if slices.Contains(ends, word) {
 			return out, body, nil
 		}
@@ -219,22 +222,23 @@ func (p *tparser) statement(word, rest string) (tnode, error) {
 	case "set":
 		return p.setStatement(rest)
 	case "raw", "verbatim":
-		end := "{% end" + word + " %}"
-		alt := "{%- end" + word + " %}"
-		i, j := strings.Index(p.src[p.pos:], end), strings.Index(p.src[p.pos:], alt)
-		if i < 0 || j >= 0 && j < i {
-			i = j
-		}
-		if i < 0 {
+		end := endRawRE[word].FindStringIndex(p.src[p.pos:])
+		if end == nil {
 			return nil, fmt.Errorf("{%% end%s %%} is missing", word)
 		}
-		text := p.src[p.pos : p.pos+i]
-		p.pos += i + strings.Index(p.src[p.pos+i:], "%}") + 2
+		text := p.src[p.pos : p.pos+end[0]]
+		p.pos += end[1]
 		return textNode(text), nil
 	case "":
 		return nil, errors.New("an empty tag")
 	}
 	return nil, fmt.Errorf("the tag %q is not rendered here (only if, for, set, raw and comments are)", word)
+}
+
+// endRawRE finds the tag that ends a raw block.
+var endRawRE = map[string]*regexp.Regexp{
+	"raw":      regexp.MustCompile(`\{%-?\s*endraw\s*-?%\}`),
+	"verbatim": regexp.MustCompile(`\{%-?\s*endverbatim\s*-?%\}`),
 }
 
 func (p *tparser) ifStatement(cond string) (tnode, error) {
@@ -250,7 +254,10 @@ func (p *tparser) ifStatement(cond string) (tnode, error) {
 		}
 		n.conds = append(n.conds, c)
 		n.bodies = append(n.bodies, body)
-		word, rest, _ := strings.Cut(end, " ")
+		word, rest := end, ""
+		if i := strings.IndexFunc(end, unicode.IsSpace); i >= 0 {
+			word, rest = end[:i], strings.TrimSpace(end[i:])
+		}
 		switch word {
 		case "endif":
 			return n, nil
@@ -266,11 +273,14 @@ func (p *tparser) ifStatement(cond string) (tnode, error) {
 	}
 }
 
+var forRE = regexp.MustCompile(`(?s)^(.*?)\s+in\s+(.*)$`)
+
 func (p *tparser) forStatement(rest string) (tnode, error) {
-	names, iter, ok := strings.Cut(rest, " in ")
-	if !ok {
+	m := forRE.FindStringSubmatch(rest)
+	if m == nil {
 		return nil, errors.New("expected for NAME in VALUE")
 	}
+	names, iter := m[1], m[2]
 	n := forNode{}
 	for _, name := range strings.Split(names, ",") {
 		name = strings.TrimSpace(name)
@@ -944,8 +954,9 @@ func (r *renderer) loop(n forNode, f *frame) error {
 	if len(items) == 0 {
 		return r.nodes(n.els, f)
 	}
+	// One frame for the loop, as Nunjucks has: what the body sets stays
+	// from one pass to the next.
 	for i, item := range items {
-		inner.vars = map[string]any{}
 		inner.vars[n.names[0]] = item[0]
 		if len(n.names) == 2 {
 			inner.vars[n.names[1]] = item[1]
