@@ -249,12 +249,30 @@ func (im *importer) resolve(ref string) (path, name string) {
 // input; /proc/self/environ or ../secret.txt must not end up in a suite
 // (docs/security.md).
 func (im *importer) readFile(path, name string) ([]byte, string, error) {
-	real, err := im.inRepo(path, name)
+	data, err := referenced.ReadIn(im.root, absPath(path))
 	if err != nil {
-		return nil, name, err
+		return nil, name, im.readError(path, name, err)
 	}
-	data, err := inputfile.Read(real, MaxConfigBytes)
-	return data, name, err
+	return data, name, nil
+}
+
+// referenced is a file a promptfoo config names.
+var referenced = inputfile.Kind{What: "a file the promptfoo config names", Limit: MaxConfigBytes}
+
+// readError words why the file at path, which the config names as name,
+// could not be read.
+func (im *importer) readError(path, name string, err error) error {
+	if out, ok := errors.AsType[*inputfile.OutsideError](err); ok {
+		how := ""
+		if out.Real != "" && inputfile.Within(im.root, absPath(path)) {
+			how = " (through a symbolic link, to " + out.Real + ")"
+		}
+		return fmt.Errorf("%s is outside the config's repository%s; the import reads only files inside %s", name, how, im.root)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return fs.ErrNotExist
+	}
+	return err
 }
 
 // readRef reads the file a config's reference (file://x) names.
@@ -263,27 +281,17 @@ func (im *importer) readRef(ref string) ([]byte, string, error) {
 	return im.readFile(p, name)
 }
 
-// inRepo resolves path's links and says where it leads when that is
-// outside the config's repository.
-func (im *importer) inRepo(path, name string) (string, error) {
-	path = absPath(path)
-	real, err := filepath.EvalSymlinks(path)
+// inRepo says why path is not inside the config's repository once its
+// links are resolved; nil when it is.
+func (im *importer) inRepo(path, name string) error {
+	real, err := filepath.EvalSymlinks(absPath(path))
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return "", pe.Err
-		}
-		return "", err
+		return im.readError(path, name, err)
 	}
-	rel, err := filepath.Rel(im.root, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		how := ""
-		if real != path {
-			how = " (through a symbolic link, to " + real + ")"
-		}
-		return "", fmt.Errorf("%s is outside the config's repository%s; the import reads only files inside %s", name, how, im.root)
+	if !inputfile.Within(im.root, real) {
+		return im.readError(path, name, &inputfile.OutsideError{Root: im.root, Real: real})
 	}
-	return real, nil
+	return nil
 }
 
 // glob lists the files pattern matches inside the config's repository,
@@ -322,7 +330,7 @@ func (im *importer) glob(pattern string) ([]string, error) {
 				continue
 			}
 			if re.MatchString(filepath.ToSlash(p)) {
-				if _, err := im.inRepo(p, p); err == nil {
+				if err := im.inRepo(p, p); err == nil {
 					out = append(out, p)
 				} else {
 					outside = err
