@@ -37,7 +37,7 @@ providers: [echo]
 tests:
   - vars: {name: e, xs: [`+strings.TrimSuffix(strings.Repeat("1,", 200), ",")+`]}
     assert: [{type: contains, value: e}]
-`, nil)
+`, nil, nil)
 			},
 			wantExit: 0, outputs: true,
 			check: func(t *testing.T, dir string, r hostileResult) {
@@ -70,8 +70,7 @@ tests:
 					"check.js":   "module.exports = () => '" + hostileSecret + "';\n",
 					"tests.yaml": "- vars: {name: '" + hostileSecret + "'}\n",
 					"vars.yaml":  "name: " + hostileSecret + "\n",
-				})
-				assert.NilError(t, os.Symlink("../secret.txt", filepath.Join(dir, "pf", "link.txt")))
+				}, map[string]string{"link.txt": "../secret.txt"})
 			},
 			wantExit: 0, outputs: true,
 			check: func(t *testing.T, dir string, r hostileResult) {
@@ -84,18 +83,21 @@ tests:
 }
 
 // importHostile writes a promptfoo config (and files beside its
-// repository, the folder pf/ of dir) and imports it into dir, over the
-// project file the case wrote. The import runs as a child process, with
+// repository, the folder pf/ of dir, and links in it) and imports it
+// into dir, over the project file the case wrote. The import runs as a child process, with
 // the canary token in its environment, within the corpus's time and
 // memory bounds; nothing it writes may hold the token or a file beside
 // the repository.
-func importHostile(t *testing.T, dir, config string, beside map[string]string) {
+func importHostile(t *testing.T, dir, config string, beside, links map[string]string) {
 	t.Helper()
 	repo := filepath.Join(dir, "pf")
 	assert.NilError(t, os.MkdirAll(repo, 0o755))
 	assert.NilError(t, os.WriteFile(filepath.Join(repo, "promptfooconfig.yaml"), []byte(config), 0o644))
 	for name, content := range beside {
 		assert.NilError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
+	}
+	for name, target := range links {
+		assert.NilError(t, os.Symlink(target, filepath.Join(repo, name)))
 	}
 	self, err := os.Executable()
 	assert.NilError(t, err)
