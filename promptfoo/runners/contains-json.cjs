@@ -118,3 +118,4 @@ module.exports = containsJson();
 module.exports.withSchema = containsJson;
 module.exports.extractJsonObjects = extractJsonObjects;
 module.exports.valid = valid;
+module.exports.equal = equal;

@@ -161,15 +161,6 @@ function levenshtein(a, b) {
   return prev[b.length];
 }
 
-function deepEqual(a, b) {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
-}
-
 // decide is one assertion's verdict on output, promptfoo's way.
 async function decide(spec, output, context) {
   if (spec.transform) output = await transform(spec.transform, output, { vars: context.vars, prompt: { label: context.prompt } });
@@ -179,7 +170,7 @@ async function decide(spec, output, context) {
   switch (spec.type) {
     case 'equals':
       if (typeof v === 'object' && v !== null) {
-        try { r = deepEqual(v, JSON.parse(s)); } catch { r = false; }
+        try { r = require('./contains-json.cjs').equal(v, JSON.parse(s)); } catch { r = false; }
       } else r = String(v) === s;
       break;
     case 'contains': r = s.includes(String(v)); break;
