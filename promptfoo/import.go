@@ -489,10 +489,21 @@ func (im *importer) setOrder(m map[string]any, keys []string) {
 // keyOrder is m's keys in the order the config wrote them (sorted, for a
 // map it did not write).
 func (im *importer) keyOrder(m map[string]any) []string {
-	if keys, ok := im.order[mapID(m)]; ok && len(keys) == len(m) {
+	// A map freed since may have left its order under the same identity:
+	// an order is m's only when it lists m's keys.
+	if keys, ok := im.order[mapID(m)]; ok && len(keys) == len(m) && all(keys, func(k string) bool { _, ok := m[k]; return ok }) {
 		return keys
 	}
 	return sortedKeys(m)
+}
+
+func all(keys []string, f func(string) bool) bool {
+	for _, k := range keys {
+		if !f(k) {
+			return false
+		}
+	}
+	return true
 }
 
 // merged is promptfoo's {...a, ...b}: b's values over a's, a's keys

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // How promptfoo writes a test's vars into a prompt (its renderPrompt), and
@@ -23,8 +24,14 @@ import (
 //     closed on its line, which promptfoo writes as it is.
 
 // templates are the templates compiled, by their text: a config's few
-// prompts are rendered once for every test.
-var templates sync.Map
+// prompts are rendered once for every test. It keeps up to maxCached, so
+// that the values of a sheet's rows, each its own, do not grow it.
+var (
+	templates sync.Map
+	cached    atomic.Int64
+)
+
+const maxCached = 1024
 
 type compiled struct {
 	t   *template
@@ -36,7 +43,7 @@ func compileCached(s string) (*template, error) {
 		return c.(compiled).t, c.(compiled).err
 	}
 	t, err := compileTemplate(s)
-	if len(s) <= 4096 {
+	if len(s) <= 4096 && cached.Add(1) <= maxCached {
 		templates.Store(s, compiled{t, err})
 	}
 	return t, err

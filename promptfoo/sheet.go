@@ -225,6 +225,10 @@ func NewSheet(settings map[string]any, dir, name string) (*Sheet, error) {
 	im := newImporter(cfgDir)
 	im.quiet = true
 	im.fixedSteps = sheetSteps
+	// A row's vars make one test, in the sheet's column order: the order
+	// of keys, kept for the tests list vars make, is not needed, and a
+	// sheet of many rows must not grow a table of it.
+	im.order = nil
 	if c, ok := settings["checks"].(string); ok && c != "" {
 		im.checks = c
 	}
