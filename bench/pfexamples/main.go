@@ -22,6 +22,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -31,7 +32,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -40,6 +40,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/evalgate/evalgate/internal/process"
 )
 
 // modelGraded are the assertion types a model decides.
@@ -47,7 +49,7 @@ var modelGraded = regexp.MustCompile(`^(not-)?(llm-rubric|model-graded-.*|factua
 
 func main() {
 	examples := flag.String("examples", "", "promptfoo's examples folder")
-	evalgate := flag.String("evalgate", "evalgate", "the evalgate binary")
+	evalgate := flag.String("evalgate", "evalgate", "the path of the evalgate binary")
 	baseline := flag.String("baseline", "", "another evalgate binary to measure on the same rows (an earlier build)")
 	work := flag.String("work", filepath.Join(os.TempDir(), "evalgate-pfexamples"), "the work folder (emptied)")
 	only := flag.String("only", "", "a regular expression: only the configs whose path matches")
@@ -59,9 +61,6 @@ func main() {
 		os.Exit(2)
 	}
 	bin, err := filepath.Abs(*evalgate)
-	if err == nil && !strings.Contains(*evalgate, "/") {
-		bin, err = exec.LookPath(*evalgate)
-	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pfexamples:", err)
 		os.Exit(2)
@@ -492,9 +491,7 @@ func promptfooVerdicts(dir, cfg string) (map[row]bool, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	out := filepath.Join(dir, "pf.json")
-	cmd := exec.CommandContext(ctx, "promptfoo", "eval", "--no-cache", "--no-share", "--no-table", "--no-progress-bar", "-c", cfg, "-o", out)
-	cmd.Dir = dir
-	log, _ := cmd.CombinedOutput()
+	log, _ := run(ctx, dir, "promptfoo", "eval", "--no-cache", "--no-share", "--no-table", "--no-progress-bar", "-c", cfg, "-o", out)
 	_ = os.WriteFile(filepath.Join(dir, "pf.log"), log, 0o644)
 	data, err := os.ReadFile(out)
 	if err != nil {
@@ -581,10 +578,8 @@ func evalgateVerdicts(dir, cfg, bin, folder string) (got map[row]bool, labels, n
 	eg := filepath.Join(dir, folder)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	imp := exec.CommandContext(ctx, bin, "import", "promptfoo", cfg, "--out", eg)
-	imp.Dir = dir
-	log, err := imp.CombinedOutput()
-	if err != nil {
+	log, ok := run(ctx, dir, bin, "import", "promptfoo", cfg, "--out", eg)
+	if !ok {
 		return nil, nil, nil, cut(strings.TrimSpace(string(log)), 300)
 	}
 	var rep struct {
@@ -634,9 +629,7 @@ func evalgateVerdicts(dir, cfg, bin, folder string) (got map[row]bool, labels, n
 	got = map[row]bool{}
 	for p, project := range projects {
 		out := fmt.Sprintf("out-%d", p)
-		run := exec.CommandContext(ctx, bin, "run", "--config", project, "--out", out, "--gate", "true", "--quiet")
-		run.Dir = eg
-		if log, err := run.CombinedOutput(); err != nil {
+		if log, ok := run(ctx, eg, bin, "run", "--config", project, "--out", out, "--gate", "true", "--quiet"); !ok {
 			notes = append(notes, fmt.Sprintf("run of %s: %s", project, cut(strings.TrimSpace(string(log)), 200)))
 			continue
 		}
@@ -666,6 +659,18 @@ func evalgateVerdicts(dir, cfg, bin, folder string) (got map[row]bool, labels, n
 		}
 	}
 	return got, labels, notes, ""
+}
+
+// run runs a command in dir through evalgate's one process lifecycle: its
+// output and errors, and whether it exited 0.
+func run(ctx context.Context, dir string, args ...string) ([]byte, bool) {
+	var out bytes.Buffer
+	p, err := process.Run(ctx, process.Spec{Command: args, Dir: dir, Env: os.Environ(), MaxStdoutBytes: 64 << 20, MaxStderrBytes: 1 << 20}, &out)
+	if p == nil {
+		return []byte(err.Error()), false
+	}
+	out.Write(p.Stderr())
+	return out.Bytes(), err == nil && p.Success()
 }
 
 func report(ms []*measure) string {
