@@ -3,6 +3,8 @@ package cli
 import (
 	"os"
 	"testing"
+
+	"github.com/evalgate/evalgate/internal/testenv"
 )
 
 // asEvalgate makes the test binary evalgate itself, for tests that need a
@@ -14,5 +16,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asEvalgate) == "1" {
 		os.Exit((&Command{}).Main(append([]string{"evalgate"}, os.Args[1:]...)))
 	}
-	os.Exit(m.Run())
+	os.Exit(testenv.Run(m))
 }
