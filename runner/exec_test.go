@@ -21,6 +21,7 @@ import (
 
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/internal/process"
+	"github.com/evalgate/evalgate/internal/waittest"
 	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
@@ -92,9 +93,10 @@ func TestExec(t *testing.T) {
 		input    string
 		fixtures *suites.Fixtures
 		limits   func(*Exec)
-		cancel   bool          // cancel the context while the agent runs
-		timeout  time.Duration // 0: a minute
-		want     wantOutcome
+		// cancel, expire: cancel the context, or make its deadline pass,
+		// once the agent has written its grandchild's pid (see grandchild).
+		cancel, expire bool
+		want           wantOutcome
 		// grandchild: the agent writes its grandchild's pid to the file named
 		// by input.pidFile; check whether it must be dead afterwards.
 		grandchild     bool
@@ -110,22 +112,24 @@ func TestExec(t *testing.T) {
 		if tc.limits != nil {
 			tc.limits(e)
 		}
-		timeout := tc.timeout
-		if timeout == 0 {
-			timeout = time.Minute
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		ctx, cancel := context.WithCancel(waittest.Context(t))
 		defer cancel()
-		if tc.cancel {
-			time.AfterFunc(300*time.Millisecond, cancel)
+		started := func() bool { return waittest.HasLine(pidFile) }
+		switch {
+		case tc.cancel:
+			waittest.Then(t, started, cancel)
+		case tc.expire:
+			var expire func()
+			ctx, expire = waittest.Timeout()
+			waittest.Then(t, started, expire)
 		}
 		sess := fixtures.NewSession(tc.fixtures, fixtures.Options{})
 		out := e.Run(ctx, testRequest(input), sess)
 		checkOutcome(t, out, tc.want)
 		if tc.grandchild {
-			pid := readPid(t, pidFile)
+			pid := waittest.Pid(t, pidFile)
 			if tc.grandchildDies {
-				assert.Check(t, gone(t, pid), "grandchild %d is still alive", pid)
+				assert.Check(t, waittest.Exited(t, pid), "grandchild %d is still alive", pid)
 			} else {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
@@ -278,7 +282,7 @@ func TestExec(t *testing.T) {
 			name:       "hang past the timeout, grandchild holding stdout",
 			agent:      "hang",
 			input:      `{"pidFile":"PIDFILE"}`,
-			timeout:    500 * time.Millisecond,
+			expire:     true,
 			want:       wantOutcome{kind: results.ErrTimeout, message: "timed out after"},
 			grandchild: true, grandchildDies: true,
 		},
@@ -296,7 +300,7 @@ func TestExec(t *testing.T) {
 			name:       "hang, grandchild escaped the group",
 			agent:      "escape",
 			input:      `{"pidFile":"PIDFILE"}`,
-			timeout:    500 * time.Millisecond,
+			expire:     true,
 			want:       wantOutcome{kind: results.ErrTimeout},
 			grandchild: true,
 		},
@@ -508,8 +512,10 @@ func TestExecPythonAgent(t *testing.T) {
 		memory   []json.RawMessage
 		tools    []suites.Tool
 		fixtures *suites.Fixtures
-		timeout  time.Duration
-		want     wantOutcome
+		// expire: the deadline passes once the agent has written its pid
+		// to the file named by input.pidFile.
+		expire bool
+		want   wantOutcome
 	}
 	fx := &suites.Fixtures{ToolResponses: []suites.ToolResponse{
 		{Tool: "crm:lookup", Args: json.RawMessage(`{"orderId":"A-17"}`), Response: json.RawMessage(`{"status":"delivered","days":12}`)},
@@ -518,13 +524,14 @@ func TestExecPythonAgent(t *testing.T) {
 	run := func(t *testing.T, tc testCase) {
 		t.Setenv("GITHUB_TOKEN", "ghs_secret")
 		e := &Exec{Command: []string{python, agent}, Env: process.ScrubEnv(os.Environ(), nil, map[string]string{"AGENT_MODE": "test"})}
-		timeout := tc.timeout
-		if timeout == 0 {
-			timeout = time.Minute
+		pidFile := filepath.Join(t.TempDir(), "pid")
+		ctx := waittest.Context(t)
+		if tc.expire {
+			var expire func()
+			ctx, expire = waittest.Timeout()
+			waittest.Then(t, func() bool { return waittest.HasLine(pidFile) }, expire)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		req := testRequest(tc.input)
+		req := testRequest(strings.ReplaceAll(tc.input, "PIDFILE", pidFile))
 		req.Memory = tc.memory
 		req.Tools = tc.tools
 		out := e.Run(ctx, req, fixtures.NewSession(tc.fixtures, fixtures.Options{}))
@@ -587,7 +594,7 @@ func TestExecPythonAgent(t *testing.T) {
 		},
 		{name: "error", input: `{"behaviour":"error","message":"no idea"}`, want: wantOutcome{kind: results.ErrAgentReported, message: "the agent reported an error", detail: "no idea"}},
 		{name: "crash", input: `{"behaviour":"crash","exitCode":4}`, want: wantOutcome{kind: results.ErrAgentExit, message: "exit status 4 before any line", mute: "exit status 4"}},
-		{name: "hang", input: `{"behaviour":"hang"}`, timeout: 500 * time.Millisecond, want: wantOutcome{kind: results.ErrTimeout}},
+		{name: "hang", input: `{"behaviour":"hang","pidFile":"PIDFILE"}`, expire: true, want: wantOutcome{kind: results.ErrTimeout}},
 		{name: "garbage", input: `{"behaviour":"garbage"}`, want: wantOutcome{kind: results.ErrProtocol, message: "line 1 is not JSON", detail: `"this is not JSON"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })

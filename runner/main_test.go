@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/evalgate/evalgate/internal/process"
+	"github.com/evalgate/evalgate/internal/testenv"
+	"github.com/evalgate/evalgate/internal/waittest"
 	"gotest.tools/v3/assert"
 )
 
@@ -30,12 +32,11 @@ func TestMain(m *testing.M) {
 	if b := os.Getenv(testAgentEnv); b != "" {
 		os.Exit(testAgent(b))
 	}
-	process.WaitDelay = 200 * time.Millisecond
 	if os.Getenv("GORACE") == "" {
 		// A race-enabled agent would otherwise sleep a second before exiting.
 		os.Setenv("GORACE", "atexit_sleep_ms=0")
 	}
-	os.Exit(m.Run())
+	os.Exit(testenv.Run(m))
 }
 
 // testAgent is the agent side of the exec tests: one behaviour per name. It
@@ -154,7 +155,7 @@ func testAgent(behaviour string) int {
 		if err := cmd.Start(); err != nil {
 			return 7
 		}
-		os.WriteFile(input["pidFile"].(string), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
+		os.WriteFile(input["pidFile"].(string), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644)
 		if behaviour == "linger" {
 			final("done") // and then ignores that stdin is closed
 		}
@@ -202,40 +203,6 @@ func testAgent(behaviour string) int {
 	return 0
 }
 
-// gone waits until pid is dead (gone or a zombie), for up to 10 seconds.
-func gone(t *testing.T, pid int) bool {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			if err := syscall.Kill(pid, 0); err != nil {
-				return true
-			}
-		} else if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
-}
-
-func readPid(t *testing.T, path string) int {
-	t.Helper()
-	var b []byte
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		b, _ = os.ReadFile(path)
-		if len(b) > 0 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	assert.NilError(t, err, "no grandchild pid in %s: %q", path, b)
-	return pid
-}
-
 // TestNoGoroutineLeak runs trials that end every way a trial can end and
 // checks that no goroutine outlives them.
 func TestNoGoroutineLeak(t *testing.T) {
@@ -245,27 +212,33 @@ func TestNoGoroutineLeak(t *testing.T) {
 		e := testAgentExec(behaviour, nil)
 		e.ExitGrace = 100 * time.Millisecond
 		e.MaxOutputBytes = 64 << 10
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		os.Remove(pidFile)
+		// The agents that hang are cancelled once they have started their
+		// child; the others end their trials by themselves.
+		ctx, cancel := context.WithCancel(context.Background())
+		if behaviour == "hang" || behaviour == "escape" {
+			waittest.Then(t, func() bool { return waittest.HasLine(pidFile) }, cancel)
+		}
 		out := e.Run(ctx, testRequest(`{"pidFile":"`+pidFile+`"}`), nil)
 		cancel()
 		assert.Assert(t, out.Fatal == nil, "%s: %v", behaviour, out.Fatal)
 		if behaviour == "escape" {
-			syscall.Kill(readPid(t, pidFile), syscall.SIGKILL)
+			syscall.Kill(waittest.Pid(t, pidFile), syscall.SIGKILL)
 		}
 	}
-	for _, script := range []string{"echo ok", "exit 1", "yes", "sleep 600"} {
-		p := &Plain{Command: []string{"/bin/sh", "-c", script}, MaxOutputBytes: 64 << 10}
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	for _, script := range []string{"echo ok", "exit 1", "yes", `echo $$ > "$PIDFILE"; exec sleep 600`} {
+		os.Remove(pidFile)
+		p := &Plain{Command: []string{"/bin/sh", "-c", script}, MaxOutputBytes: 64 << 10,
+			Env: process.ScrubEnv(os.Environ(), nil, map[string]string{"PIDFILE": pidFile})}
+		ctx, cancel := context.WithCancel(context.Background())
+		if strings.Contains(script, "sleep") {
+			waittest.Then(t, func() bool { return waittest.HasLine(pidFile) }, cancel)
+		}
 		p.Run(ctx, testRequest(`"x"`), nil)
 		cancel()
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
+	if !waittest.Poll(t, func() bool { return runtime.NumGoroutine() <= before }) {
 		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines before, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+		t.Errorf("%d goroutines before, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
 	}
 }

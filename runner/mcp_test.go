@@ -21,6 +21,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/waittest"
 	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
@@ -85,7 +86,7 @@ func mcpTestAgent(behaviour string, in *bufio.Reader) int {
 		return 5
 	}
 	if input.URLFile != "" {
-		os.WriteFile(input.URLFile, []byte(url), 0o600)
+		os.WriteFile(input.URLFile, []byte(url+"\n"), 0o600)
 		time.Sleep(time.Hour)
 	}
 	ctx := context.Background()
@@ -255,13 +256,12 @@ func TestMCPEndsWithTheTrial(t *testing.T) {
 	urlFile := filepath.Join(t.TempDir(), "url")
 	m := &MCP{Agent: testAgentExec("mcp-exec", nil)}
 	defer m.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
-	defer cancel()
+	ctx, expire := waittest.Timeout()
+	waittest.Then(t, func() bool { return waittest.HasLine(urlFile) }, expire)
 	out := m.Run(ctx, testRequest(`{"urlFile": "`+urlFile+`"}`), fixtures.NewSession(nil, fixtures.Options{}))
 	assert.Assert(t, out.Err != nil && out.Err.Kind == results.ErrTimeout, "%+v", out.Err)
-	url, err := os.ReadFile(urlFile)
-	assert.NilError(t, err)
-	resp, err := http.Post(string(url), "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	url := strings.TrimSpace(string(waittest.File(t, urlFile)))
+	resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 	assert.NilError(t, err)
 	resp.Body.Close()
 	assert.Check(t, is.Equal(resp.StatusCode, http.StatusNotFound))

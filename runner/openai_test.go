@@ -23,6 +23,7 @@ import (
 
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/internal/chat"
+	"github.com/evalgate/evalgate/internal/waittest"
 	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
@@ -224,11 +225,12 @@ func TestOpenAIToolLoop(t *testing.T) {
 func TestOpenAIOutcomes(t *testing.T) {
 	withFastRetries(t)
 	type testCase struct {
-		name     string
-		replies  []reply
-		agent    func(a *OpenAI)
-		req      func(r *Request)
-		timeout  time.Duration
+		name    string
+		replies []reply
+		agent   func(a *OpenAI)
+		req     func(r *Request)
+		// expire: the deadline passes once the model has the request.
+		expire   bool
 		wantOut  string // the output JSON; "" when the trial errs
 		wantKind string
 		// wantMsg is the error's message, exactly: it goes to results.json,
@@ -247,11 +249,11 @@ func TestOpenAIOutcomes(t *testing.T) {
 		if tc.req != nil {
 			tc.req(req)
 		}
-		ctx := context.Background()
-		if tc.timeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, tc.timeout)
-			defer cancel()
+		ctx := waittest.Context(t)
+		if tc.expire {
+			var expire func()
+			ctx, expire = waittest.Timeout()
+			waittest.Then(t, func() bool { return len(m.requests()) > 0 }, expire)
 		}
 		sess := fixtures.NewSession(supportFixtures(), fixtures.Options{})
 		out := agent.Run(ctx, req, sess)
@@ -369,8 +371,9 @@ func TestOpenAIOutcomes(t *testing.T) {
 		{
 			name:     "the deadline makes a timeout",
 			replies:  []reply{{hang: true}},
-			timeout:  50 * time.Millisecond,
+			expire:   true,
 			wantKind: results.ErrTimeout,
+			wantReqs: 1,
 		},
 		{
 			name: "parallel tool calls in one reply are all answered, in order",

@@ -8,21 +8,23 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/evalgate/evalgate/internal/process"
+	"github.com/evalgate/evalgate/internal/waittest"
 	"github.com/evalgate/evalgate/results"
 	"gotest.tools/v3/assert"
 )
 
 func TestPlain(t *testing.T) {
 	type testCase struct {
-		name    string
-		script  string // run by /bin/sh -c
-		input   string
-		limits  func(*Plain)
-		timeout time.Duration // 0: a minute
-		want    wantOutcome
+		name   string
+		script string // run by /bin/sh -c
+		input  string
+		limits func(*Plain)
+		// expire: the deadline passes once the script has written a pid
+		// to $PIDFILE.
+		expire bool
+		want   wantOutcome
 		// pidFile: the script writes a background child's pid to $PIDFILE,
 		// which must be dead afterwards.
 		pidFile bool
@@ -37,19 +39,19 @@ func TestPlain(t *testing.T) {
 		if tc.limits != nil {
 			tc.limits(p)
 		}
-		timeout := tc.timeout
-		if timeout == 0 {
-			timeout = time.Minute
+		ctx := waittest.Context(t)
+		if tc.expire {
+			var expire func()
+			ctx, expire = waittest.Timeout()
+			waittest.Then(t, func() bool { return waittest.HasLine(pidFile) }, expire)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
 		out := p.Run(ctx, testRequest(tc.input), nil)
 		checkOutcome(t, out, tc.want)
 		got := string(out.Stderr)
 		assert.Check(t, got == tc.stderr, "stderr = %q, want %q", got, tc.stderr)
 		if tc.pidFile {
-			pid := readPid(t, pidFile)
-			assert.Check(t, gone(t, pid), "background child %d is still alive", pid)
+			pid := waittest.Pid(t, pidFile)
+			assert.Check(t, waittest.Exited(t, pid), "background child %d is still alive", pid)
 		}
 	}
 	for _, tc := range []testCase{
@@ -113,7 +115,7 @@ func TestPlain(t *testing.T) {
 			name:    "timeout kills the group",
 			script:  `sleep 600 & echo $! > "$PIDFILE"; wait`,
 			input:   `{}`,
-			timeout: 300 * time.Millisecond,
+			expire:  true,
 			want:    wantOutcome{kind: results.ErrTimeout},
 			pidFile: true,
 		},

@@ -242,15 +242,14 @@ modes: [golden]
 tasks:
   - {taskId: slow, timeoutMs: 200, input: x, expected: {kind: golden, match: {strategy: exact, value: x}}}
 `)
-	start := time.Now()
 	got, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{
-		Agent:   &Plain{Command: []string{"/bin/sh", "-c", "sleep 30"}},
-		Timeout: time.Minute,
+		Agent:   &Plain{Command: []string{"/bin/sh", "-c", "sleep 600"}},
+		Timeout: time.Hour,
 	})
 	assert.NilError(t, err)
 	task := got[0].Tasks[0]
 	assert.Check(t, task.ErrorKind == results.ErrTimeout, "error kind %q, want timeout", task.ErrorKind)
-	assert.Check(t, time.Since(start) <= 20*time.Second, "the task's 200ms timeout did not apply")
+	assert.Check(t, task.ErrorMessage == "timed out after 200ms", "error message %q: the task's 200ms timeout did not apply", task.ErrorMessage)
 }
 
 // TestRunLiveShadowInjectsNothing: in live-shadow mode the agent gets no
@@ -284,11 +283,11 @@ tasks:
 
 // muteScript is an agent that fails before writing a line, the way a
 // mistyped command does, except on the tasks it was told to answer: for
-// "slow" it first sleeps, for "ok" it echoes.
+// "slow" it sleeps for an hour, for "ok" it echoes.
 const muteScript = `read x
 case "$x" in
 ok) printf ok; exit 0 ;;
-slow) sleep 30 ;;
+slow) sleep 3600 ;;
 esac
 echo "python3: can't open file 'nope.py': [Errno 2] No such file or directory" >&2
 exit 2`
@@ -316,7 +315,8 @@ func TestRunStopsWhenTheAgentNeverSpeaks(t *testing.T) {
 	run := func(t *testing.T, tc testCase) {
 		s := muteSuite(t, tc.inputs...)
 		rec := &recorder{}
-		start := time.Now()
+		// Run returns only once every trial has ended: the slow ones, which
+		// sleep for an hour, because it killed them.
 		_, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{
 			Agent:       &Plain{Command: []string{"/bin/sh", "-c", muteScript}},
 			Concurrency: 8,
@@ -329,8 +329,6 @@ func TestRunStopsWhenTheAgentNeverSpeaks(t *testing.T) {
 		assert.Check(t, is.DeepEqual(want, cr), "error")
 		assert.Check(t, len(rec.events) == 0, "the observer was told %v, want nothing: no task could run", rec.events)
 		assert.Check(t, rec.progress == 0, "progress was reported %d times, want none", rec.progress)
-		d := time.Since(start)
-		assert.Check(t, d <= 20*time.Second, "the run took %s: the trials still running were not killed", d)
 	}
 	for _, tc := range []testCase{
 		{name: "three tasks decide, the slow ones are killed", inputs: []string{"a", "b", "c", "slow", "slow", "slow"}, wantTasks: 3},

@@ -26,7 +26,8 @@ as the output. An object input may hold:
                  (absent names are left out)
       "error"    sends {"type": "error", "message": "message" or "agent gave up"}
       "crash"    writes to stderr and exits with "exitCode" (default 3), no final
-      "hang"     sleeps forever
+      "hang"     sleeps forever, once it has written its pid and a newline to
+                 the file "pidFile" names, if any
       "garbage"  writes a line that is not JSON, then sleeps
 """
 
@@ -99,6 +100,9 @@ def main():
         sys.stderr.flush()
         return int(inp.get("exitCode", 3))
     elif behaviour == "hang":
+        if "pidFile" in inp:
+            with open(inp["pidFile"], "w") as f:
+                f.write("%d\n" % os.getpid())
         while True:
             time.sleep(3600)
     elif behaviour == "garbage":
