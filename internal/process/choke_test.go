@@ -25,7 +25,8 @@ var startersOf = map[string]map[string]bool{
 // TestOnlyThisPackageStartsProcesses: no production code of the module
 // outside this package imports os/exec or calls a function that starts a
 // process, so every child evalgate starts goes through the one lifecycle
-// (lifecycle.go). Tests start what they like; scripts/ are build tools,
+// (lifecycle.go). Tests start what they like, and so does
+// internal/testenv, which only tests import; scripts/ are build tools,
 // not part of evalgate; bench/spawnfloor measures what starting agents
 // costs without that lifecycle, so it starts them as plainly as it can.
 func TestOnlyThisPackageStartsProcesses(t *testing.T) {
@@ -40,7 +41,7 @@ func TestOnlyThisPackageStartsProcesses(t *testing.T) {
 		}
 		if d.IsDir() {
 			name := d.Name()
-			if path == self || path == filepath.Join(root, "scripts") || path == filepath.Join(root, "bench", "spawnfloor") || name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") && path != root {
+			if path == self || path == filepath.Join(root, "scripts") || path == filepath.Join(root, "bench", "spawnfloor") || path == filepath.Join(root, "internal", "testenv") || name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") && path != root {
 				return filepath.SkipDir
 			}
 			return nil

@@ -17,6 +17,8 @@ import (
 
 	"golang.org/x/sys/unix"
 	"gotest.tools/v3/assert"
+
+	"github.com/evalgate/evalgate/internal/waittest"
 )
 
 // containedParent is a helper, a stand-in for evalgate: it contains
@@ -48,12 +50,18 @@ func containedParent() {
 	}
 	orphan, _ := strconv.Atoi(pids[2])
 	// The sweeper's next look tells the guard; without one, the test fails.
-	for deadline := time.Now().Add(20 * time.Second); !guardKnows(orphan) && time.Now().Before(deadline); {
+	// The test's deadline, in the environment, bounds the wait.
+	deadline, _ := strconv.ParseInt(os.Getenv(helperDeadlineVar), 10, 64)
+	for !guardKnows(orphan) && (deadline == 0 || time.Now().UnixNano() < deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	fmt.Println(strings.Join(pids, " "))
 	select {}
 }
+
+// helperDeadlineVar passes the test's deadline to a helper process, in
+// nanoseconds since the epoch.
+const helperDeadlineVar = "EVALGATE_PROCESS_TEST_DEADLINE"
 
 // guardKnows reports whether the guard has been told of orphan.
 func guardKnows(orphan int) bool {
@@ -63,30 +71,37 @@ func guardKnows(orphan int) bool {
 }
 
 // reaped waits until pid no longer exists at all: dead and waited for.
-func reaped(pid int) bool {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); os.IsNotExist(err) {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
+func reaped(t *testing.T, pid int) bool {
+	return waittest.Poll(t, func() bool {
+		_, err := os.Stat("/proc/" + strconv.Itoa(pid))
+		return os.IsNotExist(err)
+	})
 }
 
 // TestExitWithDaemonHoldingStdout: a program that exits while a process it
 // left behind holds its stdout ends the read when it exits (plus
 // ExitDrain), not when the daemon does or the context ends.
 func TestExitWithDaemonHoldingStdout(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	// The daemons outlive the test's deadline, unless the test kills them:
+	// Run returning at all is the read ending without them.
+	dir := t.TempDir()
+	daemon := func(name string) string {
+		pidFile := filepath.Join(dir, name)
+		t.Cleanup(func() {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(waittest.File(t, pidFile)))); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		})
+		return pidFile
+	}
+	ctx := waittest.Context(t)
 	var out bytes.Buffer
-	p, err := Run(ctx, shell(`sleep 30 & echo hi`, ""), &out)
+	p, err := Run(ctx, shell(`sleep 3600 & echo $! > "$PIDFILE"; echo hi`, daemon("run")), &out)
 	assert.NilError(t, err)
 	assert.Equal(t, out.String(), "hi\n")
 	assert.Check(t, p.Success(), p.Exit())
 
-	p, err = Start(ctx, Spec{Command: []string{"/bin/sh", "-c", "sleep 30 & echo hi"}, Env: os.Environ(), Interactive: true})
+	p, err = Start(ctx, Spec{Command: []string{"/bin/sh", "-c", `sleep 3600 & echo $! > "$PIDFILE"; echo hi`}, Env: shell("", daemon("start")).Env, Interactive: true})
 	assert.NilError(t, err)
 	line, err := p.ReadLine()
 	assert.NilError(t, err)
@@ -112,16 +127,16 @@ func TestContainKillsLeftovers(t *testing.T) {
 		}
 		p, err := Start(context.Background(), shell(script, pidFile))
 		assert.NilError(t, err)
-		return p, readPid(t, pidFile)
+		return p, waittest.Pid(t, pidFile)
 	}
 	running, keptDaemon := daemon("kept", true)
 	done, leftDaemon := daemon("left", false)
 	assert.NilError(t, done.Wait(5*time.Second))
-	assert.Check(t, reaped(leftDaemon), "the daemon of a process that ended still runs")
+	assert.Check(t, reaped(t, leftDaemon), "the daemon of a process that ended still runs")
 	assert.NilError(t, syscall.Kill(keptDaemon, 0), "the daemon of a running process was killed")
 
 	running.Wait(0)
-	assert.Check(t, reaped(keptDaemon), "the daemon outlived its process")
+	assert.Check(t, reaped(t, keptDaemon), "the daemon outlived its process")
 }
 
 // TestContainRelease: release kills every leftover, even one that dropped
@@ -131,13 +146,14 @@ func TestContainRelease(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	p, err := Start(context.Background(), shell(`setsid env -i PIDFILE="$PIDFILE" sh -c 'echo $$ > "$PIDFILE"; exec sleep 60' & sleep 60`, pidFile))
 	assert.NilError(t, err)
-	pid := readPid(t, pidFile)
+	pid := waittest.Pid(t, pidFile)
 	p.Wait(0)
-	// Without its mark the leftover is not known to be a trial's until the end.
-	time.Sleep(3 * sweepEvery)
+	// Without its mark the leftover is not known to be a trial's until the
+	// end: a sweep, as the sweeper makes once a process has ended, leaves it.
+	sweep(false)
 	assert.NilError(t, syscall.Kill(pid, 0))
 	release()
-	assert.Check(t, reaped(pid), "release left a leftover running")
+	assert.Check(t, reaped(t, pid), "release left a leftover running")
 }
 
 // TestContainNotDumpable: once contained, the process is not dumpable, so
@@ -166,6 +182,9 @@ func TestContainNotDumpable(t *testing.T) {
 func TestChildrenDieWithEvalgate(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperVar+"=contained-parent")
+	if deadline, ok := waittest.Deadline(t); ok {
+		cmd.Env = append(cmd.Env, helperDeadlineVar+"="+strconv.FormatInt(deadline.UnixNano(), 10))
+	}
 	stdout, err := cmd.StdoutPipe()
 	assert.NilError(t, err)
 	assert.NilError(t, cmd.Start())
@@ -182,7 +201,7 @@ func TestChildrenDieWithEvalgate(t *testing.T) {
 	assert.NilError(t, cmd.Process.Kill())
 	_ = cmd.Wait()
 	for i, what := range []string{"the grandchild", "the daemon", "the orphan", "the agent"} {
-		if !assert.Check(t, gone(pids[i]), "%s outlived the SIGKILL of evalgate", what) {
+		if !assert.Check(t, waittest.Exited(t, pids[i]), "%s outlived the SIGKILL of evalgate", what) {
 			syscall.Kill(pids[i], syscall.SIGKILL)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"gotest.tools/v3/assert"
+
+	"github.com/evalgate/evalgate/internal/waittest"
 )
 
 // dummyKind is a new kind of child as a feature would add one, with no
@@ -52,8 +54,8 @@ func TestNewChildKindIsHeld(t *testing.T) {
 		cat >/dev/null
 		echo ended > "$DIR/ended"
 		setsid sleep 60 & echo $! > "$DIR/daemon"`, dir))
-	pid := readPid(t, filepath.Join(dir, "pid"))
-	grandchild := readPid(t, filepath.Join(dir, "grandchild"))
+	pid := waittest.Pid(t, filepath.Join(dir, "pid"))
+	grandchild := waittest.Pid(t, filepath.Join(dir, "grandchild"))
 
 	st, ok := readStat(pid)
 	assert.Assert(t, ok)
@@ -74,10 +76,10 @@ func TestNewChildKindIsHeld(t *testing.T) {
 	assert.NilError(t, err, "the release did not close its stdin and give it time to exit")
 	assert.Check(t, d.p.Success(), d.p.Exit())
 	assert.Check(t, !isLive(pid))
-	daemon := readPid(t, filepath.Join(dir, "daemon"))
-	assert.Check(t, gone(grandchild), "its group was not killed")
-	assert.Check(t, gone(daemon), "the final sweep did not come after it ended")
-	assert.Check(t, gone(guardProc), "the guard outlived the release")
+	daemon := waittest.Pid(t, filepath.Join(dir, "daemon"))
+	assert.Check(t, waittest.Exited(t, grandchild), "its group was not killed")
+	assert.Check(t, waittest.Exited(t, daemon), "the final sweep did not come after it ended")
+	assert.Check(t, waittest.Exited(t, guardProc), "the guard outlived the release")
 
 	err = d.start(ctx, "true", dir)
 	assert.ErrorIs(t, err, context.Canceled)

@@ -4,22 +4,20 @@ package process
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"gotest.tools/v3/assert"
+
+	"github.com/evalgate/evalgate/internal/waittest"
 )
 
 // helperVar runs the test binary as a helper process instead of the tests.
@@ -30,7 +28,6 @@ func TestMain(m *testing.M) {
 		containedParent()
 		return
 	}
-	WaitDelay = 200 * time.Millisecond
 	os.Exit(m.Run())
 }
 
@@ -42,47 +39,16 @@ func shell(script, pidFile string) Spec {
 	}
 }
 
-// readPid waits until a script has written a pid into path.
-func readPid(t *testing.T, path string) int {
-	t.Helper()
-	var b []byte
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, _ = os.ReadFile(path); bytes.HasSuffix(b, []byte("\n")) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	assert.NilError(t, err, "no pid in %s", path)
-	return pid
-}
-
-// gone waits until pid is dead (gone or a zombie), for up to 10 seconds.
-func gone(pid int) bool {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			if err := syscall.Kill(pid, 0); err != nil {
-				return true
-			}
-		} else if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
-}
-
 func TestRun(t *testing.T) {
 	type testCase struct {
-		name    string
-		script  string
-		spec    func(*Spec)
-		timeout time.Duration // 0: a minute
-		wantErr error         // errors.Is
-		wantMsg string        // the error's text
+		name   string
+		script string
+		spec   func(*Spec)
+		// expire: the deadline passes once the script has written a pid
+		// to $PIDFILE.
+		expire  bool
+		wantErr error  // errors.Is
+		wantMsg string // the error's text
 		stdout  string
 		stderr  string
 		exit    string
@@ -96,8 +62,12 @@ func TestRun(t *testing.T) {
 		if tc.spec != nil {
 			tc.spec(&spec)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), cmp.Or(tc.timeout, time.Minute))
-		defer cancel()
+		ctx := waittest.Context(t)
+		if tc.expire {
+			var expire func()
+			ctx, expire = waittest.Timeout()
+			waittest.Then(t, func() bool { return waittest.HasLine(pidFile) }, expire)
+		}
 		var stdout bytes.Buffer
 		p, err := Run(ctx, spec, &stdout)
 		assert.Assert(t, p != nil, "a started process is returned: %v", err)
@@ -116,8 +86,8 @@ func TestRun(t *testing.T) {
 		assert.Equal(t, p.Exit(), tc.exit)
 		assert.Equal(t, p.Success(), tc.exit == "exit status 0")
 		if tc.pidFile {
-			pid := readPid(t, pidFile)
-			assert.Assert(t, gone(pid), "background child %d is still alive", pid)
+			pid := waittest.Pid(t, pidFile)
+			assert.Assert(t, waittest.Exited(t, pid), "background child %d is still alive", pid)
 		}
 	}
 	for _, tc := range []testCase{
@@ -188,7 +158,7 @@ func TestRun(t *testing.T) {
 		{
 			name:    "timeout kills the group",
 			script:  `sleep 600 & echo $! > "$PIDFILE"; wait`,
-			timeout: 300 * time.Millisecond,
+			expire:  true,
 			wantErr: context.DeadlineExceeded,
 			exit:    "signal: killed",
 			pidFile: true,
@@ -344,8 +314,8 @@ func TestWaitGrace(t *testing.T) {
 		p.Wait(tc.grace)
 		assert.Equal(t, p.Exit(), tc.exit)
 		assert.Assert(t, time.Since(start) >= tc.least, "Wait took %s", time.Since(start))
-		pid := readPid(t, pidFile)
-		assert.Assert(t, gone(pid), "background child %d outlived the wait", pid)
+		pid := waittest.Pid(t, pidFile)
+		assert.Assert(t, waittest.Exited(t, pid), "background child %d outlived the wait", pid)
 	}
 	for _, tc := range []testCase{
 		{
@@ -387,7 +357,7 @@ func TestCancelWithEscapedDescendant(t *testing.T) {
 	spec.Interactive = true
 	p, err := Start(ctx, spec)
 	assert.NilError(t, err)
-	escaped := readPid(t, pidFile)
+	escaped := waittest.Pid(t, pidFile)
 	defer syscall.Kill(escaped, syscall.SIGKILL)
 
 	time.AfterFunc(100*time.Millisecond, cancel)
@@ -395,10 +365,10 @@ func TestCancelWithEscapedDescendant(t *testing.T) {
 	assert.ErrorIs(t, err, os.ErrDeadlineExceeded)
 	_, err = p.Write([]byte("late\n"))
 	assert.ErrorIs(t, err, os.ErrDeadlineExceeded)
-	start := time.Now()
 	p.Wait(time.Minute)
 	assert.Equal(t, p.Exit(), "signal: killed")
-	assert.Assert(t, time.Since(start) < 5*time.Second, "Wait took %s", time.Since(start))
+	// Still running, the escaped descendant still holds the pipes: Wait
+	// returned without them.
 	assert.NilError(t, syscall.Kill(escaped, 0), "the escaped descendant is out of the group's reach")
 }
 
@@ -431,12 +401,8 @@ func TestNoGoroutineLeak(t *testing.T) {
 		p.Wait(50 * time.Millisecond)
 		cancel()
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
+	if !waittest.Poll(t, func() bool { return runtime.NumGoroutine() <= before }) {
 		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines before, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+		t.Errorf("%d goroutines before, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
 	}
 }
