@@ -86,7 +86,10 @@ func TestMergeKeepsEveryTrial(t *testing.T) {
 	run := func(t *testing.T, tc testCase) {
 		dir, scratch := t.TempDir(), t.TempDir()
 		t.Setenv("TMPDIR", scratch) // where the spill file goes
-		dirs := writeShards(t, dir, 3, 700)
+		// 240 tasks make a shard larger than the reader's chunk
+		// (results.streamChunk), and far more than the tasks whose trials
+		// it encodes before it leaves the rest in the file.
+		dirs := writeShards(t, dir, 3, 240)
 		want := map[string]results.Task{}
 		for _, d := range dirs {
 			sh, err := results.Read(filepath.Join(d, "results.json"))
@@ -104,7 +107,9 @@ func TestMergeKeepsEveryTrial(t *testing.T) {
 		got := merged.Suites[0].Tasks
 		assert.Equal(t, len(got), len(want))
 		for k, task := range got {
-			assert.Assert(t, gocmp.Equal(task, want[task.ID]), "task %d: %s", k, gocmp.Diff(want[task.ID], task))
+			if diff := gocmp.Diff(want[task.ID], task); diff != "" {
+				t.Fatalf("task %d (-shard +merged):\n%s", k, diff)
+			}
 			if k > 0 {
 				assert.Assert(t, got[k-1].Line < task.Line, "tasks out of order at %d", k)
 			}
