@@ -28,11 +28,7 @@ func TestFirstContact(t *testing.T) {
 			t.Skipf("%s is not on PATH", tool)
 		}
 	}
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "evalgate"), ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := build.CombinedOutput()
-	assert.NilError(t, err, "go build: %s", out)
+	bin := filepath.Dir(buildEvalgate(t))
 
 	repo := t.TempDir()
 	sh := func(t *testing.T, script string) result {
