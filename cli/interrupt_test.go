@@ -6,11 +6,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/evalgate/evalgate/internal/waittest"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -34,16 +34,10 @@ tasks:
 		// The slow task signals that it started, then hangs.
 		"agent.sh": "#!/bin/sh\nread x\nif [ \"$x\" = slow ]; then touch started; sleep 60; fi\nprintf '%s' \"$x\"\n",
 	})
-	go func() {
-		deadline := time.Now().Add(30 * time.Second)
-		for time.Now().Before(deadline) {
-			if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
-				_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}()
+	waittest.Then(t, func() bool {
+		_, err := os.Stat(filepath.Join(dir, "started"))
+		return err == nil
+	}, func() { _ = syscall.Kill(os.Getpid(), syscall.SIGINT) })
 	writeFiles(t, dir, map[string]string{"evalgate.yaml": "suites: [evals]\nagent: {plain: [./agent.sh]}\nconcurrency: 1\n"})
 	r := runCLI(t, dir, nil, "run")
 	assert.Equal(t, r.code, ExitInterrupted, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)

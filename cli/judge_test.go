@@ -19,6 +19,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/evalgate/evalgate/internal/retry"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -154,6 +155,10 @@ type fakeJudgeModel struct {
 	requests int
 	prompts  []string
 	auth     []string
+	// busyAt is when the 429 was answered, againAt when its prompt came
+	// again.
+	busyAt, againAt time.Time
+	busyPrompt      string
 }
 
 // count is how many requests the judge got.
@@ -179,13 +184,23 @@ func (f *fakeJudgeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad request", http.StatusBadRequest)
 		return
 	}
+	var prompt string
+	if len(req.Messages) == 2 {
+		prompt = req.Messages[1].Content
+	}
 	f.mu.Lock()
 	f.requests++
 	first := f.requests == 1
+	if !first && prompt == f.busyPrompt && f.againAt.IsZero() {
+		f.againAt = time.Now()
+	}
 	f.auth = append(f.auth, r.Header.Get("Authorization"))
 	f.mu.Unlock()
 	if first && f.busy != nil {
 		w.Header().Set("Retry-After", f.busy())
+		f.mu.Lock()
+		f.busyAt, f.busyPrompt = time.Now(), prompt
+		f.mu.Unlock()
 		http.Error(w, `{"error":{"type":"rate_limit_exceeded"}}`, http.StatusTooManyRequests)
 		return
 	}
@@ -196,7 +211,6 @@ func (f *fakeJudgeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.Temperature == nil || *req.Temperature != 0 || req.ResponseFormat.Type != "json_object" || req.Model != "grader" || len(req.Messages) != 2 {
 		f.t.Errorf("unexpected judge request: %+v", req)
 	}
-	prompt := req.Messages[1].Content
 	f.mu.Lock()
 	f.prompts = append(f.prompts, prompt)
 	f.mu.Unlock()
@@ -257,15 +271,16 @@ func TestOpenAIJudgeRateLimited(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	dir := rubricProject(t, fmt.Sprintf("judge:\n  openai: {baseURL: %s/v1, model: grader}\n  concurrency: 1\n", srv.URL))
-	start := time.Now()
 	res := runCLI(t, dir, nil, "run", "--config", "evalgate.yaml")
 	assert.Equal(t, res.code, ExitPass, "stdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
 	assert.Equal(t, fake.requests, 3, "two tasks, and the one answered 429 again")
 	assert.Equal(t, len(fake.prompts), 2)
-	// The date has a whole second's resolution: two to three seconds, more
-	// than the one second of backoff the judge would wait without it.
-	took := time.Since(start)
-	assert.Assert(t, took >= 2*time.Second && took < 20*time.Second, "the run took %v", took)
+	// The date has a whole second's resolution: the judge waited two to
+	// three seconds, more than the one second of backoff it would wait
+	// without the date, and less than the minute a wait is capped at, which
+	// a date it misread would come to.
+	waited := fake.againAt.Sub(fake.busyAt)
+	assert.Assert(t, waited >= 2*time.Second && waited < retry.DefaultMaxWait, "the judge waited %v", waited)
 	run := resultsOf(t, filepath.Join(dir, "out", "results.json"))
 	assert.Equal(t, fmt.Sprintf("%.3f %.3f", taskScores(run)["weighted"], taskScores(run)["heavier-miss"]), "0.700 0.500")
 }

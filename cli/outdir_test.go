@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/evalgate/evalgate/internal/dirlock"
+	"github.com/evalgate/evalgate/internal/waittest"
 	"github.com/evalgate/evalgate/report"
 )
 
@@ -29,17 +29,6 @@ tasks:
     expected: {kind: golden, match: {strategy: exact, value: slow}}
 `
 
-// waitFor waits up to 30 seconds for path to exist.
-func waitFor(t *testing.T, path string) {
-	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-	}
-	t.Fatalf("%s did not appear", path)
-}
-
 // TestOutFolderIsLocked: while a run writes to its output folder, a second
 // run, a merge or a report into that folder stops at once with exit 3 and
 // says what to do, and the first run's outputs are its own. Once the lock
@@ -53,8 +42,10 @@ func TestOutFolderIsLocked(t *testing.T) {
 		// The slow task says that it started, then waits to be let go.
 		"agent.sh": fmt.Sprintf("#!/bin/sh\nread x\nif [ \"$x\" = slow ]; then touch %q; while [ ! -f %q ]; do sleep 0.05; done; fi\nprintf '%%s' \"$x\"\n",
 			started, proceed),
-		"evalgate.yaml": "suites: [evals]\nagent: {plain: [./agent.sh]}\ntimeout: 20s\n",
+		// The slow task waits for proceed as long as the test lasts.
+		"evalgate.yaml": "suites: [evals]\nagent: {plain: [./agent.sh]}\ntimeout: 1h\n",
 	})
+	t.Cleanup(func() { os.WriteFile(proceed, nil, 0o644) })
 	type outcome struct {
 		code           int
 		stdout, stderr string
@@ -65,7 +56,7 @@ func TestOutFolderIsLocked(t *testing.T) {
 		o.code, o.stdout, o.stderr = runEvalgate(t, nil, "run")
 		first <- o
 	}()
-	waitFor(t, started)
+	waittest.File(t, started)
 
 	const busy = "evalgate: another evalgate run is writing to \"evalgate-out\": wait for it to finish, or pass --out with another folder\n"
 	code, stdout, stderr := runEvalgate(t, nil, "run")
@@ -74,7 +65,7 @@ func TestOutFolderIsLocked(t *testing.T) {
 	assert.Check(t, is.Equal(stdout, ""), "the second run reported nothing")
 
 	assert.NilError(t, os.WriteFile(proceed, nil, 0o644))
-	o := <-first
+	o := waittest.Receive(t, "the first run to end", first)
 	assert.Equal(t, o.code, ExitPass, "stdout:\n%s\nstderr:\n%s", o.stdout, o.stderr)
 	events := regrEvents(t, "evalgate-out")
 	count := map[string]int{}
@@ -140,7 +131,7 @@ func TestRunAfterKilledRun(t *testing.T) {
 		// While the file hang is there, the slow task hangs.
 		"agent.sh": fmt.Sprintf("#!/bin/sh\nread x\nif [ \"$x\" = slow ]; then touch %q; while [ -f %q ]; do sleep 0.05; done; fi\nprintf '%%s' \"$x\"\n",
 			started, hang),
-		"evalgate.yaml": "suites: [evals]\nagent: {plain: [./agent.sh]}\ntimeout: 60s\n",
+		"evalgate.yaml": "suites: [evals]\nagent: {plain: [./agent.sh]}\ntimeout: 1h\n",
 	})
 	cmd := exec.Command(os.Args[0], "run")
 	for _, kv := range os.Environ() {
@@ -151,7 +142,7 @@ func TestRunAfterKilledRun(t *testing.T) {
 	cmd.Env = append(cmd.Env, asEvalgate+"=1")
 	assert.NilError(t, cmd.Start())
 	t.Cleanup(func() { _ = os.Remove(hang); _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	waitFor(t, started)
+	waittest.File(t, started)
 
 	code, _, stderr := runEvalgate(t, nil, "run")
 	assert.Check(t, is.Equal(code, ExitRunError))
