@@ -17,6 +17,7 @@ import (
 
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/internal/chat"
+	"github.com/evalgate/evalgate/internal/waittest"
 )
 
 func init() { retryInterval = time.Millisecond }
@@ -70,16 +71,11 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	f.maxInflight = max(f.maxInflight, f.inflight)
 	f.mu.Unlock()
 	if f.hold != nil {
-		deadline := time.Now().Add(5 * time.Second) // a safety net, not an assertion
-		for time.Now().Before(deadline) {
+		waittest.Poll(f.t, func() bool {
 			f.mu.Lock()
-			done := f.hold(f.inflight)
-			f.mu.Unlock()
-			if done {
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
+			defer f.mu.Unlock()
+			return f.hold(f.inflight)
+		})
 	}
 	status, body := f.reply(n, &req)
 	f.mu.Lock()

@@ -27,6 +27,10 @@ func programTask(dir string, negate bool, command ...string) *suites.Task {
 	}}}
 }
 
+// noTimeout is the timeout of a program that must answer however slowly
+// it starts on a busy machine: longer than any test's deadline.
+const noTimeout = time.Hour
+
 func newPrograms(t *testing.T, timeout time.Duration) *judges.Programs {
 	t.Helper()
 	ps := judges.NewPrograms(context.Background(), judges.ProgramOptions{Env: process.ScrubEnv(os.Environ(), nil, nil), Timeout: timeout})
@@ -48,7 +52,7 @@ while read -r line; do
   esac
 done
 `)
-	ps := newPrograms(t, 5*time.Second)
+	ps := newPrograms(t, noTimeout)
 	task := programTask(dir, false, "./check.sh")
 	obs := &judges.Observation{Input: json.RawMessage(`"q"`), Output: json.RawMessage(`"yes"`), Vars: json.RawMessage(`{"answer":"yes"}`)}
 	for range 50 {
@@ -75,7 +79,7 @@ done
 	assert.Assert(t, starts >= 1 && starts <= 4, "%d processes for 90 requests, at most 4 at once", starts)
 
 	// negate turns the verdict around.
-	checks, _, err := judges.GoldenContext(context.Background(), programTask(dir, true, "./check.sh"), obs, newPrograms(t, 5*time.Second))
+	checks, _, err := judges.GoldenContext(context.Background(), programTask(dir, true, "./check.sh"), obs, newPrograms(t, noTimeout))
 	assert.NilError(t, err)
 	assert.DeepEqual(t, checks, []results.Check{{ID: "prog", Kind: "exec", Weight: 1, Passed: false, Reason: judges.ReasonNegated}})
 }
@@ -98,22 +102,24 @@ func TestProgramCheckFailures(t *testing.T) {
 		want    string
 	}{
 		{[]string{"./crash.sh"}, `check prog: the program "./crash.sh" ended with exit status 3 before answering`},
-		{[]string{"./hang.sh"}, `check prog: the program "./hang.sh" did not answer within 300ms`},
+		{[]string{"./hang.sh"}, `check prog: the program "./hang.sh" did not answer within 300ms`}, // and only it times out
 		{[]string{"./garbage.sh"}, `check prog: the program "./garbage.sh" answered a line that is not a JSON object {"pass": true|false, …}`},
 		{[]string{"./nopass.sh"}, `check prog: the program "./nopass.sh" answered without "pass": expected {"pass": true|false, "score"?: 0..1, "reason"?: "…"}`},
 		{[]string{"./badscore.sh"}, `check prog: the program "./badscore.sh" answered a "score" outside 0..1`},
 		{[]string{"./missing.sh"}, `check prog: the program "./missing.sh" could not be started`},
 	} {
 		t.Run(tc.command[0], func(t *testing.T) {
-			start := time.Now()
-			_, _, err := judges.GoldenContext(context.Background(), programTask(dir, false, tc.command...), obs, newPrograms(t, 300*time.Millisecond))
+			timeout := noTimeout
+			if tc.command[0] == "./hang.sh" {
+				timeout = 300 * time.Millisecond
+			}
+			_, _, err := judges.GoldenContext(context.Background(), programTask(dir, false, tc.command...), obs, newPrograms(t, timeout))
 			ce, ok := errors.AsType[*judges.CheckError](err)
 			assert.Assert(t, ok, "%v", err)
 			assert.Assert(t, strings.HasPrefix(ce.Error(), tc.want), "%s", ce.Error())
-			assert.Assert(t, time.Since(start) < 5*time.Second)
 		})
 	}
-	ps := newPrograms(t, 5*time.Second)
+	ps := newPrograms(t, noTimeout)
 	task := programTask(dir, false, "./once.sh")
 	_, _, err := judges.GoldenContext(context.Background(), task, obs, ps)
 	assert.ErrorContains(t, err, "ended with exit status 1")
