@@ -7,11 +7,12 @@ import (
 	"net/http/httptest"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/evalgate/evalgate/internal/waittest"
 )
 
 // TestRawClient drives the SDK's own server with the raw client, answering
@@ -48,9 +49,7 @@ func TestRawClient(t *testing.T) {
 		assert.Check(t, is.Len(slices.Collect(srv.Sessions()), 1))
 		assert.NilError(t, c.close(t.Context()))
 		// The session ends as the DELETE is answered, or just after.
-		for deadline := time.Now().Add(5 * time.Second); len(slices.Collect(srv.Sessions())) > 0 && time.Now().Before(deadline); {
-			time.Sleep(time.Millisecond)
-		}
+		waittest.Poll(t, func() bool { return len(slices.Collect(srv.Sessions())) == 0 })
 		assert.Check(t, is.Len(slices.Collect(srv.Sessions()), 0), "the DELETE ended the session")
 	}
 	t.Run("JSON answers", func(t *testing.T) { run(t, true) })

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gotest.tools/v3/assert"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/internal/loopback"
+	"github.com/evalgate/evalgate/internal/waittest"
 	"github.com/evalgate/evalgate/suites"
 )
 
@@ -31,7 +31,7 @@ func testFixtures(tag string) *suites.Fixtures {
 			{Tool: "crm:lookup", Args: json.RawMessage(`{"orderId":"A-17"}`), Response: json.RawMessage(`{"order":"A-17","owner":"` + tag + `"}`)},
 			{Tool: "crm:lookup", Error: "order not found"},
 			{Tool: "notes.read", Response: json.RawMessage(`"a note of ` + tag + `"`)},
-			{Tool: "slow", Response: json.RawMessage(`1`), DelayMs: 60_000},
+			{Tool: "slow", Response: json.RawMessage(`1`), DelayMs: 3_600_000}, // ends only when interrupted
 		},
 		MemorySeed: []json.RawMessage{json.RawMessage(`{"customer": "` + tag + `"}`)},
 	}
@@ -345,11 +345,7 @@ func TestSessionAfterTheEnd(t *testing.T) {
 	ended.track(open[0])
 	done := make(chan error, 1)
 	go func() { done <- open[0].Wait() }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the session was left open")
-	}
+	waittest.Receive(t, "the session to be closed", done)
 }
 
 // post sends a tools/list request and returns the status and body.
@@ -391,21 +387,13 @@ func TestEndpointEndsWithTheTrial(t *testing.T) {
 			res, _ := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
 			done <- res
 		}()
-		for len(sess.Trace()) == 0 {
-			time.Sleep(time.Millisecond)
-		}
-		start := time.Now()
+		waittest.Until(t, "the call to start", func() bool { return len(sess.Trace()) > 0 })
 		tc.end(e, cancel)
-		e.Close() // returns once the call has
-		assert.Check(t, time.Since(start) < 5*time.Second)
+		e.Close() // returns once the call has, which only an interruption ends
 		trace := sess.Trace()
 		assert.Assert(t, is.Len(trace, 1))
 		assert.Check(t, trace[0].IsError, "the interrupted call is an error: %s", trace[0].Result)
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			t.Fatal("the call in progress did not end")
-		}
+		waittest.Receive(t, "the call in progress to end", done)
 		status, body := post(t, e.URL)
 		assert.Check(t, is.Equal(status, http.StatusNotFound))
 		assert.Check(t, is.Equal(body, ""))
@@ -470,12 +458,7 @@ func TestBridge(t *testing.T) {
 		assert.NilError(t, err)
 		assert.Check(t, is.Equal(mem.Contents[0].Text, `{"customer":"ann"}`))
 		cs.Close()
-		select {
-		case err := <-bridged:
-			assert.NilError(t, err)
-		case <-time.After(5 * time.Second):
-			t.Fatal("the bridge did not end with its stdin")
-		}
+		assert.NilError(t, waittest.Receive(t, "the bridge to end with its stdin", bridged))
 	})
 
 	t.Run("stdin ends before the answers", func(t *testing.T) {
@@ -526,13 +509,9 @@ func TestNoGoroutineLeak(t *testing.T) {
 	for _, cs := range clients {
 		cs.Close()
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
+	if !waittest.Poll(t, func() bool { return runtime.NumGoroutine() <= before }) {
 		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines before, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+		t.Errorf("%d goroutines before, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
 	}
 }
 

@@ -4,10 +4,13 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 
 	"gotest.tools/v3/assert"
+
+	"github.com/evalgate/evalgate/internal/waittest"
 )
 
 // TestLoad checks the collector's settings while a file loads, and that
@@ -63,14 +66,36 @@ func TestLoadsTakeTurns(t *testing.T) {
 		Load("second", 500_000, true)()
 		close(done)
 	}()
+	// The second load goes as far as it can: it returns, or it waits for
+	// the first, in a goroutine blocked in Load.
+	waittest.Until(t, "the second load to wait or return", func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return waitingIn("memtune.Load(")
+		}
+	})
 	select {
 	case <-done:
 		t.Fatal("a load set the collector while another load held it")
-	case <-time.After(100 * time.Millisecond):
+	default:
 	}
 	restore()
-	<-done
+	waittest.Receive(t, "the second load to return", done)
 	assert.Equal(t, debug.SetGCPercent(100), 100, "GOGC after both loads")
+}
+
+// waitingIn reports whether a goroutine is blocked on a mutex in a
+// function whose frame's text starts with fn.
+func waitingIn(fn string) bool {
+	buf := make([]byte, 1<<20)
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if strings.Contains(g, "sync.(*Mutex).Lock") && strings.Contains(g, fn) {
+			return true
+		}
+	}
+	return false
 }
 
 func TestRun(t *testing.T) {
@@ -86,17 +111,15 @@ func TestMCP(t *testing.T) {
 	restore := MCP("")
 	assert.Equal(t, debug.SetGCPercent(MCPGCPercent), MCPGCPercent, "GOGC with none set")
 	// A collection of this test's small heap raises the target.
-	deadline := time.Now().Add(5 * time.Second)
-	raised := func() bool {
+	waittest.Until(t, "a collection of a small heap to raise the target", func() bool {
 		gogc := debug.SetGCPercent(-1)
 		debug.SetGCPercent(gogc)
-		return gogc > MCPGCPercent
-	}
-	for !raised() && time.Now().Before(deadline) {
+		if gogc > MCPGCPercent {
+			return true
+		}
 		runtime.GC()
-		time.Sleep(10 * time.Millisecond)
-	}
-	assert.Assert(t, raised(), "the target after a collection of a small heap")
+		return false
+	})
 	restore()
 	runtime.GC()
 	time.Sleep(20 * time.Millisecond)
