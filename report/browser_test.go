@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -14,12 +13,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"gotest.tools/v3/assert"
 
 	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/internal/resultstest"
+	"github.com/evalgate/evalgate/internal/waittest"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -351,10 +350,8 @@ func runChromium(t *testing.T, browser, test string, dark bool, args ...string) 
 		cmd = append(cmd, "--force-dark-mode")
 	}
 	cmd = append(append(cmd, args...), "file://"+filepath.ToSlash(file))
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
 	var out bytes.Buffer
-	p, err := process.Run(ctx, process.Spec{Command: cmd, Env: process.ScrubEnv(os.Environ(), nil, nil)}, &out)
+	p, err := process.Run(waittest.Context(t), process.Spec{Command: cmd, Env: process.ScrubEnv(os.Environ(), nil, nil)}, &out)
 	assert.NilError(t, err, "could not run %s", browser)
 	assert.Assert(t, p.Success(), "%s: %s\n%s", browser, p.Exit(), p.Stderr())
 	return out.Bytes()
