@@ -19,6 +19,7 @@ import (
 // task counts, the exit code, which tasks fail and why, and which default
 // gate each failure trips.
 func TestExampleRunAsTheREADMESays(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../README.md")
 	assert.NilError(t, err)
 	_, section, ok := strings.Cut(string(data), "\n## The two commands\n")
@@ -27,9 +28,10 @@ func TestExampleRunAsTheREADMESays(t *testing.T) {
 	assert.Assert(t, is.Contains(section, "go run . run --config examples/evalgate.yaml"))
 
 	// --no-cache: the example judge is deterministic, and the test leaves
-	// no judge cache behind in the repository.
+	// no judge cache behind in the repository. The agent is the config's
+	// go run ./agent, built once.
 	out := filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := runEvalgate(t, nil, "run", "--config", "../examples/evalgate.yaml", "--out", out, "--no-cache", "--explain")
+	code, stdout, stderr := runEvalgate(t, nil, "run", "--config", "../examples/evalgate.yaml", "--agent-cmd", buildExampleAgent(t), "--out", out, "--no-cache", "--explain")
 	r := regrReadRun(t, out)
 
 	// The README's "expected vs got" is this run's.

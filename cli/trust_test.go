@@ -21,8 +21,10 @@ import (
 // example has no TL4 sign-off and no history. Then the shards of the same
 // run merge into the same scorecard, and a trust.level gate holds in both.
 func TestChaosExample(t *testing.T) {
+	t.Parallel()
+	agent := buildExampleAgent(t) // the config's go run ../agent, built once
 	out := filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := runEvalgate(t, nil, "run", "--config", "../examples/chaos/evalgate.yaml", "--out", out)
+	code, stdout, stderr := runEvalgate(t, nil, "run", "--config", "../examples/chaos/evalgate.yaml", "--agent-cmd", agent, "--out", out)
 	assert.Equal(t, code, ExitPass, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	r := regrReadRun(t, out)
 
@@ -73,7 +75,7 @@ func TestChaosExample(t *testing.T) {
 	// Shards score a part each; merge scores the whole again.
 	dir := t.TempDir()
 	for _, shard := range []string{"1/2", "2/2"} {
-		code, stdout, stderr = runEvalgate(t, nil, "run", "--config", "../examples/chaos/evalgate.yaml", "--shard", shard,
+		code, stdout, stderr = runEvalgate(t, nil, "run", "--config", "../examples/chaos/evalgate.yaml", "--agent-cmd", agent, "--shard", shard,
 			"--out", filepath.Join(dir, "shard-"+shard[:1]))
 		assert.Equal(t, code, ExitPass, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}

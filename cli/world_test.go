@@ -303,8 +303,10 @@ tasks:
 // four of five tasks pass, and the agent's deliberate bug (a lost parcel
 // denied) is caught by the end-state check (goldState) alone.
 func TestWorldsExample(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := runEvalgate(t, nil, "run", "--config", "../examples/worlds/evalgate.yaml", "--out", out)
+	// The config's go run ../agent, built once.
+	code, stdout, stderr := runEvalgate(t, nil, "run", "--config", "../examples/worlds/evalgate.yaml", "--agent-cmd", buildExampleAgent(t), "--out", out)
 	assert.Equal(t, code, ExitGateFail, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	r := regrReadRun(t, out)
 	got := map[string]string{}
