@@ -292,9 +292,16 @@ func exampleProject(t *testing.T) string {
 	}
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"evalgate.yaml":      "suites: [evals/]\nagent:\n  exec: [python3, agent.py]\njudge:\n  exec: [python3, judge.py]\n",
+		"evalgate.yaml":      "suites: [evals/]\nagent:\n  exec: [/bin/sh, agent.sh]\njudge:\n  exec: [python3, judge.py]\n",
 		"bare.yaml":          "suites: [evals/]\n",
 		"evals/support.yaml": suite.String(),
+		// agent.py in a shell, which starts in a tenth of Python's time: the
+		// project's runs start it for every task of every test.
+		"agent.sh": `IFS= read -r task
+input=${task#*\"input\":\"}
+input=${input%%\"*}
+printf '{"type":"final","output":"%s"}\n' "$(printf '%s' "$input" | tr '[:lower:]' '[:upper:]')"
+`,
 		"agent.py": `import json, sys
 
 for line in sys.stdin:
