@@ -215,6 +215,6 @@ func TestForkCommentRecipe(t *testing.T) {
 		},
 	}
 	for _, tc := range testCases {
-		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) }) // each with its own fake GitHub and folder
 	}
 }

@@ -346,7 +346,7 @@ func TestInstallScript(t *testing.T) {
 			env:     map[string]string{"INPUT_INSTALL_MODE": "source"},
 			wantErr: "install-mode source builds with the runner's Go, which must be 1.21 or newer (the action's go.mod), but the runner has no Go"},
 	} {
-		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) }) // each in its own folder and environment
 	}
 }
 
