@@ -10,6 +10,9 @@
 // tests spends most of its time in shims. Run puts first on PATH a folder
 // where python3 is the interpreter the shim would have run, so that every
 // test runs the same Python, directly. See docs/testing.md.
+//
+// Build builds a program the tests run (evalgate, an example agent) once
+// per test binary.
 package testenv
 
 import (
@@ -19,11 +22,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
 // Run runs the tests of m in the environment this package sets up, and
-// returns the exit code for os.Exit.
+// returns the exit code for os.Exit. The binaries Build built are removed
+// once the tests have run.
 func Run(m *testing.M) int {
 	dir, err := direct("python3")
 	if err != nil {
@@ -33,7 +38,68 @@ func Run(m *testing.M) int {
 	if dir != "" {
 		defer os.RemoveAll(dir)
 	}
+	defer builds.removeAll()
 	return m.Run()
+}
+
+// Build returns the path of a binary called name, built with go build from
+// the package at pkg (as go build names it, from the test's folder), with
+// env added to the environment: built the first time a test of the binary
+// asks for it, and removed when Run returns. The tests that run a program,
+// rather than re-running their own binary, share one build of it.
+func Build(t *testing.T, name, pkg string, env ...string) string {
+	t.Helper()
+	b := builds.get(name + "\x00" + pkg + "\x00" + strings.Join(env, "\x00"))
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "evalgate-testenv-build-"); b.err != nil {
+			return
+		}
+		bin := filepath.Join(b.dir, name)
+		cmd := exec.Command("go", "build", "-o", bin, pkg)
+		cmd.Env = append(os.Environ(), env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+			return
+		}
+		b.bin = bin
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.bin
+}
+
+// builds are the binaries of Build, by package and environment.
+var builds = buildSet{m: map[string]*build{}}
+
+type buildSet struct {
+	mu sync.Mutex
+	m  map[string]*build
+}
+
+type build struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+func (s *buildSet) get(key string) *build {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m[key] == nil {
+		s.m[key] = &build{}
+	}
+	return s.m[key]
+}
+
+func (s *buildSet) removeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range s.m {
+		if b.dir != "" {
+			os.RemoveAll(b.dir)
+		}
+	}
 }
 
 // direct makes name on PATH, when it is a shim, the program the shim runs:

@@ -10,6 +10,8 @@ import (
 	"testing"
 )
 
+func TestMain(m *testing.M) { os.Exit(Run(m)) }
+
 // TestDirect puts a shim first on PATH, as pyenv does, and checks that
 // python3 is then the interpreter it runs, directly.
 func TestDirect(t *testing.T) {
@@ -45,5 +47,17 @@ func TestDirect(t *testing.T) {
 	t.Setenv("PATH", filepath.Dir(real))
 	if dir, err := direct("python3"); dir != "" || err != nil {
 		t.Errorf("direct of an interpreter = %q, %v; want nothing done", dir, err)
+	}
+}
+
+// TestBuild builds a program once for every test that asks for it.
+func TestBuild(t *testing.T) {
+	bin := Build(t, "agent", "../../examples/agent")
+	fi, err := os.Stat(bin)
+	if err != nil || fi.Mode()&0o111 == 0 || filepath.Base(bin) != "agent" {
+		t.Fatalf("Build gave %q: %v, %v", bin, fi, err)
+	}
+	if again := Build(t, "agent", "../../examples/agent"); again != bin {
+		t.Errorf("a second Build gave %q, want the first build %q", again, bin)
 	}
 }
