@@ -32,10 +32,6 @@ func TestMain(m *testing.M) {
 	if b := os.Getenv(testAgentEnv); b != "" {
 		os.Exit(testAgent(b))
 	}
-	if os.Getenv("GORACE") == "" {
-		// A race-enabled agent would otherwise sleep a second before exiting.
-		os.Setenv("GORACE", "atexit_sleep_ms=0")
-	}
 	os.Exit(testenv.Run(m))
 }
 

@@ -12,7 +12,9 @@
 // test runs the same Python, directly. See docs/testing.md.
 //
 // Build builds a program the tests run (evalgate, an example agent) once
-// per test binary.
+// per test binary. And a child that is the test binary itself, built with
+// -race, exits without the race detector's one-second wait
+// (GORACE=atexit_sleep_ms=0).
 package testenv
 
 import (
@@ -30,6 +32,12 @@ import (
 // returns the exit code for os.Exit. The binaries Build built are removed
 // once the tests have run.
 func Run(m *testing.M) int {
+	if os.Getenv("GORACE") == "" {
+		// The test binary re-run as a child (an agent, evalgate itself)
+		// would otherwise sleep a second before it exits when built with
+		// -race.
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	dir, err := direct("python3")
 	if err != nil {
 		// The tests still run, through the shim.
