@@ -548,17 +548,13 @@ func TestHeldRequestEndsWithTheTrial(t *testing.T) {
 	defer c.Close()
 	_, err = fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"", u.Path, u.Host)
 	assert.NilError(t, err)
-	for !e.Busy() {
-		time.Sleep(time.Millisecond)
-	}
+	waittest.Until(t, "the request to be in flight", e.Busy)
 	closed := make(chan struct{})
 	go func() { e.Close(); close(closed) }()
-	select {
-	case <-closed:
-	case <-time.After(time.Minute):
-		t.Fatal("the trial's end waited on the client")
+	waittest.Receive(t, "the trial's end, which must not wait on the client", closed)
+	if deadline, ok := waittest.Deadline(t); ok {
+		assert.NilError(t, c.SetReadDeadline(deadline))
 	}
-	assert.NilError(t, c.SetReadDeadline(time.Now().Add(time.Minute)))
 	_, err = io.Copy(io.Discard, c)
 	ne, ok := errors.AsType[net.Error](err)
 	assert.Check(t, !ok || !ne.Timeout(), "the connection was left open: %v", err)
