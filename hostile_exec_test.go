@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -24,7 +23,6 @@ func hostileExecCases() []hostileCase {
 				res := readOut(t, dir, "results.json")
 				assert.Check(t, is.Equal(strings.Count(res, `"errorKind": "timeout"`), 4), res)
 				assert.Check(t, is.Contains(res, "the task's checks did not finish within its timeout of 3s"))
-				assert.Check(t, r.elapsed < 20*time.Second, "the checks held the run for %s", r.elapsed)
 			},
 		},
 		{
@@ -35,10 +33,11 @@ func hostileExecCases() []hostileCase {
 				assert.Check(t, is.Equal(strings.Count(res, `"errorKind": "check"`), 4), res)
 				assert.Check(t, is.Contains(res, "in its expression, the pattern of a matches: expected a regular expression that compiles to at most 1000 instructions"))
 				assert.Check(t, is.Contains(res, "in its expression, a matches: expected a regular expression and a text that take at most"))
-				assert.Check(t, r.elapsed < 20*time.Second, "the checks held the run for %s", r.elapsed)
 			},
 		},
 		{
+			// The assert would run for days: the run ends only because
+			// Ctrl-C stopped it.
 			name: "SIGINT while a rubric assert runs", agent: "marking.sh", exec: true, suite: "sigintrubric.yaml",
 			setup: func(t *testing.T, dir string) {
 				data, err := os.ReadFile(filepath.Join("testdata", "hostile", "agents", "marker.sh"))
@@ -47,7 +46,6 @@ func hostileExecCases() []hostileCase {
 			},
 			wantExit: 130, outputs: true,
 			check: func(t *testing.T, dir string, r hostileResult) {
-				assert.Check(t, r.elapsed < 15*time.Second, "SIGINT took %s to end the run", r.elapsed)
 				assert.Check(t, is.Contains(readOut(t, dir, "results.json"), `"interrupted": true`))
 			},
 		},

@@ -40,6 +40,9 @@ type mcpTestInput struct {
 	// the calls: past its quota the agent is stopped.
 	Sessions int  `json:"sessions"`
 	Linger   bool `json:"linger"` // answer, then keep the client open and idle
+	// AnsweredFile, with Linger, is a file the agent writes a line to once
+	// it has answered.
+	AnsweredFile string `json:"answeredFile"`
 }
 
 // mcpTestAgent is the agent side of the MCP tests: "mcp-exec" reads an
@@ -129,6 +132,10 @@ func mcpTestAgent(behaviour string, in *bufio.Reader) int {
 		answer(out)
 	}
 	if input.Linger {
+		if input.AnsweredFile != "" {
+			os.Stdout.Sync()
+			os.WriteFile(input.AnsweredFile, []byte("answered\n"), 0o600)
+		}
 		time.Sleep(time.Hour)
 	}
 	return 0
@@ -278,9 +285,7 @@ func TestMCPQuota(t *testing.T) {
 	defer m.Close()
 	req := testRequest(`{"sessions": 1000, "quiet": true}`)
 	req.Timeout = time.Hour
-	ctx, cancel := context.WithTimeout(t.Context(), req.Timeout)
-	defer cancel()
-	out := m.Run(ctx, req, fixtures.NewSession(nil, fixtures.Options{}))
+	out := m.Run(waittest.Context(t), req, fixtures.NewSession(nil, fixtures.Options{}))
 	assert.Assert(t, out.Err != nil, "%s", out.Output)
 	assert.Check(t, is.Equal(out.Err.Kind, results.ErrOutputTooLarge))
 	assert.Check(t, is.Equal(out.Err.Message, "the agent's MCP client went over its trial's quota of 100 sessions"))
@@ -292,10 +297,11 @@ func TestMCPQuota(t *testing.T) {
 func TestMCPAnsweredThenIdle(t *testing.T) {
 	m := &MCP{Agent: &Plain{Command: testAgentExec("mcp-plain", nil).Command, Env: testAgentExec("mcp-plain", nil).Env}}
 	defer m.Close()
-	req := testRequest(`{"quiet": true, "linger": true, "call": [{"name": "rm", "arguments": {}}]}`)
-	req.Timeout = 2 * time.Second
-	ctx, cancel := context.WithTimeout(t.Context(), req.Timeout)
-	defer cancel()
+	answered := filepath.Join(t.TempDir(), "answered")
+	req := testRequest(`{"quiet": true, "linger": true, "answeredFile": "` + answered + `", "call": [{"name": "rm", "arguments": {}}]}`)
+	req.Timeout = 2 * time.Second // for the message: the deadline passes once the agent has answered
+	ctx, expire := waittest.Timeout()
+	waittest.Then(t, func() bool { return waittest.HasLine(answered) }, expire)
 	sess := fixtures.NewSession(nil, fixtures.Options{})
 	out := m.Run(ctx, req, sess)
 	assert.Assert(t, out.Err != nil, "%s", out.Output)

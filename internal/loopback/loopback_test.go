@@ -16,6 +16,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/evalgate/evalgate/internal/waittest"
 )
 
 // dummy is a server of a protocol of its own, built on a Server the way
@@ -108,7 +110,9 @@ func holdRequest(t *testing.T, u string) net.Conn {
 // its answer, if any, then EOF or a reset.
 func waitClosed(t *testing.T, c net.Conn) {
 	t.Helper()
-	assert.NilError(t, c.SetReadDeadline(time.Now().Add(time.Minute)))
+	if deadline, ok := waittest.Deadline(t); ok {
+		assert.NilError(t, c.SetReadDeadline(deadline))
+	}
 	_, err := io.Copy(io.Discard, c)
 	var ne net.Error
 	assert.Check(t, !errors.As(err, &ne) || !ne.Timeout(), "the server held the connection: %v", err)
@@ -303,11 +307,7 @@ func TestCloseWaitsOnNoClient(t *testing.T) {
 			tn.Close()
 			close(closed)
 		}()
-		select {
-		case <-closed:
-		case <-time.After(time.Minute):
-			t.Fatal("Close waited on the client")
-		}
+		waittest.Receive(t, "Close, which must not wait on the client", closed)
 		assert.Check(t, <-d.errs != nil)
 		waitClosed(t, c)
 		if tc.name != "the server closes" {
@@ -355,10 +355,5 @@ func TestConnectionCap(t *testing.T) {
 	default:
 	}
 	first.Close()
-	select {
-	case c := <-accepted:
-		c.Close()
-	case <-time.After(time.Minute):
-		t.Fatal("the third connection was not accepted once one closed")
-	}
+	waittest.Receive(t, "the third connection to be accepted once one closed", accepted).Close()
 }
