@@ -9,7 +9,7 @@ case "$task" in
 	while [ ! -e "$HOSTILE_PIDS.checks" ]; do sleep 0.05; done
 	sleep 1
 	echo $$ >> "$HOSTILE_PIDS"
-	exec sleep 300 ;;
+	exec sleep 3600 ;;
 esac
 echo '{"type":"tool_call","id":"m","name":"mark","arguments":{}}'
 read -r result

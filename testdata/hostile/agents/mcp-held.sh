@@ -16,13 +16,13 @@ s.sendall(("POST /%s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
            "{\"jsonrpc\"" % (path, host)).encode())
 with open(sent, "w") as f:
     f.write("%d\n" % os.getpid())
-time.sleep(300)
+time.sleep(3600)
 ' "$EVALGATE_MCP_URL" "$sent" </dev/null >/dev/null 2>&1 &)
 while [ ! -s "$sent" ]; do sleep 0.1; done
 sleep 1
 cat "$sent" >> "$HOSTILE_PIDS"
 echo $$ >> "$HOSTILE_PIDS"
 if [ "$HOSTILE_HOLD" = wait ]; then
-  sleep 300
+  sleep 3600
 fi
 echo ok
