@@ -3,7 +3,8 @@
 # (default 3) beside 4 busy processes, as on a busy 2-core machine, and
 # prints how long each run and each package took (its longest of the runs).
 # Stops at the first failing run and prints what failed. Packages after
-# RUNS test only those. docs/testing.md says why and what the figures
+# RUNS test only those. With KEEP=DIR, each run's go test -json output is
+# kept in DIR (run-N.json). docs/testing.md says why and what the figures
 # should be.
 #
 #   bash scripts/test-under-load.sh [RUNS [PACKAGE...]]
@@ -18,13 +19,20 @@ fi
 shift $(($# > 0 ? 1 : 0))
 packages=("${@:-./...}")
 
-out=$(mktemp -d)
+if [[ -n "${KEEP:-}" ]]; then
+	mkdir -p "$KEEP"
+	out=$KEEP
+else
+	out=$(mktemp -d)
+fi
 busy=()
 cleanup() {
 	if ((${#busy[@]})); then
 		kill "${busy[@]}" 2>/dev/null || true
 	fi
-	rm -rf "$out"
+	if [[ -z "${KEEP:-}" ]]; then
+		rm -rf "$out"
+	fi
 }
 trap cleanup EXIT
 for _ in 1 2 3 4; do
@@ -52,8 +60,9 @@ done
 /usr/bin/python3 - "$out" <<'EOF'
 import glob, json, os, sys
 
-longest, failed = {}, []
-for path in sorted(glob.glob(os.path.join(sys.argv[1], "run-*.json"))):
+longest, times, failed = {}, {}, []
+paths = sorted(glob.glob(os.path.join(sys.argv[1], "run-*.json")), key=lambda p: int(p.rsplit("-", 1)[1].split(".")[0]))
+for n, path in enumerate(paths):
     output = {}
     for line in open(path, encoding="utf-8", errors="replace"):
         try:
@@ -65,11 +74,13 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "run-*.json"))):
             output.setdefault((pkg, test), []).append(e.get("Output", ""))
         elif e.get("Action") in ("pass", "fail") and not test and "Elapsed" in e:
             longest[pkg] = max(longest.get(pkg, 0), e["Elapsed"])
+            times.setdefault(pkg, [None] * len(paths))[n] = e["Elapsed"]
         if e.get("Action") == "fail":
             failed.append((os.path.basename(path), pkg, test, "".join(output.get((pkg, test), []))))
-print("longest time of each package (seconds):")
+print("each package's time in each run, longest first (seconds):")
 for pkg, secs in sorted(longest.items(), key=lambda kv: -kv[1]):
-    print(f"  {secs:7.1f}  {pkg}")
+    runs = "  ".join("    -  " if s is None else f"{s:7.1f}" for s in times[pkg])
+    print(f"  {runs}  {pkg}")
 for run, pkg, test, text in failed:
     if test:
         print(f"\nFAIL {run}: {pkg} {test}\n{text}")
