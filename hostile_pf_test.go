@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/evalgate/evalgate/cli"
+	"github.com/evalgate/evalgate/internal/waittest"
 )
 
 // hostileSecret is a file beside the promptfoo config's repository, and
@@ -101,15 +101,14 @@ func importHostile(t *testing.T, dir, config string, beside, links map[string]st
 	}
 	self, err := os.Executable()
 	assert.NilError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), hostileMaxTime)
-	defer cancel()
+	ctx := waittest.Context(t)
 	cmd := exec.CommandContext(ctx, self, "-test.run=^TestHostileImportChild$")
 	cmd.Dir = dir
 	cmd.Env = append(cleanEnv(), "GITHUB_TOKEN="+hostileCanary, "EVALGATE_HOSTILE_IMPORT="+filepath.Join(repo, "promptfooconfig.yaml"))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
-	assert.Assert(t, ctx.Err() == nil, "the import took more than %s\n%s", hostileMaxTime, out.String())
+	assert.Assert(t, ctx.Err() == nil, "the import had not ended by the test's deadline\n%s", out.String())
 	assert.NilError(t, err, "%s", out.String())
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		assert.Check(t, ru.Maxrss < hostileMaxRSSKiB, "the import's peak RSS was %d KiB", ru.Maxrss)

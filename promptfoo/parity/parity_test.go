@@ -1,7 +1,6 @@
 package parity
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,9 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"gotest.tools/v3/assert"
+
+	"github.com/evalgate/evalgate/internal/testenv"
+	"github.com/evalgate/evalgate/internal/waittest"
 )
 
 // evalgate is the binary the test builds (TestMain), "" when it could not.
@@ -33,7 +34,7 @@ func TestMain(m *testing.M) {
 		os.Exit(3)
 	}
 	evalgate = bin
-	code := m.Run()
+	code := testenv.Run(m) // Python straight, not through a shim
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -161,12 +162,10 @@ type result struct {
 }
 
 // run runs the evalgate binary in dir, with CI's environment and none of
-// GitHub's, under a deadline far above what an import or a run of a few
-// tasks takes.
+// GitHub's, under the test's deadline.
 func run(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := waittest.Context(t)
 	cmd := exec.CommandContext(ctx, evalgate, args...)
 	cmd.Dir = dir
 	for _, kv := range os.Environ() {
