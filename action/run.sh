@@ -114,6 +114,7 @@ if [[ -n "$merge" ]]; then
 		# Globbed, but split only at line ends, never at a space in a name.
 		ifs="$IFS"
 		IFS=$'\n'
+		# shellcheck disable=SC2206 # the word splitting and globbing are the point here
 		matched=($line)
 		IFS="$ifs"
 		if ((${#matched[@]} == 0)); then
