@@ -210,7 +210,7 @@ func (c *Command) checkJudged(cfg *config.Config, all []*suites.Suite) error {
 	var errs suites.Errors
 	for _, s := range all {
 		for _, t := range s.Tasks {
-			if t.Expected.Kind != suites.KindRubric {
+			if t.Kind != suites.KindRubric {
 				continue
 			}
 			full, err := s.Full(t)

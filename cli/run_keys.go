@@ -15,7 +15,7 @@ import (
 // "unreachable". It is exit 2, at the setting's place in the file.
 func (c *Command) checkKeys(cfg *config.Config, plan []runner.Planned) error {
 	var errs config.Errors
-	check := func(o *config.OpenAI, where, what string, needs func(*suites.Suite, *suites.Task) (bool, error)) error {
+	check := func(o *config.OpenAI, where, what string, needs func(*suites.Suite, *suites.TaskRef) (bool, error)) error {
 		if o == nil || o.APIKeyEnv == "" || c.Getenv(o.APIKeyEnv) != "" {
 			return nil
 		}
@@ -55,17 +55,21 @@ func (c *Command) checkKeys(cfg *config.Config, plan []runner.Planned) error {
 // needsJudge reports whether a task asks the judge: a rubric criterion
 // that no check decides, or a refusal to detect. A compact task of a
 // large suite counts when it is a rubric task, without decoding it again.
-func needsJudge(s *suites.Suite, t *suites.Task) (bool, error) {
+func needsJudge(s *suites.Suite, t *suites.TaskRef) (bool, error) {
 	if t.Adversarial != nil && t.Adversarial.ExpectRefusal {
 		return true, nil
 	}
-	if t.Expected.Kind != suites.KindRubric {
+	if t.Kind != suites.KindRubric {
 		return false, nil
 	}
 	if t.Compact() {
 		return true, nil
 	}
-	for _, cr := range t.Expected.Rubric {
+	full, err := s.Full(t)
+	if err != nil {
+		return false, err
+	}
+	for _, cr := range full.Expected.Rubric {
 		if cr.Assert == nil && (cr.Scale == nil || !cr.Scale.Deterministic()) {
 			return true, nil
 		}
@@ -75,7 +79,7 @@ func needsJudge(s *suites.Suite, t *suites.Task) (bool, error) {
 
 // needsSimulator reports whether a task is an open conversation, whose
 // user the simulator plays.
-func needsSimulator(s *suites.Suite, t *suites.Task) (bool, error) {
+func needsSimulator(s *suites.Suite, t *suites.TaskRef) (bool, error) {
 	full, err := s.Full(t)
 	if err != nil {
 		return false, err

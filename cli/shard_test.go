@@ -21,7 +21,7 @@ func TestBalance(t *testing.T) {
 	plan := func(suite string, ids ...string) runner.Planned {
 		p := runner.Planned{Suite: &suites.Suite{ID: suite}}
 		for _, id := range ids {
-			p.Tasks = append(p.Tasks, &suites.Task{ID: id})
+			p.Tasks = append(p.Tasks, &suites.TaskRef{ID: id})
 		}
 		return p
 	}
@@ -109,7 +109,7 @@ func TestBalanceBeatsHashOnSkew(t *testing.T) {
 			ms = 2000
 		}
 		latency[id] = ms
-		p.Tasks = append(p.Tasks, &suites.Task{ID: id})
+		p.Tasks = append(p.Tasks, &suites.TaskRef{ID: id})
 		past.Tasks = append(past.Tasks, results.Task{ID: id, LatencyMs: ms})
 	}
 	const n = 4

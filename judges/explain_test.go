@@ -25,7 +25,8 @@ func TestExplain(t *testing.T) {
 			"tools: [{name: \"crm:lookup\", inputSchema: {type: object, required: [orderId]}}]\ntasks:\n" + tc.task
 		s, err := suites.Parse("explain.yaml", []byte(src))
 		assert.NilError(t, err)
-		task := s.Tasks[0]
+		task, err := s.Full(s.Tasks[0])
+		assert.NilError(t, err)
 		if tc.obs.Input == nil {
 			tc.obs.Input = task.Input
 		}

@@ -158,7 +158,7 @@ func loadTasks(t *testing.T, dir string, res *Result) map[string]string {
 			assert.NilError(t, json.Unmarshal(full.Vars, &row))
 			delete(row, "id")
 			delete(row, "line")
-			b, err := json.Marshal([]any{full.Input, s.PassBar(full), full.Expected, row})
+			b, err := json.Marshal([]any{full.Input, s.PassBar(full.PassScore), full.Expected, row})
 			assert.NilError(t, err)
 			// Where a check is written, and the folder it runs in, are
 			// the suite file's.

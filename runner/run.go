@@ -134,7 +134,7 @@ type Selection struct {
 // Planned is a suite with the tasks selected to run.
 type Planned struct {
 	Suite *suites.Suite
-	Tasks []*suites.Task
+	Tasks []*suites.TaskRef
 }
 
 // Plan applies the selection to the loaded suites, keeping suite and task
@@ -218,7 +218,7 @@ func Run(ctx context.Context, plan []Planned, opts Options) ([]results.Suite, er
 
 type taskSlot struct {
 	suite   int
-	task    *suites.Task
+	task    *suites.TaskRef
 	n       int // trials to run
 	trials  []results.Trial
 	same    []string // per trial, its verdict and canonical output, for Task.Idempotent; never written
@@ -508,10 +508,10 @@ func (r *run) mode(s *suites.Suite, t *suites.Task) string {
 // trial runs one task trial and returns its result and what the agent
 // did. The error is non-nil only when the agent could not be started at
 // all.
-func (r *run) trial(ctx context.Context, s *suites.Suite, t *suites.Task, n int) (results.Trial, *Outcome, error) {
+func (r *run) trial(ctx context.Context, s *suites.Suite, ref *suites.TaskRef, n int) (results.Trial, *Outcome, error) {
 	// Tasks of large suites are kept compact; this trial decodes its own
 	// copy and drops it when done.
-	t, err := s.Full(t)
+	t, err := s.Full(ref)
 	if err != nil {
 		return results.Trial{}, nil, err
 	}
@@ -626,7 +626,7 @@ func (r *run) request(s *suites.Suite, t *suites.Task, n int) (*Request, *fixtur
 // decide passes a scored trial whose score reaches the task's pass bar
 // with no severe finding, and fails it otherwise.
 func decide(s *suites.Suite, t *suites.Task, res *results.Trial) {
-	res.Passed = res.Score >= s.PassBar(t) && !severe(res.Findings)
+	res.Passed = res.Score >= s.PassBar(t.PassScore) && !severe(res.Findings)
 	res.Status = results.StatusFailed
 	if res.Passed {
 		res.Status = results.StatusPassed
@@ -1027,16 +1027,16 @@ func metadata(m *suites.Metadata) *results.Metadata {
 // aggregate folds a task's trials into its result: the score is the mean,
 // the task passes only when every trial passes (pass^k), and an errored
 // trial makes the task an error.
-func aggregate(s *suites.Suite, t *suites.Task, trials []results.Trial) results.Task {
+func aggregate(s *suites.Suite, t *suites.TaskRef, trials []results.Trial) results.Task {
 	res := results.Task{
 		ID:        t.ID,
 		File:      cmp.Or(t.Pos.File, s.Path), // a task made from a row of a dataset is at its row
 		Line:      t.Pos.Line,
-		Kind:      t.Expected.Kind,
+		Kind:      t.Kind,
 		Tags:      t.Tags,
 		Metadata:  metadata(t.Metadata),
 		Faults:    t.Faults,
-		PassScore: s.PassBar(t),
+		PassScore: s.PassBar(t.PassScore),
 		Passed:    true,
 		Trials:    trials,
 	}

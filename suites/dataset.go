@@ -755,7 +755,7 @@ func (b *builder) rowTask(ds *dataset, r *row) *Error {
 	t := b.d.task(tv, ptr, i)
 	t.Pos = Pos{File: ds.shown, Line: r.line, Col: r.col}
 	t.Vars = r.obj.compact()
-	b.s.Tasks = append(b.s.Tasks, t)
+	b.s.Tasks = append(b.s.Tasks, t.ref())
 	if idv := tv.get("taskId"); idv != nil && idv.kind == kindString {
 		b.d.rowID(idv, ptr, t.ID, ds, r)
 	}

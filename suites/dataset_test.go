@@ -85,7 +85,7 @@ func TestDatasetValues(t *testing.T) {
 `)
 	s, err := Load(suite)
 	assert.NilError(t, err)
-	task := s[0].Tasks[0]
+	task := mustFull(t, s[0], s[0].Tasks[0])
 	assert.Equal(t, task.ID, "t-7")
 	assert.Equal(t, string(task.Input), `{"whole":{"a":[1,2.0]},"text":"obj={\"a\":[1,2.0]} s=x\"y n=null b=true","kept":"{row.} {row.id {rowid} {row.x7}","list":[true,null]}`)
 }

@@ -238,7 +238,11 @@ func (d *decoder) shareExprs(s *Suite) {
 			c.shared = s.shared[c.Expr]
 		}
 	}
-	for _, t := range s.Tasks {
+	for _, ref := range s.Tasks {
+		t := ref.full
+		if t == nil {
+			continue // compact: shared when decoded again
+		}
 		for _, c := range t.Expected.Assert {
 			share(c)
 		}
@@ -286,7 +290,7 @@ func (d *decoder) suite(root *value) *Suite {
 func (d *decoder) addTask(s *Suite, tv *value, i int) {
 	ptr := pointerIndex("/tasks", i)
 	t := d.task(tv, ptr, i)
-	s.Tasks = append(s.Tasks, t)
+	s.Tasks = append(s.Tasks, t.ref())
 	idv := tv.get("taskId")
 	if idv == nil || idv.kind != kindString {
 		return

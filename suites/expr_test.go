@@ -36,7 +36,7 @@ tasks:
 `
 	s, err := Parse("shared.yaml", []byte(src))
 	assert.NilError(t, err)
-	uses := []*Check{s.Tasks[0].Expected.Assert[0], s.Tasks[1].Expected.Assert[0], s.Tasks[2].Expected.Rubric[0].Assert}
+	uses := []*Check{mustFull(t, s, s.Tasks[0]).Expected.Assert[0], mustFull(t, s, s.Tasks[1]).Expected.Assert[0], mustFull(t, s, s.Tasks[2]).Expected.Rubric[0].Assert}
 	assert.Assert(t, uses[0].shared != nil && uses[0].shared.p == nil, "a shared expression waits for its first trial")
 	// Trials ask at once (run with -race).
 	programs := make([]*vm.Program, 12)
@@ -52,7 +52,8 @@ tasks:
 	for _, p := range programs {
 		assert.Assert(t, p != nil && p == programs[0], "every use gets the one compilation")
 	}
-	for _, task := range s.Tasks[:2] {
+	for _, ref := range s.Tasks[:2] {
+		task := mustFull(t, s, ref)
 		c := task.Expected.Assert[1]
 		assert.Assert(t, c.Program == nil, "task %s: an expression used once waits for its trial", task.ID)
 		p, err := c.ExprProgram()

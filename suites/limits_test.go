@@ -308,8 +308,8 @@ func TestSchemaBudgets(t *testing.T) {
 			s, err := Parse("limits.json", suite(c.schemas...))
 			if c.want == "" {
 				assert.NilError(t, err)
-				for _, task := range s.Tasks {
-					assert.Assert(t, task.Expected.Match.Schema != nil)
+				for _, ref := range s.Tasks {
+					assert.Assert(t, mustFull(t, s, ref).Expected.Match.Schema != nil)
 				}
 				return
 			}

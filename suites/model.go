@@ -42,7 +42,9 @@ type Suite struct {
 	// Load does not take them for suites when it walks their folder.
 	DataFiles []string
 
-	Tasks []*Task
+	// Tasks lists the suite's tasks in file order. Suite.Full gives each
+	// one whole.
+	Tasks []*TaskRef
 
 	// shared are the expressions several checks share, each compiled once
 	// for all of them; Full gives them to the checks of compact tasks.
@@ -106,7 +108,7 @@ type Task struct {
 	ToolTimeoutMs int64
 	Metadata      *Metadata
 	Adversarial   *Adversarial
-	// Faults is Fixtures.Faults, kept when the task is compact.
+	// Faults is Fixtures.Faults.
 	Faults []string
 	// Vars is the row a task of a dataset was made from, a JSON object;
 	// nil for other tasks. Program checks get it as "vars".
@@ -118,12 +120,30 @@ type Task struct {
 	// model plays from hidden instructions (the run's user simulator); nil
 	// when absent.
 	User *SimulatedUser
+}
 
-	// compact is set when the task is compact: tasks of large suites keep
-	// only what selection, modes and reports need, and Full decodes the rest
-	// again for each trial, so a suite's memory does not grow by a decoded
-	// task per task (#6).
-	compact compactForm
+// TaskRef is a task as its suite lists it: what choosing the tasks of a
+// run, their modes and their rows in the results read. The rest of the
+// task (its input, checks, fixtures, world, conversation, dataset row)
+// comes from Suite.Full, for one trial. A small suite's refs hold their
+// tasks decoded; a large suite's hold only where each task is, and Full
+// decodes it again for each trial, so a suite's memory does not grow by a
+// decoded task per task (#6).
+type TaskRef struct {
+	ID    string
+	Index int    // position in the suite's task list
+	Pos   Pos    // position of the task object (the line reports point at)
+	Kind  string // Expected.Kind: KindGolden or KindRubric
+	Tags  []string
+	// PassScore is the task's own pass bar; nil when it sets none
+	// (Suite.PassBar).
+	PassScore   *float64
+	Metadata    *Metadata
+	Adversarial *Adversarial
+	Faults      []string // Fixtures.Faults
+
+	full *Task       // the task decoded; nil when it is kept compact
+	form compactForm // where a compact task's JSON is
 }
 
 // compactForm is where a compact task's JSON is: where it is in the suite
@@ -423,48 +443,49 @@ type Adversarial struct {
 	Severities     map[string]string // finding kind -> severity override
 }
 
-// makeCompact keeps only what is needed without a trial: the id, the
-// position, the tags, the bar, the timeout, the kind and the adversarial
-// block (they choose which tasks run, in which mode); form says where the
-// rest is, for Suite.Full.
-func (t *Task) makeCompact(form compactForm) {
-	*t = Task{
+// ref is the suite's entry of the task just decoded, holding it.
+func (t *Task) ref() *TaskRef {
+	return &TaskRef{
 		ID:          t.ID,
 		Index:       t.Index,
 		Pos:         t.Pos,
+		Kind:        t.Expected.Kind,
 		Tags:        t.Tags,
 		PassScore:   t.PassScore,
-		TimeoutMs:   t.TimeoutMs,
-		Adversarial: t.Adversarial,
-		Faults:      t.Fixtures.Faults(),
 		Metadata:    t.Metadata,
-		Expected:    Expected{Kind: t.Expected.Kind},
-		compact:     form,
+		Adversarial: t.Adversarial,
+		Faults:      t.Faults,
+		full:        t,
 	}
 }
 
-// Compact reports whether the task holds only its summary fields; Full
-// returns it whole.
-func (t *Task) Compact() bool {
-	return t.compact.body != nil || t.compact.span[1] > 0 || t.compact.ds > 0
+// makeCompact drops the decoded task: form says where it is, for
+// Suite.Full.
+func (r *TaskRef) makeCompact(form compactForm) {
+	r.full, r.form = nil, form
 }
 
-// Full returns the task with every field decoded, for one trial: t itself,
-// or for a compact task a fresh decode of its JSON, which the caller drops
-// after the trial. A task kept as its place in a JSON file is read from the
-// file again (suite files must not change during a run: where the task no
-// longer parses or has another id, Full says so).
-func (s *Suite) Full(t *Task) (*Task, error) {
-	if !t.Compact() {
-		return t, nil
+// Compact reports whether the task is kept compact: Full decodes it again
+// for each trial.
+func (r *TaskRef) Compact() bool { return r.full == nil }
+
+// Full returns the task with every field decoded, for one trial: the task
+// a small suite holds, or for a compact task a fresh decode of its JSON,
+// which the caller drops after the trial. A task kept as its place in a
+// JSON file is read from the file again (suite files must not change
+// during a run: where the task no longer parses or has another id, Full
+// says so).
+func (s *Suite) Full(t *TaskRef) (*Task, error) {
+	if t.full != nil {
+		return t.full, nil
 	}
-	if t.compact.ds > 0 {
+	if t.form.ds > 0 {
 		return s.fullRow(t)
 	}
-	body, line, col := t.compact.body, 1, 1
+	body, line, col := t.form.body, 1, 1
 	if body == nil {
 		var err error
-		if body, err = readSpan("", s.Path, MaxSuiteBytes, t.compact.span); err != nil {
+		if body, err = readSpan("", s.Path, MaxSuiteBytes, t.form.span); err != nil {
 			return nil, fmt.Errorf("could not read task %q again: %w", t.ID, err)
 		}
 		line, col = t.Pos.Line, t.Pos.Col
@@ -478,7 +499,7 @@ func (s *Suite) Full(t *Task) (*Task, error) {
 
 // decodeAgain decodes tv, the tree of compact task t made again from file,
 // with the expression programs the suite shares.
-func (s *Suite) decodeAgain(t *Task, tv *value, file string) (*Task, error) {
+func (s *Suite) decodeAgain(t *TaskRef, tv *value, file string) (*Task, error) {
 	d := &decoder{file: s.Path, again: true}
 	full := d.task(tv, pointerIndex("/tasks", t.Index), t.Index)
 	if len(d.errs) > 0 || full.ID != t.ID {
@@ -491,9 +512,9 @@ func (s *Suite) decodeAgain(t *Task, tv *value, file string) (*Task, error) {
 
 // fullRow is Full for a task made from a row of a dataset: the row is read
 // again and written into the template again.
-func (s *Suite) fullRow(t *Task) (*Task, error) {
-	ds := s.datasets[t.compact.ds-1]
-	tv, vars, err := ds.full(t.compact.span, t.Pos.Line)
+func (s *Suite) fullRow(t *TaskRef) (*Task, error) {
+	ds := s.datasets[t.form.ds-1]
+	tv, vars, err := ds.full(t.form.span, t.Pos.Line)
 	if err != nil {
 		return nil, fmt.Errorf("could not make task %q again from its row (did %s change during the run?): %w", t.ID, ds.shown, err)
 	}
@@ -539,11 +560,12 @@ func readSpan(root, path string, limit int64, span [2]int64) ([]byte, error) {
 	return buf, nil
 }
 
-// PassBar returns the score a task must reach to pass: its own passScore,
-// else the suite's thresholds.passScore, else 1.
-func (s *Suite) PassBar(t *Task) float64 {
-	if t.PassScore != nil {
-		return *t.PassScore
+// PassBar returns the score a task whose own passScore is taskPassScore
+// (nil when it sets none) must reach to pass: its own, else the suite's
+// thresholds.passScore, else 1.
+func (s *Suite) PassBar(taskPassScore *float64) float64 {
+	if taskPassScore != nil {
+		return *taskPassScore
 	}
 	if s.Thresholds.PassScore != nil {
 		return *s.Thresholds.PassScore

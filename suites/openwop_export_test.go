@@ -34,7 +34,9 @@ func TestOpenWOPTranslationsMatchAlike(t *testing.T) {
 		`""`, `null`, `true`, `1`, `"not json {"`,
 	}
 	byID := map[string]*suites.Task{}
-	for _, task := range orig.Tasks {
+	for _, ref := range orig.Tasks {
+		task, err := orig.Full(ref)
+		assert.NilError(t, err)
 		byID[task.ID] = task
 	}
 	verdict := func(task *suites.Task, output string) bool {
@@ -47,7 +49,9 @@ func TestOpenWOPTranslationsMatchAlike(t *testing.T) {
 		t.Fatalf("task %s has no match", task.ID)
 		return false
 	}
-	for _, task := range exported.Tasks {
+	for _, ref := range exported.Tasks {
+		task, err := exported.Full(ref)
+		assert.NilError(t, err)
 		matched := 0
 		for _, output := range outputs {
 			want := verdict(byID[task.ID], output)

@@ -78,7 +78,7 @@ func TestOpenWOPEdgeSuites(t *testing.T) {
 		{paths: []string{"live-shadow-with-fixtures.json"}, doc: "`modes: [live-shadow]` with fixtures"},
 		{paths: []string{"loose-fixtures.json"}, doc: "a `toolResponses` entry without `response`; `memorySeed` objects of any shape",
 			check: func(t *testing.T, s []*Suite) {
-				fx := s[0].Tasks[0].Fixtures
+				fx := mustFull(t, s[0], s[0].Tasks[0]).Fixtures
 				assert.Equal(t, len(fx.ToolResponses), 2)
 				assert.Equal(t, len(fx.MemorySeed), 2)
 			}},
@@ -88,7 +88,7 @@ func TestOpenWOPEdgeSuites(t *testing.T) {
 				assert.Assert(t, th.MaxP95LatencyMs != nil && *th.MaxP95LatencyMs == 1500, "maxP95LatencyMs is read, not ignored")
 				assert.Assert(t, th.PassScore != nil && *th.PassScore == 0)
 				assert.Assert(t, th.MaxCostUsd != nil && *th.MaxCostUsd == 0)
-				assert.Equal(t, string(s[0].Tasks[0].Input), "1e400", "kept as written")
+				assert.Equal(t, string(mustFull(t, s[0], s[0].Tasks[0]).Input), "1e400", "kept as written")
 			}},
 		{paths: []string{"everything-optional.yaml"}, doc: "every optional field, empty `thresholds` and `fixtures`, `taskId: \"0\"`, an empty `input`"},
 	}

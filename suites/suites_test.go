@@ -68,7 +68,8 @@ func checkCompiled(t *testing.T, s *Suite) {
 		assert.Equal(t, tool.InputSchema != nil, tool.Schema != nil, "tool %s: inputSchema", tool.Name)
 		tool.Schema = nil
 	}
-	for _, task := range s.Tasks {
+	for _, ref := range s.Tasks {
+		task := mustFull(t, s, ref)
 		e := &task.Expected
 		if m := e.Match; m != nil {
 			switch m.Strategy {
@@ -95,8 +96,18 @@ func checkCompiled(t *testing.T, s *Suite) {
 
 func dumpSuite(t *testing.T, s *Suite) string {
 	t.Helper()
+	// The model holds each task whole: Tasks, the suite's last field, is
+	// written as the tasks Full gives.
+	tasks := make([]*Task, len(s.Tasks))
+	for i, ref := range s.Tasks {
+		tasks[i] = mustFull(t, s, ref)
+	}
+	model := struct {
+		*Suite
+		Tasks []*Task
+	}{s, tasks}
 	//lint:ignore SA1026 checkCompiled has cleared the compiled programs and schemas
-	out, err := json.MarshalIndent(s, "", "  ")
+	out, err := json.MarshalIndent(model, "", "  ")
 	assert.NilError(t, err)
 	return string(out) + "\n"
 }
@@ -322,7 +333,7 @@ func TestValues(t *testing.T) {
 	run := func(t *testing.T, tc testCase) {
 		s, err := Parse(tc.file, []byte(tc.data))
 		assert.NilError(t, err)
-		assert.Equal(t, string(s.Tasks[0].Input), tc.want)
+		assert.Equal(t, string(mustFull(t, s, s.Tasks[0]).Input), tc.want)
 	}
 	const jsonSuite = `{"suiteId": "a.evals.b", "version": "1.0.0", "modes": ["golden"], "tasks": [{"taskId": "t", "expected": {"kind": "golden", "match": {"strategy": "exact", "value": 1}}, "input": %s}]}`
 	const yamlSuite = "suiteId: a.evals.b\nversion: 1.0.0\nmodes: [golden]\ntasks:\n  - taskId: t\n    expected: {kind: golden, match: {strategy: exact, value: 1}}\n    input: %s\n"

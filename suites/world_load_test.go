@@ -39,7 +39,7 @@ func TestStateFile(t *testing.T) {
 		assert.NilError(t, err)
 		assert.Equal(t, len(got), 1, "the state file is not a suite")
 		var v any
-		assert.NilError(t, json.Unmarshal(got[0].TaskFixtures(got[0].Tasks[0]).State, &v))
+		assert.NilError(t, json.Unmarshal(got[0].TaskFixtures(mustFull(t, got[0], got[0].Tasks[0])).State, &v))
 		b, _ := json.Marshal(v)
 		assert.Equal(t, string(b), tc.want)
 	}

@@ -201,7 +201,9 @@ func TestRubricWorkload(t *testing.T) {
 	assert.Equal(t, suite.ID, "bench.evalgate.evals.rubric-openai-25")
 	assert.DeepEqual(t, suite.Modes, []string{"rubric"})
 	assert.Equal(t, len(suite.Tasks), n)
-	for i, task := range suite.Tasks {
+	for i, ref := range suite.Tasks {
+		task, err := suite.Full(ref)
+		assert.NilError(t, err)
 		assert.Equal(t, task.ID, fmt.Sprintf("t%d", i))
 		assert.Equal(t, task.Expected.Kind, suites.KindRubric)
 		var got []string
@@ -253,7 +255,9 @@ func TestRubricWorkload(t *testing.T) {
 	assert.Equal(t, len(pf.Tests), n)
 	for i, tc := range pf.Tests {
 		assert.Equal(t, tc.Description, suite.Tasks[i].ID)
-		assert.Equal(t, jsonText(tc.Vars.Input), string(suite.Tasks[i].Input))
+		task, err := suite.Full(suite.Tasks[i])
+		assert.NilError(t, err)
+		assert.Equal(t, jsonText(tc.Vars.Input), string(task.Input))
 		assert.DeepEqual(t, rubricValues(t, tc.Assert), want[i])
 	}
 
