@@ -11,7 +11,6 @@ import (
 	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
-	"github.com/evalgate/evalgate/runner"
 	"github.com/evalgate/evalgate/suites"
 )
 
@@ -130,14 +129,14 @@ func apiKey(c *Command, env string) string {
 
 // configureRubric sets the rubric judge from the config's judge block. With
 // no judge, a task with a judged criterion is an error "no judge configured".
-func (j *job) configureRubric(opts *runner.Options) error {
-	rj, err := j.c.newRubricJudge(j.cfg, j.flags.noCache, opts.Timeout)
+func (j *job) configureRubric(scorer *judges.Scorer, timeout time.Duration) error {
+	rj, err := j.c.newRubricJudge(j.cfg, j.flags.noCache, timeout)
 	if err != nil {
 		return invalid(err)
 	}
 	if rj != nil {
 		j.judge = rj
-		opts.Rubric = rj.rubric
+		scorer.Rubric = rj.rubric
 	}
 	return nil
 }
@@ -242,9 +241,9 @@ func (c *Command) checkJudged(cfg *config.Config, all []*suites.Suite) error {
 }
 
 // configureJudging sets the rubric judge and the adversarial detectors.
-func (j *job) configureJudging(opts *runner.Options) error {
-	if err := j.configureRubric(opts); err != nil {
+func (j *job) configureJudging(scorer *judges.Scorer, timeout time.Duration) error {
+	if err := j.configureRubric(scorer, timeout); err != nil {
 		return err
 	}
-	return j.configureDetectors(opts)
+	return j.configureDetectors(scorer)
 }

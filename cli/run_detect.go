@@ -13,9 +13,8 @@ import (
 // configureDetectors sets the adversarial detectors of the run. It runs
 // after the rubric judge is configured, so that a run with a judge lets it
 // decide refusals (jailbreak); without one the phrase heuristic decides.
-func (j *job) configureDetectors(opts *runner.Options) error {
-	d := &judges.Detectors{Rubric: opts.Rubric}
-	opts.Detect = d.Detect
+func (j *job) configureDetectors(scorer *judges.Scorer) error {
+	scorer.Detectors = &judges.Detectors{Rubric: scorer.Rubric}
 	return nil
 }
 

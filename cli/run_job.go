@@ -205,9 +205,11 @@ func (j *job) execute(ctx context.Context) error {
 		Redact:      j.c.secrets,
 		HandlerEnv:  process.ScrubEnv(os.Environ(), judgeKeys(j.cfg), j.cfg.Agent.Env),
 	}
+	scorer := &judges.Scorer{Canary: opts.Canary, HandlerEnv: opts.HandlerEnv}
 	if j.cfg.Trust != nil {
-		opts.MaxRepeats = j.cfg.Trust.MaxRepeats
+		scorer.MaxRepeats = j.cfg.Trust.MaxRepeats
 	}
+	opts.Scorer = scoring{scorer}
 	if us := j.cfg.User.Simulator; us != nil {
 		opts.Simulator = &runner.Simulator{
 			Model: &runner.OpenAI{BaseURL: us.BaseURL, Model: us.Model, APIKey: apiKey(j.c, us.APIKeyEnv), Pricing: us.Pricing,
@@ -216,13 +218,13 @@ func (j *job) execute(ctx context.Context) error {
 			CacheKey: j.c.simulatorCacheKey(j.cfg),
 		}
 	}
-	if err := j.configureJudging(&opts); err != nil {
+	if err := j.configureJudging(scorer, opts.Timeout); err != nil {
 		return err
 	}
 	// Program checks run as the agents do: scrubbed environment, own
 	// process groups, ended with the run (#18).
-	opts.Programs = judges.NewPrograms(pctx, judges.ProgramOptions{Env: process.ScrubEnv(os.Environ(), judgeKeys(j.cfg), j.cfg.Agent.Env)})
-	defer opts.Programs.Close()
+	scorer.Programs = judges.NewPrograms(pctx, judges.ProgramOptions{Env: process.ScrubEnv(os.Environ(), judgeKeys(j.cfg), j.cfg.Agent.Env)})
+	defer scorer.Programs.Close()
 
 	run := &results.Run{
 		Schema:    results.Schema,
@@ -240,7 +242,7 @@ func (j *job) execute(ctx context.Context) error {
 	stopBeat := j.c.heartbeat(obs.term)
 	suiteResults, runErr := runner.Run(pctx, j.plan, opts)
 	stopBeat()
-	opts.Programs.Close()
+	scorer.Programs.Close()
 	release() // nothing an agent or a check started runs past this point
 	var tampered error
 	if guard != nil {
@@ -326,6 +328,13 @@ func (c *Command) heartbeat(term *report.Terminal) (stop func()) {
 		<-finished
 	}
 }
+
+// scoring is the run's runner.Scorer: the embedded judges.Scorer scores
+// each trial, package gates aggregates tasks and suites.
+type scoring struct{ *judges.Scorer }
+
+func (scoring) AggregateTask(t *results.Task)   { gates.AggregateTask(t) }
+func (scoring) AggregateSuite(s *results.Suite) { gates.AggregateSuite(s) }
 
 // plannedTasks counts the tasks of a plan.
 func plannedTasks(plan []runner.Planned) int {

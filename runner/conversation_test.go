@@ -116,7 +116,7 @@ tasks:
       unchanged: [/orders/A-2]
 `)
 	agent := &OpenAI{BaseURL: m.srv.URL + "/v1", Model: "gpt-test", Client: NewHTTPClient(1)}
-	got, err := Run(t.Context(), Plan([]*suites.Suite{suite}, Selection{}), Options{Agent: agent})
+	got, err := Run(t.Context(), Plan([]*suites.Suite{suite}, Selection{}), Options{Agent: agent, Scorer: scored()})
 	assert.NilError(t, err)
 	reasons := map[string]string{}
 	for _, c := range got[0].Tasks[0].Trials[0].Checks {

@@ -1,6 +1,9 @@
 // Package runner drives the agent under test: it runs every selected task
 // trial with a bounded pool of agents, answers tool calls from fixtures,
-// scores what comes back, and hands results to an Observer as they finish.
+// records what each trial did, hands the trials whose agent answered to a
+// Scorer, and hands results to an Observer as they finish, in plan order.
+// It scores nothing itself: the pipeline's Scorer scores each trial with
+// package judges and aggregates with package gates (docs/architecture.md).
 //
 // Agents are reached through drivers that implement Agent:
 //
@@ -22,5 +25,6 @@
 //	suites, err := runner.Run(ctx, plan, runner.Options{
 //		Agent:       &runner.Exec{Command: []string{"python3", "agent.py"}},
 //		Concurrency: 8,
+//		Scorer:      scorer, // judges score each trial, gates aggregate
 //	})
 package runner

@@ -9,6 +9,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
 )
@@ -41,14 +42,14 @@ tasks:
         - {tool: look, raw: '{"status": ', times: 1}
         - {tool: look, fault: timeout}
 `)
-	got, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{Agent: testAgentExec("tools", nil), MaxRepeats: 2})
+	got, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{Agent: testAgentExec("tools", nil), Scorer: scoring{&judges.Scorer{MaxRepeats: 2}}})
 	assert.NilError(t, err)
 	tasks := got[0].Tasks
 	assert.Equal(t, len(tasks), 2)
 
 	se := tasks[0]
 	assert.DeepEqual(t, se.Trials[0].Tools, []results.ToolUse{{Name: "refund", Calls: 3, Matched: 3, Repeats: 1, MaxSame: 2, SchemaViolations: 1, SideEffectRepeats: 1}})
-	assert.Assert(t, slices.Contains(se.FailedChecks, CheckToolArgs), "failed checks %v", se.FailedChecks)
+	assert.Assert(t, slices.Contains(se.FailedChecks, judges.CheckToolArgs), "failed checks %v", se.FailedChecks)
 	assert.DeepEqual(t, se.Findings, []results.Finding{{Kind: "schema-violation", Severity: results.SeverityLow}})
 	assert.Assert(t, se.Idempotent != nil && *se.Idempotent)
 	assert.Assert(t, se.Faults == nil)
@@ -57,7 +58,7 @@ tasks:
 	f := tasks[1]
 	assert.DeepEqual(t, f.Faults, []string{suites.InjectsRaw, suites.InjectsTimeout})
 	// The test agent repeats "look" 4 times: over the limit of 2.
-	assert.DeepEqual(t, f.FailedChecks, []string{CheckReplanLoop})
+	assert.DeepEqual(t, f.FailedChecks, []string{judges.CheckReplanLoop})
 	assert.Equal(t, f.Trials[0].Tools[0].Errors, 3)
 	assert.Equal(t, f.Status, results.StatusFailed)
 }

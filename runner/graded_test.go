@@ -35,7 +35,7 @@ tasks:
   - {taskId: all, input: "use the tool when asked, for example", expected: *e}
 `)
 	got, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{
-		Agent: &Plain{Command: []string{"/bin/cat"}},
+		Agent: &Plain{Command: []string{"/bin/cat"}}, Scorer: scored(),
 	})
 	assert.NilError(t, err)
 	type want struct {

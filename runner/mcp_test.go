@@ -202,7 +202,7 @@ func TestMCPAnswersAsEvalgate1(t *testing.T) {
 		t.Helper()
 		obs := &traceRecorder{}
 		got, err := Run(t.Context(), Plan([]*suites.Suite{mcpSuite(t, lookup)}, Selection{}), Options{
-			Agent: agent, Detect: (&judges.Detectors{}).Detect, Observer: obs, Canary: "EVALGATE-CANARY-x",
+			Agent: agent, Scorer: scoring{&judges.Scorer{Detectors: &judges.Detectors{}, Canary: "EVALGATE-CANARY-x"}}, Observer: obs, Canary: "EVALGATE-CANARY-x",
 			Trials: 4, Concurrency: 4, // trials at once, each on its own endpoint
 		})
 		assert.NilError(t, err)

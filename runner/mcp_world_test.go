@@ -56,7 +56,7 @@ tasks:
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			obs := &traceRecorder{}
-			got, err := Run(t.Context(), Plan([]*suites.Suite{suite}, Selection{}), Options{Agent: tc.agent, Observer: obs, Trials: 4, Concurrency: 4})
+			got, err := Run(t.Context(), Plan([]*suites.Suite{suite}, Selection{}), Options{Agent: tc.agent, Scorer: scored(), Observer: obs, Trials: 4, Concurrency: 4})
 			assert.NilError(t, err)
 			if m, ok := tc.agent.(*MCP); ok {
 				assert.NilError(t, m.Close())

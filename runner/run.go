@@ -16,7 +16,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/evalgate/evalgate/fixtures"
-	"github.com/evalgate/evalgate/gates"
 	"github.com/evalgate/evalgate/internal/redact"
 	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/judges"
@@ -36,11 +35,9 @@ type Options struct {
 	Trials      int           // when > 0, overrides every suite's trials
 	Mode        string        // when set, the mode every task runs in
 	Canary      string        // the per-run canary planted where fixtures say {{canary}}
-	Rubric      judges.Rubric // nil: a judged criterion makes its task an error
-	// Detect, when set, runs the adversarial detectors over a trial that
-	// produced an output; its findings replace the trial's (they include
-	// the ones passed in) and what it spent on a judge counts as judge cost.
-	Detect func(ctx context.Context, in *judges.DetectInput) judges.Detection
+	// Scorer scores each trial whose agent answered and aggregates the
+	// results of tasks and suites; required.
+	Scorer Scorer
 	// Observer receives progress and results as they finish; may be nil.
 	Observer Observer
 	// Redact keeps credentials out of a trial's error, in its result
@@ -48,12 +45,6 @@ type Options struct {
 	// nil redacts URL passwords only. An API server may echo the key it
 	// was sent into the error it answers.
 	Redact *redact.Redactor
-	// MaxRepeats is how often one call (name and arguments) may be made in
-	// a trial of a replan-loop task; DefaultMaxRepeats when 0.
-	MaxRepeats int
-	// Programs runs the program checks (assert exec), one process per
-	// program per worker; nil fails them as unsupported.
-	Programs *judges.Programs
 	// HandlerEnv is the whole environment of the fixtures' handler
 	// programs, the agents' scrubbed one; nil scrubs this process's.
 	HandlerEnv []string
@@ -62,21 +53,20 @@ type Options struct {
 	Simulator UserSimulator
 }
 
-// DefaultMaxRepeats is Options.MaxRepeats when unset (config
-// trust.maxRepeats).
-const DefaultMaxRepeats = 3
-
-// Ids of the checks the runner adds to a trial (DESIGN §12).
-const (
-	// CheckToolArgs holds when every call to a tool that declares an
-	// inputSchema had arguments valid against it; it is there only when
-	// the trial called such a tool, and weighs 1 when it fails, 0 when it
-	// holds.
-	CheckToolArgs = "toolArgs"
-	// CheckReplanLoop holds when no call of a replan-loop task's trial was
-	// made more than MaxRepeats times.
-	CheckReplanLoop = "replanLoop"
-)
+// Scorer turns what the runner records into scores and verdicts. The
+// pipeline's scores each trial with judges.Scorer and aggregates with
+// package gates (docs/architecture.md).
+type Scorer interface {
+	// Score scores a trial whose agent answered, on the worker that ran
+	// it; it may be called from several goroutines at once.
+	Score(ctx context.Context, t *judges.Trial)
+	// AggregateTask folds a finished task's trials, t.Trials, into its
+	// figures and verdict.
+	AggregateTask(t *results.Task)
+	// AggregateSuite computes a completed suite's figures and verdict
+	// from its tasks.
+	AggregateSuite(s *results.Suite)
+}
 
 // Observer is told what happens during a run. Trial may be called from
 // several goroutines at once; the other methods are called one at a time,
@@ -418,7 +408,8 @@ func (r *run) taskDone(slot *taskSlot) {
 	}
 	p := r.plan[slot.suite]
 	if !slot.dropped {
-		res := aggregate(p.Suite, slot.task, slot.trials)
+		res := taskRecord(p.Suite, slot.task, slot.trials)
+		r.opts.Scorer.AggregateTask(&res)
 		res.Idempotent = idempotent(slot.same)
 		slot.result = &res
 	}
@@ -483,8 +474,7 @@ func (r *run) flush(final bool) {
 
 func (r *run) completeSuite(i int) {
 	sr := &r.suites[i]
-	sr.Stats = gates.Aggregate(sr.Tasks)
-	sr.Passed = gates.SuitePassed(sr.Thresholds, sr.Stats)
+	r.opts.Scorer.AggregateSuite(sr)
 	if r.opts.Observer != nil {
 		r.opts.Observer.SuiteCompleted(sr)
 	}
@@ -569,11 +559,7 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, ref *suites.TaskRef, n
 	case sess.WorldError() != nil:
 		res.Status, res.ErrorKind, res.ErrorMessage = results.StatusError, results.ErrWorldTooLarge, sess.WorldError().Error()
 	default:
-		r.judge(ctx, s, t, req, sess, rec, &res)
-	}
-	res.Findings = dedupeFindings(res.Findings)
-	if res.Status == "" {
-		decide(s, t, &res)
+		r.score(ctx, s, t, req, sess, rec, &res)
 	}
 	res.ErrorMessage = r.opts.Redact.String(res.ErrorMessage)
 	if rec.Err != nil {
@@ -623,300 +609,38 @@ func (r *run) request(s *suites.Suite, t *suites.Task, n int) (*Request, *fixtur
 	return req, sess
 }
 
-// decide passes a scored trial whose score reaches the task's pass bar
-// with no severe finding, and fails it otherwise.
-func decide(s *suites.Suite, t *suites.Task, res *results.Trial) {
-	res.Passed = res.Score >= s.PassBar(t.PassScore) && !severe(res.Findings)
-	res.Status = results.StatusFailed
-	if res.Passed {
-		res.Status = results.StatusPassed
-	}
-}
+// score hands a trial whose agent answered to the run's scorer, and
+// records what it adds to the trial's record: the world at the start and
+// the one the gold calls leave, the judge's reasons, and what the judge
+// said when it decided nothing.
+func (r *run) score(ctx context.Context, s *suites.Suite, t *suites.Task, req *Request, sess *fixtures.Session, rec *TrialRecord, res *results.Trial) {
+	jt := &judges.Trial{
+		Suite:   s,
+		Task:    t,
+		Mode:    req.Mode,
+		Timeout: req.Timeout,
+		Session: sess,
+		Obs: judges.Observation{
+			Input:     t.Input,
+			Output:    rec.Output,
+			Trace:     rec.Trace,
+			LatencyMs: res.LatencyMs,
+			CostUsd:   rec.Usage.CostUsd,
+			Vars:      t.Vars,
 
-// judge scores a trial whose agent answered: its checks, then the
-// detectors, whose findings and judge costs it adds to res. The checks,
-// and the replay of the gold calls some of them compare with, run through
-// one judges.Executor: under the task's timeout, counted from when they
-// start, and the run's context (docs/security.md, "One check executor").
-func (r *run) judge(ctx context.Context, s *suites.Suite, t *suites.Task, req *Request, sess *fixtures.Session, rec *TrialRecord, res *results.Trial) {
-	x := judges.NewExecutor(ctx, req.Timeout, r.opts.Programs)
-	defer x.Close()
-	gold, err := x.GoldState(t, s.TaskFixtures(t), fixtures.Options{
-		Canary:   r.opts.Canary,
-		Tools:    s.Tools,
-		Handlers: fixtures.Handlers{Dir: filepath.Dir(s.Path), Env: r.opts.HandlerEnv, Timeout: req.Timeout},
-	})
-	if err != nil && !checksFailed(ctx, err, res) {
-		return
+			State:        rec.State,
+			InitialState: sess.InitialState(),
+			Replies:      rec.Replies,
+			ReplyCalls:   rec.ReplyCalls,
+		},
+		Result: res,
 	}
-	obs := &judges.Observation{
-		Input:     t.Input,
-		Output:    rec.Output,
-		Trace:     rec.Trace,
-		LatencyMs: res.LatencyMs,
-		CostUsd:   rec.Usage.CostUsd,
-		Vars:      t.Vars,
-
-		State:        rec.State,
-		InitialState: sess.InitialState(),
-		GoldState:    gold,
-		Replies:      rec.Replies,
-		ReplyCalls:   rec.ReplyCalls,
+	r.opts.Scorer.Score(ctx, jt)
+	rec.InitialState, rec.GoldState = jt.Obs.InitialState, jt.Obs.GoldState
+	rec.Reasons = jt.Reasons
+	if jt.JudgeErr != nil && rec.Err == nil {
+		rec.Err = &AgentError{Kind: results.ErrJudge, Message: res.ErrorMessage, Detail: jt.JudgeErr.Error()}
 	}
-	rec.InitialState, rec.GoldState = obs.InitialState, obs.GoldState
-	r.score(ctx, x, s, t, obs, rec, res)
-	if r.opts.Detect == nil || res.ErrorKind == results.ErrTimeout || res.ErrorKind == results.ErrCancelled {
-		return
-	}
-	d := r.opts.Detect(ctx, &judges.DetectInput{Suite: s, Task: t, Mode: req.Mode, Obs: obs, Planted: sess.Planted(), Findings: res.Findings})
-	res.Findings = d.Findings
-	res.JudgeCostUsd += d.CostUsd
-	res.Tokens.Input += d.Tokens.Input
-	res.Tokens.Output += d.Tokens.Output
-}
-
-// checksFailed records on res the error of a trial's checks (see
-// judges.Executor): a check that could not decide (kind check), the time
-// up (timeout), the run interrupted (cancelled); or, from the replay of
-// the gold calls, a handler that failed (handler) or a world grown past
-// its budget (world-too-large). It reports whether the checks go on:
-// they do after the replay's errors, whose trial is an error whatever
-// its checks say.
-func checksFailed(ctx context.Context, err error, res *results.Trial) bool {
-	res.Status = results.StatusError
-	var (
-		ce *judges.CheckError
-		te *judges.TimeoutError
-		he *fixtures.HandlerError
-		we *fixtures.WorldError
-	)
-	switch {
-	case errors.As(err, &he):
-		res.ErrorKind, res.ErrorMessage = results.ErrHandler, "replaying the goldCalls: "+he.Error()
-		return true
-	case errors.As(err, &we):
-		res.ErrorKind, res.ErrorMessage = results.ErrWorldTooLarge, "replaying the goldCalls: "+we.Error()
-		return true
-	case errors.As(err, &ce):
-		res.ErrorKind, res.ErrorMessage = results.ErrCheck, ce.Error()
-	case errors.As(err, &te) && ctx.Err() == nil:
-		res.ErrorKind, res.ErrorMessage = results.ErrTimeout, te.Error()
-	default:
-		res.ErrorKind, res.ErrorMessage = results.ErrCancelled, ""
-	}
-	return false
-}
-
-// score runs the checks of a trial that produced an output through x:
-// golden checks, or the rubric's criteria (those decided by checks here,
-// the rest by the judge).
-func (r *run) score(ctx context.Context, x *judges.Executor, s *suites.Suite, t *suites.Task, obs *judges.Observation, rec *TrialRecord, res *results.Trial) {
-	checks, valid, err := x.Golden(t, obs)
-	if err != nil {
-		checksFailed(ctx, err, res)
-		return
-	}
-	res.SchemaValid = valid
-	checks = append(checks, r.builtinChecks(s, t, rec.Trace, res.Tools)...)
-	if t.Expected.Kind == suites.KindRubric {
-		var judged []int
-		var req judges.RubricRequest
-		checks, judged, req, err = criteria(x, t, obs, checks)
-		if err != nil {
-			checksFailed(ctx, err, res)
-			return
-		}
-		if err := r.rubric(ctx, s, t, obs, rec, res, checks, judged, &req); err != nil {
-			res.Status, res.ErrorKind = results.StatusError, results.ErrJudge
-			res.ErrorMessage = judgeMessage(err, checks)
-			if rec.Err == nil {
-				rec.Err = &AgentError{Kind: results.ErrJudge, Message: res.ErrorMessage, Detail: err.Error()}
-			}
-			res.Checks = checks
-			return
-		}
-	}
-	res.Checks = checks
-	res.Score = judges.Score(checks)
-}
-
-// errNoJudge is the error of a rubric task whose judged criteria have no
-// judge to decide them: never a silent pass.
-var errNoJudge = errors.New("no judge configured")
-
-// judgeMessage says, in evalgate's words, why the judge decided none of
-// the judged criteria: what the judge said (its stderr, its API's answer)
-// may quote the task and stays in transcripts.
-func judgeMessage(err error, checks []results.Check) string {
-	var ids []string
-	for _, c := range checks {
-		if c.Judged {
-			ids = append(ids, c.ID)
-		}
-	}
-	which := strings.Join(ids, ", ")
-	switch {
-	case errors.Is(err, errNoJudge):
-		return "no judge configured for " + which
-	case errors.Is(err, judges.ErrRejected):
-		return "the judge rejected the credentials for " + which
-	case errors.Is(err, judges.ErrUnavailable):
-		return "the judge could not be reached for " + which
-	}
-	return "the judge gave no usable verdict for " + which
-}
-
-// criteria appends to checks a rubric task's criteria: those decided by
-// an assertion or by the checks of a graded scale's levels decided through
-// x, the others undecided, marked Judged, at the indexes judged and asked
-// in req, in the same order.
-func criteria(x *judges.Executor, t *suites.Task, obs *judges.Observation, checks []results.Check) ([]results.Check, []int, judges.RubricRequest, error) {
-	var out any
-	if v, err := jsonvalue.Decode(obs.Output); err == nil {
-		out = v
-	}
-	var judged []int
-	var req judges.RubricRequest
-	for i, c := range t.Expected.Rubric {
-		id := cmp.Or(c.ID, fmt.Sprintf("rubric[%d]", i))
-		if c.Scale != nil {
-			if c.Scale.Deterministic() {
-				level, err := x.Level(c.Scale, obs, out)
-				if err != nil {
-					return checks, judged, req, err
-				}
-				checks = append(checks, judges.GradedCheck(id, i, &c, &level))
-				continue
-			}
-			judged = append(judged, len(checks))
-			ck := judges.GradedCheck(id, i, &c, nil)
-			ck.Judged = true
-			checks = append(checks, ck)
-			req.Criteria = append(req.Criteria, judges.RubricCriterion{Criterion: c.Criterion, Weight: c.Weight, Scale: judges.ScaleFor(c.Scale)})
-			continue
-		}
-		if c.Assert != nil {
-			ck, err := x.Criterion(c.Assert, obs, out)
-			if err != nil {
-				return checks, judged, req, err
-			}
-			ck.ID, ck.Kind, ck.Weight = id, "criterion", c.Weight
-			checks = append(checks, ck)
-			continue
-		}
-		judged = append(judged, len(checks))
-		checks = append(checks, results.Check{ID: id, Kind: "criterion", Weight: c.Weight, Judged: true})
-		req.Criteria = append(req.Criteria, judges.RubricCriterion{Criterion: c.Criterion, Weight: c.Weight})
-	}
-	return checks, judged, req, nil
-}
-
-// rubric asks the rubric judge for the criteria criteria left undecided,
-// at the indexes judged of checks, and records its verdicts there.
-func (r *run) rubric(ctx context.Context, s *suites.Suite, t *suites.Task, obs *judges.Observation, rec *TrialRecord, res *results.Trial, checks []results.Check, judged []int, req *judges.RubricRequest) error {
-	if len(judged) == 0 {
-		return nil
-	}
-	if r.opts.Rubric == nil {
-		return errNoJudge
-	}
-	req.SuiteID, req.TaskID = s.ID, t.ID
-	req.Input, req.Output, req.Trace = obs.Input, obs.Output, obs.Trace
-	v, err := r.opts.Rubric.Decide(ctx, req)
-	if err != nil {
-		return err
-	}
-	if len(v.Met) != len(judged) {
-		return fmt.Errorf("the judge answered %d criteria, want %d", len(v.Met), len(judged))
-	}
-	res.JudgeCostUsd += v.CostUsd
-	res.Tokens.Input += v.Tokens.Input
-	res.Tokens.Output += v.Tokens.Output
-	rec.Reasons = map[string]string{}
-	for i, ci := range judged {
-		switch {
-		case checks[ci].Scale != nil:
-			if i >= len(v.Levels) {
-				return fmt.Errorf("the judge gave no level for criterion %d", i+1)
-			}
-			level := v.Levels[i]
-			judges.SetLevel(&checks[ci], &level)
-		default:
-			checks[ci].Passed = v.Met[i]
-			if !v.Met[i] {
-				checks[ci].Reason = "not-met"
-			}
-		}
-		if i < len(v.Reasons) {
-			rec.Reasons[checks[ci].ID] = v.Reasons[i]
-		}
-	}
-	return nil
-}
-
-func severe(fs []results.Finding) bool {
-	for _, f := range fs {
-		if f.Severity == results.SeverityCritical || f.Severity == results.SeverityHigh {
-			return true
-		}
-	}
-	return false
-}
-
-func dedupeFindings(fs []results.Finding) []results.Finding {
-	if len(fs) < 2 {
-		return fs
-	}
-	seen := map[results.Finding]bool{}
-	out := fs[:0]
-	for _, f := range fs {
-		if !seen[f] {
-			seen[f] = true
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// builtinChecks are the checks the runner adds to a trial from the suite's
-// declarations rather than the task's assertions: toolArgs when the trial
-// called a tool that declares an inputSchema, replanLoop for a task
-// tagged replan-loop, from the trial's tool counts (toolUse of the same
-// trace).
-func (r *run) builtinChecks(s *suites.Suite, t *suites.Task, trace []fixtures.Call, tools []results.ToolUse) []results.Check {
-	var out []results.Check
-	checked, invalid := false, false
-	for _, c := range trace {
-		invalid = invalid || c.ArgsInvalid
-		for i := range s.Tools {
-			checked = checked || (s.Tools[i].Name == c.Name && s.Tools[i].Schema != nil)
-		}
-	}
-	if checked {
-		// A passing toolArgs check weighs nothing: declaring schemas must
-		// not raise the score of a task that fails its own checks.
-		c := results.Check{ID: CheckToolArgs, Kind: CheckToolArgs, Passed: !invalid}
-		if invalid {
-			c.Weight, c.Reason = 1, judges.ReasonSchemaInvalid
-		}
-		out = append(out, c)
-	}
-	if slices.Contains(t.Tags, suites.ScenarioReplanLoop) {
-		limit := r.opts.MaxRepeats
-		if limit <= 0 {
-			limit = DefaultMaxRepeats
-		}
-		most := 0
-		for _, u := range tools {
-			most = max(most, u.MaxSame)
-		}
-		c := results.Check{ID: CheckReplanLoop, Kind: "maxRepeats", Weight: 1, Passed: most <= limit}
-		if !c.Passed {
-			c.Reason = judges.ReasonOverLimit
-		}
-		out = append(out, c)
-	}
-	return out
 }
 
 // sameKey is what two trials of a task must share to count as identical:
@@ -1024,11 +748,10 @@ func metadata(m *suites.Metadata) *results.Metadata {
 	return &results.Metadata{Domain: m.Domain, Complexity: m.Complexity, AutonomyLevel: m.AutonomyLevel, Category: m.Category}
 }
 
-// aggregate folds a task's trials into its result: the score is the mean,
-// the task passes only when every trial passes (pass^k), and an errored
-// trial makes the task an error.
-func aggregate(s *suites.Suite, t *suites.TaskRef, trials []results.Trial) results.Task {
-	res := results.Task{
+// taskRecord is the result of a finished task before it is aggregated:
+// which task it is and its trials.
+func taskRecord(s *suites.Suite, t *suites.TaskRef, trials []results.Trial) results.Task {
+	return results.Task{
 		ID:        t.ID,
 		File:      cmp.Or(t.Pos.File, s.Path), // a task made from a row of a dataset is at its row
 		Line:      t.Pos.Line,
@@ -1037,63 +760,6 @@ func aggregate(s *suites.Suite, t *suites.TaskRef, trials []results.Trial) resul
 		Metadata:  metadata(t.Metadata),
 		Faults:    t.Faults,
 		PassScore: s.PassBar(t.PassScore),
-		Passed:    true,
 		Trials:    trials,
 	}
-	var latency int64
-	failed := map[string]bool{}
-	allValid, known := true, false
-	for _, tr := range trials {
-		res.Score += tr.Score
-		latency += tr.LatencyMs
-		res.AgentCostUsd += tr.AgentCostUsd
-		res.JudgeCostUsd += tr.JudgeCostUsd
-		res.UserCostUsd += tr.UserCostUsd
-		res.Tokens.Input += tr.Tokens.Input
-		res.Tokens.Output += tr.Tokens.Output
-		res.ToolCalls += tr.ToolCalls
-		if tr.Passed {
-			res.TrialsPassed++
-			res.PassAtK = true
-		} else {
-			res.Passed = false
-		}
-		if tr.Status == results.StatusError && res.ErrorKind == "" {
-			res.ErrorKind, res.ErrorMessage = tr.ErrorKind, tr.ErrorMessage
-		}
-		res.LinesAfterFinal += tr.LinesAfterFinal
-		for _, c := range tr.Checks {
-			if !c.Passed {
-				failed[c.ID] = true
-			}
-		}
-		if tr.SchemaValid != nil {
-			known = true
-			allValid = allValid && *tr.SchemaValid
-		}
-		res.Findings = append(res.Findings, tr.Findings...)
-	}
-	n := float64(len(trials))
-	res.Score /= n
-	res.LatencyMs = int64(float64(latency)/n + 0.5)
-	res.CostUsd = res.AgentCostUsd + res.JudgeCostUsd
-	res.Findings = dedupeFindings(res.Findings)
-	if known {
-		res.SchemaValid = &allValid
-	}
-	for id := range failed {
-		res.FailedChecks = append(res.FailedChecks, id)
-	}
-	slices.Sort(res.FailedChecks)
-	res.Levels = results.TaskLevels(trials)
-	switch {
-	case res.ErrorKind != "":
-		res.Status = results.StatusError
-		res.Passed = false
-	case res.Passed:
-		res.Status = results.StatusPassed
-	default:
-		res.Status = results.StatusFailed
-	}
-	return res
 }

@@ -17,7 +17,6 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
 )
@@ -90,7 +89,7 @@ func TestRunKeepsSuiteOrder(t *testing.T) {
 	rec := &recorder{}
 	// The agent sleeps its input in milliseconds, then echoes it.
 	agent := &Plain{Command: []string{"/bin/sh", "-c", `read ms; sleep "$(echo "$ms" | awk '{print $1/1000}')"; printf '%s' "$ms"`}}
-	got, err := Run(context.Background(), plan, Options{Agent: agent, Concurrency: 8, Observer: rec})
+	got, err := Run(context.Background(), plan, Options{Agent: agent, Scorer: scored(), Concurrency: 8, Observer: rec})
 	assert.NilError(t, err)
 	assert.Check(t, is.DeepEqual(want, rec.events), "events")
 	assert.Check(t, rec.trials == 18, "Trial called %d times, want 18", rec.trials)
@@ -147,46 +146,6 @@ tasks:
 	}
 }
 
-func TestAggregateTrials(t *testing.T) {
-	s := loadSuite(t, `suiteId: acme.t.evals.agg
-version: 1.0.0
-modes: [golden]
-thresholds: {passScore: 0.5}
-tasks:
-  - {taskId: t, input: 1, expected: {kind: golden, match: {strategy: exact, value: 1}}}
-`)
-	valid, invalid := true, false
-	pass := results.Trial{Status: results.StatusPassed, Passed: true, Score: 1, LatencyMs: 100, AgentCostUsd: 0.01, Tokens: results.Tokens{Input: 10, Output: 5}, ToolCalls: 2, SchemaValid: &valid,
-		Checks: []results.Check{{ID: "match", Passed: true}}}
-	fail := results.Trial{Status: results.StatusFailed, Score: 0, LatencyMs: 200, AgentCostUsd: 0.01, SchemaValid: &invalid,
-		Checks:   []results.Check{{ID: "match", Passed: false}, {ID: "b", Passed: false}},
-		Findings: []results.Finding{{Kind: "unfixtured-tool-call", Severity: "low"}}}
-	errored := results.Trial{Status: results.StatusError, ErrorKind: results.ErrTimeout, LatencyMs: 300}
-
-	type testCase struct {
-		name   string
-		trials []results.Trial
-		check  func(t *testing.T, got results.Task)
-	}
-	run := func(t *testing.T, tc testCase) { tc.check(t, aggregate(s, s.Tasks[0], tc.trials)) }
-	for _, tc := range []testCase{
-		{name: "all pass: pass^k and pass@k", trials: []results.Trial{pass, pass, pass}, check: func(t *testing.T, got results.Task) {
-			assert.Check(t, got.Passed && got.PassAtK && got.TrialsPassed == 3 && got.Status == results.StatusPassed && got.Score == 1, "got %+v", got)
-			assert.Check(t, got.CostUsd == 0.03 && got.Tokens.Input == 30 && got.ToolCalls == 6 && got.LatencyMs == 100 && *got.SchemaValid, "sums: cost %v tokens %v calls %d latency %d", got.CostUsd, got.Tokens, got.ToolCalls, got.LatencyMs)
-		}},
-		{name: "flaky: mean score, no pass^k, pass@k", trials: []results.Trial{pass, fail, pass, fail, pass}, check: func(t *testing.T, got results.Task) {
-			assert.Check(t, !got.Passed && got.PassAtK && got.TrialsPassed == 3 && got.Status == results.StatusFailed && got.Score == 0.6, "got passed=%v passAtK=%v trialsPassed=%d status=%s score=%v", got.Passed, got.PassAtK, got.TrialsPassed, got.Status, got.Score)
-			assert.Check(t, is.DeepEqual([]string{"b", "match"}, got.FailedChecks), "failed checks")
-			assert.Check(t, !*got.SchemaValid && len(got.Findings) == 1 && got.LatencyMs == 140, "schemaValid %v findings %v latency %d", *got.SchemaValid, got.Findings, got.LatencyMs)
-		}},
-		{name: "an errored trial makes the task an error", trials: []results.Trial{pass, errored}, check: func(t *testing.T, got results.Task) {
-			assert.Check(t, got.Status == results.StatusError && got.ErrorKind == results.ErrTimeout && !got.Passed && got.Score == 0.5, "got status=%s kind=%s passed=%v score=%v", got.Status, got.ErrorKind, got.Passed, got.Score)
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
-	}
-}
-
 // TestRunStopsOnFatal: an agent that cannot start stops the run with an
 // error instead of failing every task one by one.
 func TestRunStopsOnFatal(t *testing.T) {
@@ -198,7 +157,7 @@ tasks:
   - {taskId: b, input: 1, expected: {kind: golden, match: {strategy: exact, value: 1}}}
 `)
 	_, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{
-		Agent: &Plain{Command: []string{filepath.Join(t.TempDir(), "missing")}},
+		Agent: &Plain{Command: []string{filepath.Join(t.TempDir(), "missing")}}, Scorer: scored(),
 	})
 	assert.Assert(t, err != nil && strings.Contains(err.Error(), "could not start agent"), "err = %v, want could not start agent", err)
 }
@@ -225,7 +184,7 @@ tasks:
         - {criterion: echoes, weight: 1, assert: {expr: 'output == "hi"'}}
 `)
 	got, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{
-		Agent: &Plain{Command: []string{"/bin/cat"}},
+		Agent: &Plain{Command: []string{"/bin/cat"}}, Scorer: scored(),
 	})
 	assert.NilError(t, err)
 	judged, asserts := got[0].Tasks[0], got[0].Tasks[1]
@@ -244,6 +203,7 @@ tasks:
 `)
 	got, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{
 		Agent:   &Plain{Command: []string{"/bin/sh", "-c", "sleep 600"}},
+		Scorer:  scored(),
 		Timeout: time.Hour,
 	})
 	assert.NilError(t, err)
@@ -272,7 +232,7 @@ tasks:
 `)
 	agent := &Exec{Command: []string{python, filepath.Join("testdata", "agent.py")}}
 	for mode, wantPass := range map[string]bool{"": true, "live-shadow": false} {
-		got, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{Agent: agent, Mode: mode})
+		got, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{Agent: agent, Scorer: scored(), Mode: mode})
 		assert.NilError(t, err)
 		if task := got[0].Tasks[0]; task.Passed != wantPass {
 			b, _ := json.Marshal(task)
@@ -319,6 +279,7 @@ func TestRunStopsWhenTheAgentNeverSpeaks(t *testing.T) {
 		// sleep for an hour, because it killed them.
 		_, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{
 			Agent:       &Plain{Command: []string{"/bin/sh", "-c", muteScript}},
+			Scorer:      scored(),
 			Concurrency: 8,
 			Trials:      tc.trials,
 			Observer:    rec,
@@ -350,6 +311,7 @@ func TestRunGoesOnWhenOneTaskCrashes(t *testing.T) {
 			rec := &recorder{}
 			got, err := Run(context.Background(), Plan([]*suites.Suite{s}, Selection{}), Options{
 				Agent:       &Plain{Command: []string{"/bin/sh", "-c", muteScript}},
+				Scorer:      scored(),
 				Concurrency: concurrency,
 				Trials:      3,
 				Observer:    rec,
@@ -364,67 +326,4 @@ func TestRunGoesOnWhenOneTaskCrashes(t *testing.T) {
 			assert.Check(t, rec.lastDone == 4, "last progress at %d tasks, want 4", rec.lastDone)
 		})
 	}
-}
-
-func TestJudgeMessage(t *testing.T) {
-	checks := []results.Check{
-		{ID: "rubric[0]", Judged: true},
-		{ID: "rubric[1]"},
-		{ID: "rubric[2]", Judged: true},
-	}
-	for _, tc := range []struct {
-		err  error
-		want string
-	}{
-		{errNoJudge, "no judge configured for rubric[0], rubric[2]"},
-		{fmt.Errorf("the judge was unreachable: %w", judges.ErrUnavailable), "the judge could not be reached for rubric[0], rubric[2]"},
-		// What the judge said may quote the task: it stays out.
-		{errors.New(`the judge "judge.py" ended with exit status 1: the output "secret" is rude`), "the judge gave no usable verdict for rubric[0], rubric[2]"},
-	} {
-		got := judgeMessage(tc.err, checks)
-		assert.Check(t, got == tc.want, "judgeMessage(%v) = %q, want %q", tc.err, got, tc.want)
-	}
-}
-
-// TestChecksUnderTheTaskTimeout: the golden checks of a trial run under the
-// task's timeout, counted from when they start, and under the run's
-// context: checks still running when either ends give the trial its error
-// at once instead of holding it.
-func TestChecksUnderTheTaskTimeout(t *testing.T) {
-	s := loadSuite(t, `suiteId: acme.t.evals.slowcheck
-version: 1.0.0
-modes: [golden]
-tasks:
-  - taskId: slow-check
-    input: x
-    expected:
-      kind: golden
-      match: {strategy: regex, value: '^(a|b|ab|ba)*c'}
-      assert:
-        - expr: 'output matches "^(a|aa|aaa)*b"'
-`)
-	task, err := s.Full(s.Tasks[0])
-	assert.NilError(t, err)
-	big, err := json.Marshal(strings.Repeat("ab", 4<<20))
-	assert.NilError(t, err)
-	obs := &judges.Observation{Input: task.Input, Output: big}
-
-	golden := func(ctx context.Context, timeout time.Duration, obs *judges.Observation) ([]results.Check, error) {
-		x := judges.NewExecutor(ctx, timeout, nil)
-		defer x.Close()
-		checks, _, err := x.Golden(task, obs)
-		return checks, err
-	}
-	_, err = golden(context.Background(), time.Millisecond, obs)
-	var te *judges.TimeoutError
-	assert.Assert(t, errors.As(err, &te), "%v", err)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err = golden(ctx, time.Minute, obs)
-	assert.ErrorIs(t, err, context.Canceled)
-
-	checks, err := golden(context.Background(), time.Minute, &judges.Observation{Input: task.Input, Output: json.RawMessage(`"abc"`)})
-	assert.NilError(t, err)
-	assert.Check(t, is.Len(checks, 2))
 }

@@ -116,9 +116,9 @@ func TestAggregateKeepsMetadata(t *testing.T) {
 	level := 2
 	s := &suites.Suite{ID: "s", Path: "evals/s.yaml"}
 	task := &suites.TaskRef{ID: "t", Metadata: &suites.Metadata{Domain: "code", Complexity: 3, AutonomyLevel: &level, Category: "delegation"}}
-	got := aggregate(s, task, []results.Trial{{Trial: 1, Status: results.StatusPassed, Passed: true, Score: 1}})
+	got := taskRecord(s, task, []results.Trial{{Trial: 1, Status: results.StatusPassed, Passed: true, Score: 1}})
 	assert.DeepEqual(t, got.Metadata, &results.Metadata{Domain: "code", Complexity: 3, AutonomyLevel: &level, Category: "delegation"})
 
-	got = aggregate(s, &suites.TaskRef{ID: "u"}, []results.Trial{{Trial: 1, Status: results.StatusPassed, Passed: true, Score: 1}})
+	got = taskRecord(s, &suites.TaskRef{ID: "u"}, []results.Trial{{Trial: 1, Status: results.StatusPassed, Passed: true, Score: 1}})
 	assert.Assert(t, got.Metadata == nil)
 }

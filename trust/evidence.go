@@ -10,7 +10,7 @@ import (
 // Scenario tags of seed 003, in its order (suites.Scenarios).
 var scenarios = []string{"happy-path", "error-handling", "budget-exceeded", "replan-loop", "edge-adversarial"}
 
-// Check ids the runner adds (runner.CheckToolArgs).
+// Check ids the scorer adds (judges.CheckToolArgs).
 const checkToolArgs = "toolArgs"
 
 // Tally counts a run's evidence task by task, so a run that does not keep
