@@ -63,12 +63,12 @@ func assessCmd(_ context.Context, c *Command, args []string) error {
 	}
 	run := runs[0]
 	if len(runs) > 1 {
-		if run, _, err = mergeRuns(runs, nil, pos); err != nil {
+		if run, _, err = mergeRuns(runs, pos, nil, nil); err != nil {
 			return invalid(err)
 		}
 	}
 	opts := cfg.Assessment.Options()
-	opts.ID, opts.Now = firstNonEmpty(*id, newID()), when
+	opts.ID, opts.Now = firstNonEmpty(*id, results.NewID()), when
 	if opts.History, err = readHistory(historyPaths(cfg, history), opts); err != nil {
 		return invalid(err)
 	}

@@ -2,12 +2,9 @@ package cli
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -137,57 +134,5 @@ func BenchmarkMerge(b *testing.B) {
 		if code, stderr := mergeShards(b, out, dirs); code != 0 {
 			b.Fatalf("merge exited %d: %s", code, stderr)
 		}
-	}
-}
-
-// TestSortTasks checks that merging the shards' runs of tasks gives the
-// order a sort gives, by line then id, and that their spans follow.
-func TestSortTasks(t *testing.T) {
-	type testCase struct {
-		name  string
-		lines []int // the tasks' lines in the merged list; ids from them
-	}
-	interleaved := func(shards, n int) []int {
-		var lines []int
-		for s := range shards {
-			for i := s; i < n; i += shards {
-				lines = append(lines, i)
-			}
-		}
-		return lines
-	}
-	reversed := make([]int, 200)
-	for i := range reversed {
-		reversed[i] = len(reversed) - i
-	}
-	for _, tc := range []testCase{
-		{name: "none"},
-		{name: "one", lines: []int{3}},
-		{name: "in order", lines: []int{1, 2, 3, 9}},
-		{name: "two runs", lines: []int{1, 4, 9, 2, 3, 10}},
-		{name: "four shards", lines: interleaved(4, 1000)},
-		{name: "a shard empty of tasks, another of one", lines: []int{5, 1, 2, 3, 4, 6}},
-		{name: "one line, ids apart", lines: []int{7, 7, 7, 1}},
-		{name: "more runs than are merged", lines: reversed},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tasks := make([]results.Task, len(tc.lines))
-			spans := make([]results.Span, len(tc.lines))
-			spanOf := map[string]results.Span{}
-			for i, line := range tc.lines {
-				tasks[i] = results.Task{ID: fmt.Sprintf("t%d-%d", line, i), Line: line}
-				spans[i] = results.Span{Off: int64(i), Len: 1}
-				spanOf[tasks[i].ID] = spans[i]
-			}
-			want := slices.Clone(tasks)
-			slices.SortFunc(want, func(a, b results.Task) int {
-				return cmp.Or(cmp.Compare(a.Line, b.Line), strings.Compare(a.ID, b.ID))
-			})
-			sortTasks(tasks, spans)
-			assert.DeepEqual(t, tasks, want)
-			for k := range tasks {
-				assert.Equal(t, spans[k], spanOf[tasks[k].ID], "the span of task %d did not move with it", k)
-			}
-		})
 	}
 }

@@ -60,7 +60,7 @@ func trustCmd(ctx context.Context, c *Command, args []string) error {
 	}
 	run := runs[0]
 	if len(runs) > 1 {
-		if run, _, err = mergeRuns(runs, nil, paths); err != nil {
+		if run, _, err = mergeRuns(runs, paths, nil, nil); err != nil {
 			return invalid(err)
 		}
 	}
@@ -281,18 +281,6 @@ func (j *job) writeTrust(run *results.Run) error {
 		}
 	}
 	return nil
-}
-
-// mergeHealth combines the shards' health checks: it failed when it
-// failed in one of them.
-func mergeHealth(a, b *results.Health) *results.Health {
-	switch {
-	case a == nil:
-		return b
-	case b == nil || !a.Passed:
-		return a
-	}
-	return b
 }
 
 // baseRun is the baseline's run; nil without a comparison.

@@ -324,17 +324,3 @@ func TestJudgeUnreachable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
-
-// TestMergeAddsRejectedCacheEntries checks that merged shards count the
-// judge cache entries every shard ignored, and leave the shards alone.
-func TestMergeAddsRejectedCacheEntries(t *testing.T) {
-	shards := []*results.Run{
-		{Shard: &results.Shard{Index: 1, Count: 3}, Judge: &results.JudgeInfo{ID: "openai:grader", CacheRejected: 1}},
-		{Shard: &results.Shard{Index: 2, Count: 3}},
-		{Shard: &results.Shard{Index: 3, Count: 3}, Judge: &results.JudgeInfo{ID: "openai:grader", CacheRejected: 2}},
-	}
-	run, _, err := mergeRuns(shards, nil, []string{"a", "b", "c"})
-	assert.NilError(t, err)
-	assert.DeepEqual(t, run.Judge, &results.JudgeInfo{ID: "openai:grader", CacheRejected: 3})
-	assert.Equal(t, shards[0].Judge.CacheRejected, 1, "the first shard was changed")
-}

@@ -3,8 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -200,7 +198,7 @@ func (j *job) execute(ctx context.Context) error {
 		Timeout:     time.Duration(firstPositive(int(j.flags.timeout), int(j.cfg.Timeout))),
 		Trials:      firstPositive(j.flags.trials, j.cfg.Trials),
 		Mode:        j.flags.mode,
-		Canary:      "EVALGATE-CANARY-" + newID(),
+		Canary:      "EVALGATE-CANARY-" + results.NewID(),
 		Observer:    obs,
 		Redact:      j.c.secrets,
 		HandlerEnv:  process.ScrubEnv(os.Environ(), judgeKeys(j.cfg), j.cfg.Agent.Env),
@@ -228,7 +226,7 @@ func (j *job) execute(ctx context.Context) error {
 
 	run := &results.Run{
 		Schema:    results.Schema,
-		RunID:     newID(),
+		RunID:     results.NewID(),
 		Tool:      results.Tool{Name: "evalgate", Version: version()},
 		StartedAt: time.Now().UTC(),
 		Shard:     j.shard,
@@ -378,7 +376,7 @@ func (j *job) openOutputs() (obs *observer, closeAll func(), err error) {
 	}
 	obs = &observer{
 		term:        report.NewTerminal(termOpts),
-		events:      report.NewEvents(events, time.Now, newID),
+		events:      report.NewEvents(events, time.Now, results.NewID),
 		transcripts: j.flags.transcripts,
 		out:         j.out,
 		cmp:         j.cmp,
@@ -510,13 +508,6 @@ func allAtOnce(fns ...func() error) error {
 		}
 	}
 	return nil
-}
-
-// newID returns a random 128-bit id in hex.
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // gitSHA is the commit under test: GITHUB_SHA in Actions, else HEAD.

@@ -97,7 +97,7 @@ func (o *observer) SuiteStarted(s *results.Suite, taskCount int) {
 	if o.runIDs == nil {
 		o.runIDs = map[string]string{}
 	}
-	s.RunID = newID()
+	s.RunID = results.NewID()
 	o.runIDs[s.ID] = s.RunID
 	o.fail(o.events.Started(s, s.Modes, taskCount, o.cmp.runID(s.ID)))
 	o.term.SuiteStarted(s, taskCount)

@@ -76,3 +76,13 @@ func AggregateSuite(s *results.Suite) {
 	s.Stats = Aggregate(s.Tasks)
 	s.Passed = SuitePassed(s.Thresholds, s.Stats)
 }
+
+// AggregateRun computes the figures and verdict of every suite of a run
+// put together from parts (a merge of shards), then the run's figures
+// (Combine).
+func AggregateRun(run *results.Run) {
+	for i := range run.Suites {
+		AggregateSuite(&run.Suites[i])
+	}
+	run.Stats = Combine(run.Suites)
+}
