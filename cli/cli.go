@@ -19,7 +19,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -27,8 +26,7 @@ import (
 	"time"
 
 	"github.com/evalgate/evalgate/config"
-	"github.com/evalgate/evalgate/internal/escape"
-	"github.com/evalgate/evalgate/internal/redact"
+	"github.com/evalgate/evalgate/pipeline"
 )
 
 // Exit codes, documented in the package comment and in -h.
@@ -57,16 +55,11 @@ type Command struct {
 	// IsTerminal reports whether Stdout is a terminal; detected when nil.
 	IsTerminal func() bool
 
-	repo lazyRoot // the root every path in the outputs is relative to
-	// found is where loadConfig looked for evalgate.yaml when no --config
-	// was given; nil when it was.
-	found *config.Found
 	// tick starts the timer of the progress lines in CI logs; nil is
 	// time.NewTicker. Tests tick it themselves.
 	tick func(time.Duration) (ticks <-chan time.Time, stop func())
-	// secrets redacts the credentials evalgate knows from everything it
-	// prints and writes; learnSecrets sets it.
-	secrets *redact.Redactor
+
+	env *pipeline.Env // what the run reads and writes besides its files
 }
 
 // verb is one command of the command line.
@@ -110,27 +103,8 @@ func lookupVerb(name string) (verb, bool) {
 	return verb{}, false
 }
 
-// exitError carries an exit code. A nil err is a silent exit: the report
-// already said why (a failed gate).
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit %d", e.code)
-	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
-
-func invalid(err error) error  { return &exitError{code: ExitInvalid, err: err} }
-func runError(err error) error { return &exitError{code: ExitRunError, err: err} }
-
-// errGateFailed is the silent sentinel of a run whose gates failed.
-var errGateFailed = &exitError{code: ExitGateFail}
+func invalid(err error) error  { return pipeline.InvalidError(err) }
+func runError(err error) error { return pipeline.RunError(err) }
 
 // Main runs the command line args (args[0] is the program name) and returns
 // the exit code. Ctrl-C cancels the run cleanly: what finished is written.
@@ -157,7 +131,9 @@ func (c *Command) defaults() {
 	if c.Getenv == nil {
 		c.Getenv = os.Getenv
 	}
-	c.learnSecrets(&config.Config{})
+	c.env = &pipeline.Env{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Getenv: c.Getenv,
+		IsTerminal: c.IsTerminal, Tick: c.tick, Version: version()}
+	c.env.LearnSecrets(&config.Config{})
 }
 
 func (c *Command) dispatch(ctx context.Context, args []string) error {
@@ -193,25 +169,23 @@ func (c *Command) exit(err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return ExitPass
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			c.say(c.Stderr, "evalgate: %v\n", ee.err)
+	var pe *pipeline.Error
+	if errors.As(err, &pe) {
+		if pe.Err != nil {
+			c.env.Say(c.Stderr, "evalgate: %v\n", pe.Err)
 		}
-		return ee.code
+		return exitCodes[pe.Outcome]
 	}
-	c.say(c.Stderr, "evalgate: %v\n", err)
+	c.env.Say(c.Stderr, "evalgate: %v\n", err)
 	return ExitRunError
 }
 
-// say writes one of evalgate's messages to w, its credentials redacted
-// (c.secrets) and every line escaped (escape.Lines): whatever it quotes
-// from a suite, a file name, a gate, a baseline or a server gives away no
-// credential, starts no line of its own, cannot pass for a workflow
-// command, and sends no control character to the terminal or the log.
-// Everything evalgate prints to explain itself goes through it.
-func (c *Command) say(w io.Writer, format string, args ...any) {
-	io.WriteString(w, escape.Lines(c.secrets.String(fmt.Sprintf(format, args...))))
+// exitCodes maps how a command ended to its exit code.
+var exitCodes = map[pipeline.Outcome]int{
+	pipeline.Invalid:     ExitInvalid,
+	pipeline.CannotRun:   ExitRunError,
+	pipeline.GateFailed:  ExitGateFail,
+	pipeline.Interrupted: ExitInterrupted,
 }
 
 // newFlags returns the flag set of a command: args is its synopsis after
@@ -318,19 +292,26 @@ func (l *listFlag) Set(v string) error {
 	return nil
 }
 
-// optionalBool is a bool flag that knows whether it was given, so that
-// its default can depend on more than the flag (--explain).
-type optionalBool struct{ set, value bool }
+// optionalBool is a bool flag that knows whether it was given: *p stays
+// nil when it was not, so that its default can depend on more than the
+// flag (--explain).
+type optionalBool struct{ p **bool }
 
-func (b *optionalBool) String() string   { return strconv.FormatBool(b.value) }
-func (b *optionalBool) IsBoolFlag() bool { return true }
+func (b optionalBool) String() string {
+	if b.p == nil || *b.p == nil {
+		return "false"
+	}
+	return strconv.FormatBool(**b.p)
+}
 
-func (b *optionalBool) Set(v string) error {
+func (b optionalBool) IsBoolFlag() bool { return true }
+
+func (b optionalBool) Set(v string) error {
 	x, err := strconv.ParseBool(v)
 	if err != nil {
 		return fmt.Errorf("expected true or false, got %q", v)
 	}
-	b.set, b.value = true, x
+	*b.p = &x
 	return nil
 }
 
@@ -388,66 +369,6 @@ func version() string {
 		return bi.Main.Version
 	}
 	return "dev"
-}
-
-// loadConfig reads the project file at path, or, when path is empty, the
-// evalgate.yaml that config.Find finds in the working directory or a
-// folder above it up to the repository root, and learns the credentials
-// it names. One found above the working directory is named on stderr, so
-// that no run reads a project file the user did not see; none at all is
-// the zero config (c.found says where it was looked for).
-func (c *Command) loadConfig(path string) (*config.Config, error) {
-	if path == "" {
-		found, err := config.Find()
-		if err != nil {
-			return nil, err
-		}
-		c.found = found
-		if found.Path == "" {
-			return &config.Config{}, nil
-		}
-		if found.Above() {
-			c.say(c.Stderr, "evalgate: using %s, the nearest %s above the working directory\n", filepath.ToSlash(found.Path), config.DefaultFile)
-		}
-		path = found.Path
-	}
-	cfg, err := config.Load(path, true)
-	if err != nil {
-		return nil, err
-	}
-	c.learnSecrets(cfg)
-	return cfg, nil
-}
-
-// noConfig says, for a command that needs what a project file would have
-// said, that none was found and where it was looked for; "" when a file
-// was read.
-func (c *Command) noConfig(cfg *config.Config) string {
-	if cfg.File != "" || c.found == nil {
-		return ""
-	}
-	return c.found.NotFound()
-}
-
-// firstNonEmpty is the first value that is set: a flag, then the config,
-// then the default.
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// firstPositive is firstNonEmpty for numbers, where 0 means not set.
-func firstPositive(vals ...int) int {
-	for _, v := range vals {
-		if v > 0 {
-			return v
-		}
-	}
-	return 0
 }
 
 // pluralWord is one or many, as n asks.

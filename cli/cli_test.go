@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -563,25 +562,5 @@ func TestFlagErrors(t *testing.T) {
 		{name: "version takes no arguments", args: []string{"version", "now"}, want: `version takes no arguments, got "now"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
-	}
-}
-
-// TestIsTerminal checks terminal detection on what stdout really is: a
-// character device such as /dev/null is not a terminal, and neither is a
-// file or a buffer.
-func TestIsTerminal(t *testing.T) {
-	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	assert.NilError(t, err)
-	defer devNull.Close()
-	file, err := os.Create(filepath.Join(t.TempDir(), "out"))
-	assert.NilError(t, err)
-	defer file.Close()
-	for name, stdout := range map[string]io.Writer{
-		"/dev/null": devNull,
-		"file":      file,
-		"buffer":    new(bytes.Buffer),
-	} {
-		c := &Command{Stdout: stdout}
-		assert.Check(t, !c.isTerminal(), name)
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/evalgate/evalgate/action"
+	"github.com/evalgate/evalgate/pipeline"
 	"github.com/evalgate/evalgate/regression"
 	"github.com/evalgate/evalgate/results"
 )
@@ -27,7 +29,7 @@ func baselineCmd(ctx context.Context, c *Command, args []string) error {
 	}
 	fs := c.newFlags("baseline", "promote [RESULTS]")
 	configPath := fs.String("config", "", "project `file` whose out folder holds the run when RESULTS is not given (default: evalgate.yaml here or in the nearest folder above, up to the repository root)")
-	out := fs.String("out", DefaultBaselineFile, "where to write the baseline")
+	out := fs.String("out", pipeline.DefaultBaselineFile, "where to write the baseline")
 	force := fs.Bool("force", false, "promote a run that ran only some tasks, was interrupted, had errors or lacks tasks of the baseline at --out")
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
@@ -38,11 +40,11 @@ func baselineCmd(ctx context.Context, c *Command, args []string) error {
 	}
 	if len(pos) == 0 {
 		// The last run: in the output folder run writes to.
-		cfg, err := c.loadConfig(*configPath)
+		cfg, err := c.env.LoadConfig(*configPath)
 		if err != nil {
 			return invalid(err)
 		}
-		pos = []string{firstNonEmpty(cfg.Out, "evalgate-out")}
+		pos = []string{cmp.Or(cfg.Out, "evalgate-out")}
 	}
 	run, err := readResults(ctx, pos[0])
 	if err != nil {
@@ -65,12 +67,12 @@ func baselineCmd(ctx context.Context, c *Command, args []string) error {
 		return invalid(errors.New(b.String()))
 	}
 	for _, p := range problems {
-		c.say(c.Stderr, "evalgate: warning: promoted with --force although %s\n", p.What)
+		c.env.Say(c.Stderr, "evalgate: warning: promoted with --force although %s\n", p.What)
 	}
 	if err := regression.WritePromoted(*out, run); err != nil {
 		return runError(err)
 	}
-	c.say(c.Stdout, "evalgate: baseline %s written from run %s (%d %s, %d %s)\n", filepath.ToSlash(*out), run.RunID,
+	c.env.Say(c.Stdout, "evalgate: baseline %s written from run %s (%d %s, %d %s)\n", filepath.ToSlash(*out), run.RunID,
 		len(run.Suites), pluralWord(len(run.Suites), "suite", "suites"), run.TaskCount, pluralWord(run.TaskCount, "task", "tasks"))
 	return nil
 }
@@ -114,29 +116,29 @@ func baselineFetchCmd(ctx context.Context, c *Command, args []string) error {
 	if len(pos) > 0 {
 		return invalid(fmt.Errorf("baseline fetch: unexpected argument %q", pos[0]))
 	}
-	if !c.inActions() {
+	if !c.env.InActions() {
 		return invalid(errors.New("baseline fetch is the GitHub Action's step: outside GitHub Actions, `evalgate run --baseline github-artifact:NAME` cannot reach the artifact API; use a file or git: baseline"))
 	}
-	cfg, err := c.loadConfig(*configPath)
+	cfg, err := c.env.LoadConfig(*configPath)
 	if err != nil {
 		return invalid(err)
 	}
-	s := firstNonEmpty(*spec, cfg.Baseline)
+	s := cmp.Or(*spec, cfg.Baseline)
 	if !strings.HasPrefix(s, regression.ArtifactPrefix) {
 		return nil
 	}
-	if err := c.maskSecrets(cfg); err != nil {
+	if err := c.env.MaskSecrets(cfg); err != nil {
 		return runError(err)
 	}
-	dir := firstNonEmpty(*out, cfg.Out, "evalgate-out")
-	path, found, err := c.artifactFetcher(dir)(ctx, strings.TrimPrefix(s, regression.ArtifactPrefix))
+	dir := cmp.Or(*out, cfg.Out, "evalgate-out")
+	path, found, err := c.env.ArtifactFetcher(dir)(ctx, strings.TrimPrefix(s, regression.ArtifactPrefix))
 	if err != nil {
 		return runError(fmt.Errorf("could not fetch baseline %q: %w", s, err))
 	}
-	value := NoBaseline
+	value := pipeline.NoBaseline
 	if found {
 		value = path
-		c.say(c.Stderr, "evalgate: baseline %s fetched to %s\n", s, filepath.ToSlash(path))
+		c.env.Say(c.Stderr, "evalgate: baseline %s fetched to %s\n", s, filepath.ToSlash(path))
 	}
 	if err := action.WriteOutputs(c.Getenv, map[string]string{"baseline": value}); err != nil {
 		return runError(err)

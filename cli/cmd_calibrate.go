@@ -11,6 +11,7 @@ import (
 
 	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/judges"
+	"github.com/evalgate/evalgate/pipeline"
 )
 
 // calibrateFlags are the flags of `evalgate calibrate`.
@@ -45,7 +46,7 @@ func calibrateCmd(ctx context.Context, c *Command, args []string) error {
 		// A bar at or below 0 passes a judge no better than a coin.
 		return invalid(fmt.Errorf("--min-agreement: expected a correlation above 0 and at most 1, such as 0.8, got %g", f.minAgreement))
 	}
-	cfg, err := c.loadConfig(f.config)
+	cfg, err := c.env.LoadConfig(f.config)
 	if err != nil {
 		return invalid(err)
 	}
@@ -53,7 +54,7 @@ func calibrateCmd(ctx context.Context, c *Command, args []string) error {
 		return invalid(&config.Error{Pos: o.APIKeyEnvAt, Message: fmt.Sprintf(
 			"judge.openai.apiKeyEnv: the environment variable %s is not set; the judge needs it to be calibrated", o.APIKeyEnv)})
 	}
-	rj, err := c.newRubricJudge(cfg, f.noCache, 0)
+	rj, err := c.env.NewRubricJudge(cfg, f.noCache, 0)
 	if err != nil {
 		return invalid(err)
 	}
@@ -69,13 +70,13 @@ func calibrateCmd(ctx context.Context, c *Command, args []string) error {
 		return invalid(err)
 	}
 
-	scores, err := judges.JudgeLabels(ctx, rj.rubric, labels)
-	c.warnCacheRejected(rj)
+	scores, err := judges.JudgeLabels(ctx, rj.Rubric, labels)
+	c.env.WarnCacheRejected(rj)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: nothing was written")}
+		return &pipeline.Error{Outcome: pipeline.Interrupted, Err: errors.New("interrupted: nothing was written")}
 	case err != nil:
-		if uerr := judgeDown(cfg, rj.unavailable()); uerr != nil {
+		if uerr := pipeline.JudgeDown(cfg, rj.Unavailable()); uerr != nil {
 			return uerr
 		}
 		return runError(fmt.Errorf("could not calibrate the judge on %s: %w", f.labels, err))
@@ -85,8 +86,8 @@ func calibrateCmd(ctx context.Context, c *Command, args []string) error {
 		human[i] = l.Human
 	}
 	cal := &judges.Calibration{
-		JudgeID:      rj.judge.ID(),
-		Fingerprint:  judges.Fingerprint(rj.judge.Identity()),
+		JudgeID:      rj.Judge.ID(),
+		Fingerprint:  judges.Fingerprint(rj.Judge.Identity()),
 		Labels:       f.labels,
 		MinAgreement: f.minAgreement,
 		Date:         time.Now().UTC().Truncate(time.Second),
@@ -96,13 +97,13 @@ func calibrateCmd(ctx context.Context, c *Command, args []string) error {
 		cal.Agreement = judges.MeasureGraded(scores, human, sc.Min, sc.Max)
 	}
 	cal.Passed = cal.Rho != nil && *cal.Rho >= f.minAgreement
-	path := calibrationFile(cfg)
+	path := pipeline.CalibrationFile(cfg)
 	if err := judges.WriteCalibration(path, cal); err != nil {
 		return runError(err)
 	}
 	c.printCalibration(c.Stdout, cal, path)
 	if !cal.Passed {
-		return &exitError{code: ExitGateFail}
+		return pipeline.ErrGateFailed
 	}
 	return nil
 }
@@ -110,7 +111,7 @@ func calibrateCmd(ctx context.Context, c *Command, args []string) error {
 // printCalibration writes the agreement report of a calibration.
 func (c *Command) printCalibration(w io.Writer, cal *judges.Calibration, path string) {
 	a := cal.Agreement
-	c.say(w, "judge %s on %d labels from %s\n\n", cal.JudgeID, a.N, cal.Labels)
+	c.env.Say(w, "judge %s on %d labels from %s\n\n", cal.JudgeID, a.N, cal.Labels)
 	fmt.Fprintf(w, "  Spearman ρ  %s  (bar %.2f)\n", figure(a.Rho), cal.MinAgreement)
 	if a.Scale != nil {
 		printGradedAgreement(w, a)
@@ -125,7 +126,7 @@ func (c *Command) printCalibration(w io.Writer, cal *judges.Calibration, path st
 	default:
 		fmt.Fprintf(w, "not calibrated: ρ %.3f < %.2f; do not let this judge gate until it agrees with people\n", *a.Rho, cal.MinAgreement)
 	}
-	c.say(w, "wrote %s\n", path)
+	c.env.Say(w, "wrote %s\n", path)
 }
 
 // printConfusion writes κ, accuracy and the confusion table of yes/no labels.

@@ -39,8 +39,8 @@ func diffCmd(ctx context.Context, c *Command, args []string) error {
 	regression.Compare(base, head, regression.Options{Source: pos[0]})
 	out := report.Diff(base, head, report.DiffOptions{
 		Markdown: *format == "md",
-		Color:    *format == "text" && c.colorEnabled(*noColor),
-		LinkBase: c.scorecardOptions(head).LinkBase,
+		Color:    *format == "text" && c.env.ColorEnabled(*noColor),
+		LinkBase: c.env.ScorecardOptions(head).LinkBase,
 	})
 	_, err = io.WriteString(c.Stdout, out)
 	return err

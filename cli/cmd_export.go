@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalgate/evalgate/pipeline"
 	"github.com/evalgate/evalgate/suites"
 )
 
@@ -61,10 +62,10 @@ func exportCmd(_ context.Context, c *Command, args []string) error {
 		return cmp.Or(cmp.Compare(a.pos.Line, b.pos.Line), cmp.Compare(a.pos.Col, b.pos.Col))
 	})
 	for _, l := range lines {
-		c.say(c.Stderr, "evalgate: %s\n", l.text)
+		c.env.Say(c.Stderr, "evalgate: %s\n", l.text)
 	}
 	tasks := rep.Tasks
-	c.say(c.Stderr, "evalgate: %s\n", openwopSummary(rep))
+	c.env.Say(c.Stderr, "evalgate: %s\n", openwopSummary(rep))
 	lost := len(rep.Unscoreable)
 	switch {
 	case lost == 0 && len(rep.Extensions) == 0:
@@ -74,14 +75,14 @@ func exportCmd(_ context.Context, c *Command, args []string) error {
 		fmt.Fprintln(c.Stderr, "evalgate: every task keeps a scoring an openwop runner can use: the export is strictly openwop-portable")
 		return nil
 	case out == nil:
-		return &exitError{code: ExitGateFail, err: fmt.Errorf(
+		return &pipeline.Error{Outcome: pipeline.GateFailed, Err: fmt.Errorf(
 			"every task of %s is scored only by evalgate extensions, so nothing was written; --keep-unscoreable writes the tasks without their scoring", path)}
 	case *keep:
-		return &exitError{code: ExitGateFail, err: fmt.Errorf(
+		return &pipeline.Error{Outcome: pipeline.GateFailed, Err: fmt.Errorf(
 			"%d of %d %s kept without scoring: no openwop runner can score %s, so the export is not portable",
 			lost, tasks, pluralWord(tasks, "task", "tasks"), pluralWord(lost, "it", "them"))}
 	}
-	return &exitError{code: ExitGateFail, err: fmt.Errorf(
+	return &pipeline.Error{Outcome: pipeline.GateFailed, Err: fmt.Errorf(
 		"%d of %d %s left out: only evalgate extensions score %s; the rest is strictly openwop-portable",
 		lost, tasks, pluralWord(tasks, "task", "tasks"), pluralWord(lost, "it", "them"))}
 }

@@ -11,7 +11,7 @@ import (
 
 // mcpCmd is `evalgate mcp stdio`: the bridge a stdio-only MCP client
 // launches to reach the trial's MCP server, named by the EVALGATE_MCP_URL
-// it inherits from the agent (DESIGN §13).
+// it inherits from the agent (docs/mcp.md).
 func mcpCmd(ctx context.Context, c *Command, args []string) error {
 	fs := c.newFlags("mcp", "stdio")
 	if err := parse(fs, args); err != nil {

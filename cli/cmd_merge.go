@@ -1,18 +1,10 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
-	"path/filepath"
-	"time"
 
-	"github.com/evalgate/evalgate/gates"
-	"github.com/evalgate/evalgate/internal/atomicfile"
-	"github.com/evalgate/evalgate/regression"
-	"github.com/evalgate/evalgate/report"
-	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/pipeline"
 )
 
 // mergeCmd is `evalgate merge --out DIR RESULTS...`: the last job of a
@@ -21,14 +13,14 @@ import (
 // every output, then exits 0 or 1 like run.
 func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	fs := c.newFlags("merge", "RESULTS...")
-	var f runFlags
-	fs.StringVar(&f.config, "config", "", "project `file` (default: evalgate.yaml here or in the nearest folder above, up to the repository root): gates, baseline, out")
-	fs.StringVar(&f.out, "out", "", "output `folder` (default evalgate-out)")
-	fs.StringVar(&f.baseline, "baseline", "", "baseline results: a results.json, a folder holding one, an EvalSummary, git:<ref>:<path> or github-artifact:<name>")
-	fs.Var(&f.gates, "gate", "gate `expression` that must hold (repeatable; replaces the config's gates)")
-	fs.BoolVar(&f.noColor, "no-color", false, "no colour in the terminal report (NO_COLOR is honoured too)")
-	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict")
-	fs.BoolVar(&f.noPublish, "no-publish", false, "in GitHub Actions, publish nothing (job summary, annotations, step outputs, comment): `evalgate publish` does it in a later step, the one that holds the token")
+	var f pipeline.Flags
+	fs.StringVar(&f.Config, "config", "", "project `file` (default: evalgate.yaml here or in the nearest folder above, up to the repository root): gates, baseline, out")
+	fs.StringVar(&f.Out, "out", "", "output `folder` (default evalgate-out)")
+	fs.StringVar(&f.Baseline, "baseline", "", "baseline results: a results.json, a folder holding one, an EvalSummary, git:<ref>:<path> or github-artifact:<name>")
+	fs.Var((*repeatFlag)(&f.Gates), "gate", "gate `expression` that must hold (repeatable; replaces the config's gates)")
+	fs.BoolVar(&f.NoColor, "no-color", false, "no colour in the terminal report (NO_COLOR is honoured too)")
+	fs.BoolVar(&f.Quiet, "quiet", false, "print only the verdict")
+	fs.BoolVar(&f.NoPublish, "no-publish", false, "in GitHub Actions, publish nothing (job summary, annotations, step outputs, comment): `evalgate publish` does it in a later step, the one that holds the token")
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -36,123 +28,5 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	if len(paths) == 0 {
 		return invalid(errors.New("merge: expected the results of every shard (results.json files or the folders holding them)"))
 	}
-	cfg, err := c.loadConfig(f.config)
-	if err != nil {
-		return invalid(err)
-	}
-	gs, err := compileGates(cfg, f.gates)
-	if err != nil {
-		return err
-	}
-	// The trials of passed tasks are spilled as run spills them, and for
-	// the same reason: nothing but results.json reads them. The trust
-	// scorecard and the assessment read every trial: with either, the
-	// trials stay in memory.
-	var spill *results.Spill
-	if cfg.Trust == nil && cfg.Assessment == nil {
-		if spill, err = results.NewSpill(""); err != nil {
-			return runError(err)
-		}
-		defer spill.Close()
-	}
-	shards, spans, err := results.ReadShards(ctx, paths, spill)
-	if err != nil {
-		return invalid(err)
-	}
-	run, restore, err := mergeRuns(shards, paths, spans, spill)
-	if err != nil {
-		// The files are sound, but they are not the shards of one run:
-		// gating on them would judge a run that never happened.
-		return runError(err)
-	}
-	spec := firstNonEmpty(f.baseline, cfg.Baseline)
-	out := firstNonEmpty(f.out, cfg.Out, "evalgate-out")
-	release, err := lockOut(out, anotherFolder)
-	if err != nil {
-		return err
-	}
-	defer release()
-	cmp, err := c.loadBaseline(ctx, spec, baselineDir(f.baseline, cfg.Dir), out, nil)
-	if err != nil {
-		return err
-	}
-	if cmp != nil {
-		regression.Compare(cmp.base, run, cmp.opts)
-	}
-	j := &job{c: c, cfg: cfg, flags: &f, out: out, cmp: cmp, restore: restore}
-	if cfg.Trust != nil {
-		// The shards' scorecards saw a part of the run each: the merged
-		// run is scored again, whole.
-		if j.trustIn, err = trustInput(ctx, cfg, nil, configuredGates(gs)); err != nil {
-			return invalid(err)
-		}
-		j.trust = scoreTrust(j.trustIn, run, cmp.baseRun())
-	}
-	if err := j.prepareAssessment(nil); err != nil {
-		return err
-	}
-	j.assessRun(run)
-	evaluate(gs, run)
-
-	if err := j.writeMerged(ctx, run); err != nil {
-		return runError(err)
-	}
-	j.sayAssessment()
-	term := report.NewTerminal(report.TerminalOptions{Out: c.Stdout, Color: c.colorEnabled(f.noColor), Quiet: f.quiet})
-	for i := range run.Suites {
-		term.SuiteDone(&run.Suites[i])
-	}
-	j.sayTrust()
-	return j.conclude(ctx, run, term, &exitError{code: ExitRunError, err: errors.New("a shard was interrupted: the results hold only the tasks that finished")})
-}
-
-// readShard reads one shard's results.json, or the folder holding it.
-func readShard(path string) (*results.Run, error) {
-	return results.Read(path)
-}
-
-// mergeRuns merges shard results into one run as if it had run whole
-// (results.Merge) and computes its figures (gates.AggregateRun): the run
-// evalgate would have written.
-func mergeRuns(shards []*results.Run, names []string, spans [][][]results.Span, spill *results.Spill) (*results.Run, results.Restore, error) {
-	run, restore, err := results.Merge(shards, names, spans, spill)
-	if err != nil {
-		return nil, nil, err
-	}
-	run.Tool = results.Tool{Name: "evalgate", Version: version()}
-	gates.AggregateRun(run)
-	return run, restore, nil
-}
-
-// writeMerged writes the merged run's events, summaries, results.json,
-// scorecard and CI formats into the output folder (created and locked by
-// lockOut), the events while the others are written. They are written
-// anew, one run per suite, as a whole run would have written them.
-func (j *job) writeMerged(ctx context.Context, run *results.Run) error {
-	return allAtOnce(func() error {
-		f, err := atomicfile.Create(filepath.Join(j.out, eventsFile), 0o644)
-		if err != nil {
-			return fmt.Errorf("could not write to the output folder %q: %w", j.out, err)
-		}
-		// Buffered, unlike a run's, whose events are read as they come:
-		// a line a write was 200,000 writes.
-		bw := bufio.NewWriterSize(f, 256<<10)
-		events := report.NewEvents(bw, time.Now, results.NewID)
-		for i := range run.Suites {
-			s := &run.Suites[i]
-			err = errors.Join(err, events.Started(s, s.Modes, len(s.Tasks), j.cmp.runID(s.ID)))
-			for k := range s.Tasks {
-				err = errors.Join(err, events.Scored(s.RunID, &s.Tasks[k]))
-			}
-			err = errors.Join(err, events.Completed(s))
-		}
-		err = errors.Join(err, bw.Flush())
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("could not write events.ndjson: %w", err)
-		}
-		return nil
-	}, func() error { return j.writeOutputs(ctx, run) })
+	return c.env.Merge(ctx, &f, paths)
 }

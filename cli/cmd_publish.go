@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,19 +24,19 @@ func publishCmd(ctx context.Context, c *Command, args []string) error {
 	if len(pos) > 0 {
 		return invalid(fmt.Errorf("publish: unexpected argument %q (the run is read from --out)", pos[0]))
 	}
-	if !c.inActions() {
+	if !c.env.InActions() {
 		return invalid(errors.New("publish is the GitHub Action's step after `evalgate run --no-publish`: outside GitHub Actions there is nothing to publish to; `evalgate report` renders a results.json"))
 	}
-	cfg, err := c.loadConfig(*configPath)
+	cfg, err := c.env.LoadConfig(*configPath)
 	if err != nil {
 		return invalid(err)
 	}
-	dir := firstNonEmpty(*out, cfg.Out, "evalgate-out")
+	dir := cmp.Or(*out, cfg.Out, "evalgate-out")
 	run, err := readResults(ctx, filepath.Join(dir, "results.json"))
 	if err != nil {
 		return invalid(fmt.Errorf("nothing to publish: %w", err))
 	}
-	if err := c.publish(ctx, run, dir, cfg); err != nil {
+	if err := c.env.Publish(ctx, run, dir, cfg); err != nil {
 		return runError(err)
 	}
 	return nil

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/evalgate/evalgate/internal/atomicfile"
+	"github.com/evalgate/evalgate/pipeline"
 	"github.com/evalgate/evalgate/regression"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
@@ -37,7 +37,7 @@ func reportCmd(ctx context.Context, c *Command, args []string) error {
 	var data []byte
 	switch *format {
 	case "md":
-		data = []byte(report.Scorecard(run, c.scorecardOptions(run)))
+		data = []byte(report.Scorecard(run, c.env.ScorecardOptions(run)))
 	case "junit":
 		data, err = report.JUnit(run)
 	case "sarif":
@@ -56,8 +56,8 @@ func reportCmd(ctx context.Context, c *Command, args []string) error {
 	}
 	// A report written into an output folder waits for no run writing
 	// there; and a link at --out is replaced, not written through.
-	if dir := filepath.Dir(*out); isOutFolder(dir) {
-		release, err := lockFolder(dir, anotherFile)
+	if dir := filepath.Dir(*out); pipeline.IsOutFolder(dir) {
+		release, err := pipeline.LockFolder(dir, pipeline.AnotherFile)
 		if err != nil {
 			return err
 		}
@@ -74,18 +74,4 @@ func reportCmd(ctx context.Context, c *Command, args []string) error {
 // summaries).
 func readResults(ctx context.Context, spec string) (*results.Run, error) {
 	return regression.Load(ctx, spec, "")
-}
-
-// scorecardOptions links tasks to their lines on GitHub when the run is in
-// GitHub Actions: GITHUB_SERVER_URL/GITHUB_REPOSITORY/blob/<sha>/.
-func (c *Command) scorecardOptions(run *results.Run) report.ScorecardOptions {
-	server, repo := c.Getenv("GITHUB_SERVER_URL"), c.Getenv("GITHUB_REPOSITORY")
-	sha := run.GitSHA
-	if sha == "" {
-		sha = c.Getenv("GITHUB_SHA")
-	}
-	if server == "" || repo == "" || sha == "" {
-		return report.ScorecardOptions{}
-	}
-	return report.ScorecardOptions{LinkBase: strings.TrimSuffix(server, "/") + "/" + repo + "/blob/" + sha + "/"}
 }

@@ -17,7 +17,7 @@ func validateCmd(_ context.Context, c *Command, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	cfg, err := c.loadConfig(*configPath)
+	cfg, err := c.env.LoadConfig(*configPath)
 	if err != nil {
 		return invalid(err)
 	}
@@ -29,21 +29,21 @@ func validateCmd(_ context.Context, c *Command, args []string) error {
 		paths = cfg.Suites
 	}
 	if len(paths) == 0 {
-		if none := c.noConfig(cfg); none != "" {
+		if none := c.env.NoConfig(cfg); none != "" {
 			return invalid(errors.New(none + ", or name the suite files or folders to validate"))
 		}
 		return invalid(fmt.Errorf("no suites to validate: pass suite files or folders, or list them under \"suites\" in %s", filepath.ToSlash(cfg.File)))
 	}
 	all, err := suites.LoadWith(memtune.Load, paths...)
 	if err != nil {
-		c.say(c.Stdout, "%v\n", err)
+		c.env.Say(c.Stdout, "%v\n", err)
 		return invalid(errors.New("invalid suites"))
 	}
-	if err := c.checkJudged(cfg, all); err != nil {
+	if err := c.env.CheckJudged(cfg, all); err != nil {
 		return err
 	}
 	if cfg.Assessment != nil {
-		c.warnSuiteDomains(all, cfg.Assessment.Taxonomy)
+		c.env.WarnSuiteDomains(all, cfg.Assessment.Taxonomy)
 	}
 	tasks := 0
 	for _, s := range all {
@@ -62,10 +62,10 @@ func validateCmd(_ context.Context, c *Command, args []string) error {
 			}
 			if !rep.Portable() {
 				portable = false
-				c.say(c.Stdout, "%s: not strictly openwop-portable: %s\n%v\n", s.Path, openwopSummary(rep), rep.Errors())
+				c.env.Say(c.Stdout, "%s: not strictly openwop-portable: %s\n%v\n", s.Path, openwopSummary(rep), rep.Errors())
 				continue
 			}
-			c.say(c.Stdout, "%s: strictly openwop-portable: %s\n", s.Path, openwopSummary(rep))
+			c.env.Say(c.Stdout, "%s: strictly openwop-portable: %s\n", s.Path, openwopSummary(rep))
 		}
 		if !portable {
 			return invalid(errors.New("some suites use evalgate extensions; `evalgate export --openwop FILE` strips them"))

@@ -32,7 +32,7 @@ tasks:
 // TestValidateNeedsAJudge: with a config file that configures no judge, a
 // criterion without an assert is reported at its line (exit 2), where the
 // config file is and whichever folder validate runs from. run keeps
-// DESIGN §5: such a task is an error "no judge configured", the run goes on.
+// docs/judges.md: such a task is an error "no judge configured", the run goes on.
 func TestValidateNeedsAJudge(t *testing.T) {
 	type testCase struct {
 		name       string

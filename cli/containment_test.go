@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalgate/evalgate/pipeline"
 	"gotest.tools/v3/assert"
 )
 
@@ -67,8 +68,8 @@ func TestActionSteps(t *testing.T) {
 		return string(data)
 	}
 
-	defer func(prev func(context.Context, string) (string, bool, error)) { fetchArtifact = prev }(fetchArtifact)
-	fetchArtifact = func(context.Context, string) (string, bool, error) { return "", false, nil }
+	defer func(prev func(context.Context, string) (string, bool, error)) { pipeline.FetchArtifact = prev }(pipeline.FetchArtifact)
+	pipeline.FetchArtifact = func(context.Context, string) (string, bool, error) { return "", false, nil }
 	r := runCLI(t, sub, env, "baseline", "fetch")
 	assert.Equal(t, r.code, ExitPass, r.stderr)
 	assert.Assert(t, strings.Contains(outputs(), "baseline<<"), outputs())
@@ -77,7 +78,7 @@ func TestActionSteps(t *testing.T) {
 
 	// "none" overrides the config's artifact baseline, which the run
 	// could not fetch without a token.
-	fetchArtifact = nil
+	pipeline.FetchArtifact = nil
 	r = runCLI(t, sub, env, "run", "--no-publish", "--baseline", "none", "--gate", "passRate == 1")
 	assert.Equal(t, r.code, ExitGateFail, r.stderr)
 	assert.Assert(t, !strings.Contains(r.stdout, "::error file="), "the run step annotated: %s", r.stdout)

@@ -17,7 +17,7 @@ import (
 	"gotest.tools/v3/assert"
 )
 
-// The tests here are the hostile cases of DESIGN §17 and docs/security.md:
+// The tests here are the hostile cases of docs/security.md:
 // what a suite, a file name, a gate, a baseline or a server can make
 // evalgate print, read or send.
 
@@ -441,7 +441,7 @@ tasks:
         - {criterion: 'Says "sorry".', weight: 1}
 `
 
-// TestPlantedJudgeVerdictsAreIgnored is DESIGN §17 "Verdicts cannot be
+// TestPlantedJudgeVerdictsAreIgnored is docs/security.md "Judge verdicts cannot be
 // planted": judge cache entries committed to the repository (which on a
 // pull request from a fork is the fork's) that say a failing task passes
 // are ignored, counted on stderr and in results.json, and the judge is

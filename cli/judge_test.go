@@ -99,7 +99,7 @@ func readLines(t *testing.T, path string) []string {
 }
 
 // TestExecJudgeGetsOnlyJudgedCriteria is the done-when test: a judge written
-// outside the project from DESIGN §5 alone gets exactly the judged criteria,
+// outside the project from docs/judges.md alone gets exactly the judged criteria,
 // never the assert ones, and the task scores follow the weights.
 func TestExecJudgeGetsOnlyJudgedCriteria(t *testing.T) {
 	judge, err := os.ReadFile(filepath.Join(testdata, "rubric", "judge.py"))

@@ -32,7 +32,7 @@ func (c *Command) startProfiles() func() {
 			err = pprof.StartCPUProfile(f)
 		}
 		if err != nil {
-			c.say(c.Stderr, "evalgate: could not start the CPU profile %q: %v\n", cpuPath, err)
+			c.env.Say(c.Stderr, "evalgate: could not start the CPU profile %q: %v\n", cpuPath, err)
 		} else {
 			cpu = f
 		}
@@ -44,7 +44,7 @@ func (c *Command) startProfiles() func() {
 		}
 		if memPath != "" {
 			if err := writeHeapProfile(memPath); err != nil {
-				c.say(c.Stderr, "evalgate: could not write the heap profile %q: %v\n", memPath, err)
+				c.env.Say(c.Stderr, "evalgate: could not write the heap profile %q: %v\n", memPath, err)
 			}
 		}
 	}

@@ -13,7 +13,7 @@ import (
 
 // protocolSuiteYAML exercises the tricky parts of the contracts against an
 // agent written independently of evalgate (runner/testdata/agent.py, Python,
-// speaking only what DESIGN §4 says).
+// speaking only what the README's "The agent protocol" says).
 const protocolSuiteYAML = `suiteId: acme.e2e.evals.protocol
 version: 1.0.0
 modes: [golden]

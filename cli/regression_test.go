@@ -15,6 +15,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/evalgate/evalgate/pipeline"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 )
@@ -322,7 +323,7 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 	used := map[int]bool{}
 	for _, s := range w.Suites {
 		for _, task := range s.Tasks {
-			used[ShardOf(s.ID, task.ID, 64)] = true
+			used[pipeline.ShardOf(s.ID, task.ID, 64)] = true
 		}
 	}
 	idle := 1
@@ -456,8 +457,8 @@ func TestBaselineSpecs(t *testing.T) {
 		wantReg    bool
 	}
 	run := func(t *testing.T, tc testCase) {
-		defer func(prev func(context.Context, string) (string, bool, error)) { fetchArtifact = prev }(fetchArtifact)
-		fetchArtifact = tc.fetch
+		defer func(prev func(context.Context, string) (string, bool, error)) { pipeline.FetchArtifact = prev }(pipeline.FetchArtifact)
+		pipeline.FetchArtifact = tc.fetch
 		out := filepath.Join(t.TempDir(), "out")
 		code, stdout, stderr := runEvalgate(t, nil, "run", "--config", p.config, "--out", out, "--baseline", tc.baseline)
 		assert.Equal(t, code, tc.wantCode, stdout+stderr)

@@ -106,7 +106,7 @@ func TestCacheDoesNotKeepFailures(t *testing.T) {
 	assert.Equal(t, f.callCount(), 2)
 }
 
-// TestCacheRejectsPlantedEntries is DESIGN §17 "Verdicts cannot be
+// TestCacheRejectsPlantedEntries is docs/security.md "Judge verdicts cannot be
 // planted": an entry at the right path, well-formed, saying every criterion
 // is met, but whose MAC is missing or not made with the cache's key, is
 // ignored and counted; the judge is asked and its verdict replaces it.

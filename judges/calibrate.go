@@ -40,7 +40,7 @@ type Label struct {
 	Criterion string
 	Human     float64
 	// Scale, when set, makes the label graded: Human is then the level a
-	// person gave, on it (DESIGN §15).
+	// person gave, on it (docs/judges.md, "Graded criteria").
 	Scale *RubricScale
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/evalgate/evalgate/suites"
 )
 
-// Finding kinds the adversarial detectors produce (DESIGN §5). They are
+// Finding kinds the adversarial detectors produce (docs/adversarial.md). They are
 // openwop safetyFindings kinds: a kind and a severity, never the text that
 // was found.
 const (

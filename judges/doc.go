@@ -2,14 +2,14 @@
 // expectation, in three parts:
 //
 //   - the golden judge: the deterministic `match` strategies, the `assert`
-//     checks and the `outputSchema` check of DESIGN §2, with no network and
+//     checks and the `outputSchema` check of docs/suites.md, with no network and
 //     the same verdict every time (this page);
 //   - rubric judges, implementations of Rubric that decide the criteria
 //     without a deterministic assert: OpenAI (an OpenAI-compatible chat
 //     model, majority of Samples votes) and Exec (any program speaking the
-//     DESIGN §5 protocol), with verdicts cached by content hash (Cache) and
+//     exec judge protocol of docs/judges.md), with verdicts cached by content hash (Cache) and
 //     measured against human labels (Measure, Calibration). A graded
-//     criterion (DESIGN §15) is answered with a level on its scale, the
+//     criterion (docs/judges.md, "Graded criteria") is answered with a level on its scale, the
 //     Median of Samples, and measured with Spearman ρ and QuadraticKappa
 //     (MeasureGraded); Executor.Level decides one by its levels' checks
 //     instead;

@@ -30,14 +30,14 @@ const (
 )
 
 // Exec is a rubric judge run as a program, for graders in any language
-// (DESIGN §5). Each sample runs the program once: stdin gets one JSON object
+// (docs/judges.md, "The exec judge"). Each sample runs the program once: stdin gets one JSON object
 //
 //	{"criteria":[{"criterion":"...","weight":0.5}],"input":...,"output":...,"trace":[{"name","args","result","isError"}]}
 //
 // and stdout must hold {"criteria":[{"met":true,"reason":"..."}]}, one
 // entry per criterion in order. A graded criterion comes with its "scale"
 // ({"min","max","levels":[{"level","descriptor"}]}) and is answered with
-// {"level":n,"reason":"..."}, n from min to max (DESIGN §15). The program runs in its own process group
+// {"level":n,"reason":"..."}, n from min to max (docs/judges.md, "Graded criteria"). The program runs in its own process group
 // with a scrubbed environment plus EVALGATE_SUITE_ID and EVALGATE_TASK_ID;
 // a timeout or an over-size stdout kills the group. A non-zero exit or a
 // malformed answer is an error for that task; a program that cannot be

@@ -28,7 +28,7 @@ const (
 )
 
 // Programs runs the program checks of a run (assert {exec: [...]},
-// DESIGN §16). A program is started once and kept: each request is one
+// docs/suites.md, "Program checks"). A program is started once and kept: each request is one
 // JSON line on its stdin,
 //
 //	{"input":…,"output":…,"trace":[{"name","args","result","isError"}],"vars":{…}}

@@ -20,7 +20,7 @@ type RubricCriterion struct {
 	Criterion string  `json:"criterion"`
 	Weight    float64 `json:"weight"`
 	// Scale, when set, asks for a level on it instead of met or not met
-	// (DESIGN §15).
+	// (docs/judges.md, "Graded criteria").
 	Scale *RubricScale `json:"scale,omitempty"`
 }
 

@@ -7,7 +7,7 @@ import (
 	"github.com/evalgate/evalgate/suites"
 )
 
-// worldChecks runs the end-state checks of a golden task (DESIGN §14):
+// worldChecks runs the end-state checks of a golden task (docs/worlds.md):
 // "state", the final world contains the expected JSON subset;
 // "unchanged", every listed pointer has the value it had at the start
 // (a pointer missing from both counts as unchanged); and "goldState", the

@@ -16,7 +16,7 @@ import (
 
 // TestRunEvidence runs the tool-calling test agent over fixtures that
 // break a schema, repeat a side effect, answer malformed text or time out,
-// and checks what results keep of it (DESIGN §12): counts, check ids,
+// and checks what results keep of it (docs/trust.md): counts, check ids,
 // finding kinds, fault kinds and the idempotency verdict, never content.
 func TestRunEvidence(t *testing.T) {
 	s := loadSuite(t, `suiteId: acme.t.evals.evidence

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A rubric judge for evalgate, written from DESIGN §5 alone.
+"""A rubric judge for evalgate, written from docs/judges.md alone.
 
 stdin:  {"criteria":[{"criterion","weight"}],"input","output","trace"}
 stdout: {"criteria":[{"met":true,"reason":"..."}]}

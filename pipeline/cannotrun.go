@@ -1,4 +1,4 @@
-package cli
+package pipeline
 
 import (
 	"bytes"
@@ -83,8 +83,8 @@ func (j *job) agentCommand() (command, where string) {
 		cfg = "evalgate.yaml"
 	}
 	switch a := j.cfg.Agent; {
-	case j.flags.agentCmd != "":
-		return quoteCommand([]string{j.flags.agentCmd}), "--agent-cmd"
+	case j.flags.AgentCmd != "":
+		return quoteCommand([]string{j.flags.AgentCmd}), "--agent-cmd"
 	case len(a.Exec) > 0:
 		return quoteCommand(a.Exec), "agent.exec in " + escape.Text(cfg)
 	case len(a.Plain) > 0:

@@ -1,10 +1,11 @@
-package cli
+package pipeline
 
 import (
 	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/evalgate/evalgate/action"
 	"github.com/evalgate/evalgate/config"
@@ -14,8 +15,8 @@ import (
 	"github.com/evalgate/evalgate/results"
 )
 
-// inActions reports whether evalgate runs as a GitHub Actions step.
-func (c *Command) inActions() bool { return c.Getenv("GITHUB_ACTIONS") == "true" }
+// InActions reports whether evalgate runs as a GitHub Actions step.
+func (c *Env) InActions() bool { return c.Getenv("GITHUB_ACTIONS") == "true" }
 
 // secretEnv names the variables that hold credentials evalgate reads (its
 // own, process.Credentials, and the API keys of the config): their values
@@ -45,7 +46,7 @@ func urlSecrets(cfg *config.Config) []string {
 // learnSecrets sets what everything evalgate prints and writes redacts:
 // the values of the credential variables (secretEnv) and the passwords of
 // the config's API URLs.
-func (c *Command) learnSecrets(cfg *config.Config) {
+func (c *Env) LearnSecrets(cfg *config.Config) {
 	vals := urlSecrets(cfg)
 	for _, name := range secretEnv(cfg) {
 		vals = append(vals, c.Getenv(name))
@@ -53,19 +54,19 @@ func (c *Command) learnSecrets(cfg *config.Config) {
 	c.secrets = redact.New(vals...)
 }
 
-// maskSecrets masks credential values in the Actions log.
-func (c *Command) maskSecrets(cfg *config.Config) error {
-	if !c.inActions() {
+// MaskSecrets masks credential values in the Actions log.
+func (c *Env) MaskSecrets(cfg *config.Config) error {
+	if !c.InActions() {
 		return nil
 	}
 	return action.MaskSecrets(c.Stdout, c.Getenv, secretEnv(cfg), urlSecrets(cfg)...)
 }
 
-// artifactFetcher resolves github-artifact:<name> baselines through the
+// ArtifactFetcher resolves github-artifact:<name> baselines through the
 // Actions artifacts API; nil outside GitHub Actions.
-func (c *Command) artifactFetcher(out string) func(ctx context.Context, name string) (string, bool, error) {
-	if fetchArtifact != nil || !c.inActions() {
-		return fetchArtifact
+func (c *Env) ArtifactFetcher(out string) func(ctx context.Context, name string) (string, bool, error) {
+	if FetchArtifact != nil || !c.InActions() {
+		return FetchArtifact
 	}
 	return func(ctx context.Context, name string) (string, bool, error) {
 		return action.ResolveBaseline(ctx, action.BaselineOptions{
@@ -77,17 +78,17 @@ func (c *Command) artifactFetcher(out string) func(ctx context.Context, name str
 	}
 }
 
-// publish hands a finished run, whose outputs are in out, to GitHub: job
+// Publish hands a finished run, whose outputs are in out, to GitHub: job
 // summary, annotations, the sticky PR comment and the step outputs. A
 // comment that cannot be posted is a warning; only unwritable Actions files
 // fail the step (exit 3). Outside GitHub Actions it does nothing.
-func (c *Command) publish(ctx context.Context, run *results.Run, out string, cfg *config.Config) error {
-	if !c.inActions() {
+func (c *Env) Publish(ctx context.Context, run *results.Run, out string, cfg *config.Config) error {
+	if !c.InActions() {
 		return nil
 	}
 	// The scorecard as scorecard.md holds it: rendered again rather than
 	// read back, to learn whether it lists every failing task.
-	card := report.RenderScorecard(run, c.scorecardOptions(run))
+	card := report.RenderScorecard(run, c.ScorecardOptions(run))
 	_, err := action.Publish(ctx, action.PublishOptions{
 		Run:               run,
 		ResultsPath:       c.outputPath(filepath.Join(out, "results.json")),
@@ -100,7 +101,21 @@ func (c *Command) publish(ctx context.Context, run *results.Run, out string, cfg
 		Stdout:            c.Stdout,
 	})
 	if err != nil {
-		return fmt.Errorf("could not publish to GitHub: %w", err)
+		return fmt.Errorf("could not Publish to GitHub: %w", err)
 	}
 	return nil
+}
+
+// ScorecardOptions links tasks to their lines on GitHub when the run is in
+// GitHub Actions: GITHUB_SERVER_URL/GITHUB_REPOSITORY/blob/<sha>/.
+func (c *Env) ScorecardOptions(run *results.Run) report.ScorecardOptions {
+	server, repo := c.Getenv("GITHUB_SERVER_URL"), c.Getenv("GITHUB_REPOSITORY")
+	sha := run.GitSHA
+	if sha == "" {
+		sha = c.Getenv("GITHUB_SHA")
+	}
+	if server == "" || repo == "" || sha == "" {
+		return report.ScorecardOptions{}
+	}
+	return report.ScorecardOptions{LinkBase: strings.TrimSuffix(server, "/") + "/" + repo + "/blob/" + sha + "/"}
 }

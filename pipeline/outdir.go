@@ -1,4 +1,4 @@
-package cli
+package pipeline
 
 import (
 	"errors"
@@ -15,11 +15,11 @@ import (
 // do instead of waiting.
 const (
 	anotherFolder = "pass --out with another folder"
-	anotherFile   = "pass --out with a file in another folder"
+	AnotherFile   = "pass --out with a file in another folder"
 )
 
 // lockOut readies the output folder out for one command and locks it
-// (DESIGN §17: out folders are locked per run; symlinks in them are
+// (docs/security.md: out folders are locked per run; symlinks in them are
 // replaced, not followed). out must not be a symbolic link, is created when
 // missing, and another evalgate writing to it stops this one at once: exit
 // 3, with hint, what to do instead of waiting. release gives up the lock
@@ -36,7 +36,7 @@ func lockOut(out, hint string) (release func(), err error) {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return nil, runError(fmt.Errorf("could not create the output folder %q: %w", out, err))
 		}
-		release, err := lockFolder(out, hint)
+		release, err := LockFolder(out, hint)
 		var pe *fs.PathError
 		if errors.As(err, &pe) && errors.Is(pe, fs.ErrNotExist) {
 			continue // another evalgate removed the folder it had made
@@ -52,10 +52,10 @@ func lockOut(out, hint string) (release func(), err error) {
 	return nil, runError(fmt.Errorf("could not create the output folder %q: it keeps being removed", out))
 }
 
-// lockFolder locks the existing folder dir, as lockOut does. Holding the
+// LockFolder locks the existing folder dir, as lockOut does. Holding the
 // lock, it removes the trials' scratch files a killed run left there
 // (results.RemoveStaleSpills): no running evalgate's can be there.
-func lockFolder(dir, hint string) (release func(), err error) {
+func LockFolder(dir, hint string) (release func(), err error) {
 	l, err := dirlock.Acquire(dir)
 	if errors.Is(err, dirlock.ErrLocked) {
 		return nil, runError(fmt.Errorf("another evalgate run is writing to %q: wait for it to finish, or %s", dir, hint))
@@ -70,9 +70,9 @@ func lockFolder(dir, hint string) (release func(), err error) {
 	return func() { _ = l.Release() }, nil
 }
 
-// isOutFolder reports whether an evalgate may be writing to dir: it holds
+// IsOutFolder reports whether an evalgate may be writing to dir: it holds
 // a lock file, there while a run writes (or left by one that was killed).
-func isOutFolder(dir string) bool {
+func IsOutFolder(dir string) bool {
 	_, err := os.Lstat(filepath.Join(dir, dirlock.File))
 	return err == nil
 }

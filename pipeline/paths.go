@@ -1,4 +1,4 @@
-package cli
+package pipeline
 
 import (
 	"os"
@@ -17,10 +17,10 @@ type lazyRoot struct {
 }
 
 // repoRoot is the folder every path in the outputs is relative to
-// (DESIGN §9): GITHUB_WORKSPACE, else the top of the git work tree holding
+// (docs/github-action.md): GITHUB_WORKSPACE, else the top of the git work tree holding
 // the working directory, else the working directory. It is absolute, or
 // empty when not even the working directory is known.
-func (c *Command) repoRoot() string {
+func (c *Env) repoRoot() string {
 	c.repo.once.Do(func() { c.repo.dir = findRepoRoot(c.Getenv) })
 	return c.repo.dir
 }
@@ -81,12 +81,12 @@ func within(root, abs string) (string, bool) {
 }
 
 // outputPath is repoPath from the repository root of this run.
-func (c *Command) outputPath(p string) string { return repoPath(c.repoRoot(), p) }
+func (c *Env) outputPath(p string) string { return repoPath(c.repoRoot(), p) }
 
 // baselineSource is how results.json and the scorecard name the baseline
 // spec read from path: a file from the repository root, as every output
 // names files; a git: or github-artifact: spec as it was written.
-func (c *Command) baselineSource(spec, path string) string {
+func (c *Env) baselineSource(spec, path string) string {
 	if path != spec || strings.HasPrefix(spec, regression.GitPrefix) {
 		return spec
 	}
@@ -97,7 +97,7 @@ func (c *Command) baselineSource(spec, path string) string {
 // finished, which hold the suites' paths as they were loaded, from the
 // repository root: results.json and every report made from it, now or
 // later and wherever they are made, show the same paths and links.
-func (c *Command) repoRelative(run *results.Run) {
+func (c *Env) repoRelative(run *results.Run) {
 	names := map[string]string{}
 	name := func(p string) string {
 		n, ok := names[p]

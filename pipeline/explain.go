@@ -1,4 +1,4 @@
-package cli
+package pipeline
 
 import (
 	"fmt"
@@ -18,12 +18,12 @@ import (
 // else on an interactive terminal outside CI. The lines quote the task and
 // the agent, so a CI log has them only when asked for, and no output file
 // ever does; --quiet prints none.
-func (c *Command) explains(f *runFlags, cfg *config.Config) bool {
+func (c *Env) explains(f *Flags, cfg *config.Config) bool {
 	switch {
-	case f.quiet:
+	case f.Quiet:
 		return false
-	case f.explain.set:
-		return f.explain.value
+	case f.Explain != nil:
+		return *f.Explain
 	case cfg.Explain != nil:
 		return *cfg.Explain
 	}

@@ -1,4 +1,4 @@
-package cli
+package pipeline
 
 import (
 	"cmp"
@@ -162,7 +162,7 @@ func (j *job) balanceShards(all []*suites.Suite, sel *runner.Selection, spec str
 		return invalid(fmt.Errorf("--balance %s: %w", regression.Position(context.Background(), spec, "", over.pointer), err))
 	}
 	if !ok {
-		j.c.say(j.c.Stderr, "evalgate: --balance %s: no task of this run has a past latency there; its shards are assigned by hash\n", spec)
+		j.c.Say(j.c.Stderr, "evalgate: --balance %s: no task of this run has a past latency there; its shards are assigned by hash\n", spec)
 		return nil
 	}
 	index := j.shard.Index

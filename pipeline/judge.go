@@ -1,4 +1,4 @@
-package cli
+package pipeline
 
 import (
 	"errors"
@@ -14,20 +14,20 @@ import (
 	"github.com/evalgate/evalgate/suites"
 )
 
-// rubricJudge is the configured rubric judge of a run or a calibration.
-type rubricJudge struct {
-	judge  judges.Identified // the judge itself
-	rubric judges.Rubric     // what callers use: the judge behind the cache, unless --no-cache
+// RubricJudge is the configured rubric judge of a run or a calibration.
+type RubricJudge struct {
+	Judge  judges.Identified // the judge itself
+	Rubric judges.Rubric     // what callers use: the judge behind the cache, unless --no-cache
 	cache  *judges.Cache     // nil with --no-cache
-	// unavailable is non-nil when every call of the judge failed to reach it.
-	unavailable func() error
+	// Unavailable is non-nil when every call of the judge failed to reach it.
+	Unavailable func() error
 }
 
-// newRubricJudge builds the judge of the config's judge block; nil when the
+// NewRubricJudge builds the judge of the config's judge block; nil when the
 // config has none. timeout bounds one judge call (0: the judge's default).
-func (c *Command) newRubricJudge(cfg *config.Config, noCache bool, timeout time.Duration) (*rubricJudge, error) {
+func (c *Env) NewRubricJudge(cfg *config.Config, noCache bool, timeout time.Duration) (*RubricJudge, error) {
 	jc := cfg.Judge
-	var rj rubricJudge
+	var rj RubricJudge
 	switch {
 	case jc.OpenAI != nil:
 		o := judges.NewOpenAI(judges.OpenAIOptions{
@@ -39,7 +39,7 @@ func (c *Command) newRubricJudge(cfg *config.Config, noCache bool, timeout time.
 			Pricing:     jc.OpenAI.Pricing,
 			Timeout:     timeout,
 		})
-		rj.judge, rj.unavailable = o, o.Unavailable
+		rj.Judge, rj.Unavailable = o, o.Unavailable
 	case len(jc.Exec) > 0:
 		e, err := judges.NewExec(judges.ExecOptions{
 			Command: jc.Exec,
@@ -51,16 +51,16 @@ func (c *Command) newRubricJudge(cfg *config.Config, noCache bool, timeout time.
 		if err != nil {
 			return nil, err
 		}
-		rj.judge, rj.unavailable = e, e.Unavailable
+		rj.Judge, rj.Unavailable = e, e.Unavailable
 	default:
 		return nil, nil
 	}
-	rj.rubric = rj.judge
+	rj.Rubric = rj.Judge
 	if !noCache {
 		// Next to evalgate.yaml, like the rest of the project's .evalgate/,
 		// so the cache is the same from any working directory.
-		rj.cache = &judges.Cache{Dir: cfg.Path(judges.DefaultCacheDir), Judge: rj.judge, Key: c.cacheKey(cfg)}
-		rj.rubric = rj.cache
+		rj.cache = &judges.Cache{Dir: cfg.Path(judges.DefaultCacheDir), Judge: rj.Judge, Key: c.cacheKey(cfg)}
+		rj.Rubric = rj.cache
 	}
 	return &rj, nil
 }
@@ -73,7 +73,7 @@ const CacheKeyEnv = "EVALGATE_CACHE_KEY"
 // cacheKey is the secret of the judge cache: EVALGATE_CACHE_KEY, else the
 // judge's API key; "" without either, and the cache then reads and writes
 // nothing (internal/signedcache).
-func (c *Command) cacheKey(cfg *config.Config) string {
+func (c *Env) cacheKey(cfg *config.Config) string {
 	if k := c.Getenv(CacheKeyEnv); k != "" {
 		return k
 	}
@@ -86,7 +86,7 @@ func (c *Command) cacheKey(cfg *config.Config) string {
 // simulatorCacheKey is the secret of the user simulator's cache:
 // EVALGATE_CACHE_KEY, else the simulator's own API key, else the judge's;
 // "" without any, and the cache then reads and writes nothing.
-func (c *Command) simulatorCacheKey(cfg *config.Config) string {
+func (c *Env) simulatorCacheKey(cfg *config.Config) string {
 	if k := c.Getenv(CacheKeyEnv); k != "" {
 		return k
 	}
@@ -99,28 +99,28 @@ func (c *Command) simulatorCacheKey(cfg *config.Config) string {
 }
 
 // cacheRejected is how many judge cache entries failed their MAC.
-func (rj *rubricJudge) cacheRejected() int {
+func (rj *RubricJudge) cacheRejected() int {
 	if rj == nil || rj.cache == nil {
 		return 0
 	}
 	return rj.cache.Rejected()
 }
 
-// warnCacheRejected says on stderr how many judge cache entries were
+// WarnCacheRejected says on stderr how many judge cache entries were
 // ignored because their MAC did not verify, and what to do about it.
-func (c *Command) warnCacheRejected(rj *rubricJudge) {
+func (c *Env) WarnCacheRejected(rj *RubricJudge) {
 	n := rj.cacheRejected()
 	if n == 0 {
 		return
 	}
-	c.say(c.Stderr, "evalgate: warning: %d judge cache %s in %s failed %s check and %s ignored; the judge was asked again. "+
+	c.Say(c.Stderr, "evalgate: warning: %d judge cache %s in %s failed %s check and %s ignored; the judge was asked again. "+
 		"%s not written by evalgate under this run's key (%s, else the judge's API key): planted, written under another key, or by an older evalgate. "+
 		"Keep .evalgate/cache/ out of the repository and set %s to a secret in CI\n",
 		n, pluralWord(n, "entry", "entries"), filepath.ToSlash(rj.cache.Dir), pluralWord(n, "its", "their"), pluralWord(n, "was", "were"),
 		pluralWord(n, "It was", "They were"), CacheKeyEnv, CacheKeyEnv)
 }
 
-func apiKey(c *Command, env string) string {
+func apiKey(c *Env, env string) string {
 	if env == "" {
 		return ""
 	}
@@ -130,13 +130,13 @@ func apiKey(c *Command, env string) string {
 // configureRubric sets the rubric judge from the config's judge block. With
 // no judge, a task with a judged criterion is an error "no judge configured".
 func (j *job) configureRubric(scorer *judges.Scorer, timeout time.Duration) error {
-	rj, err := j.c.newRubricJudge(j.cfg, j.flags.noCache, timeout)
+	rj, err := j.c.NewRubricJudge(j.cfg, j.flags.NoCache, timeout)
 	if err != nil {
 		return invalid(err)
 	}
 	if rj != nil {
 		j.judge = rj
-		scorer.Rubric = rj.rubric
+		scorer.Rubric = rj.Rubric
 	}
 	return nil
 }
@@ -148,12 +148,12 @@ func (j *job) judgeUnavailable() error {
 	if j.judge == nil {
 		return nil
 	}
-	return judgeDown(j.cfg, j.judge.unavailable())
+	return JudgeDown(j.cfg, j.judge.Unavailable())
 }
 
-// judgeDown is the run error of a judge none of whose calls got an answer
+// JudgeDown is the run error of a judge none of whose calls got an answer
 // (exit 3): refused for its credentials, or unreachable; nil for nil.
-func judgeDown(cfg *config.Config, err error) error {
+func JudgeDown(cfg *config.Config, err error) error {
 	switch {
 	case err == nil:
 		return nil
@@ -172,37 +172,37 @@ func (j *job) judgeInfo() *results.JudgeInfo {
 	if j.judge == nil {
 		return nil
 	}
-	info := &results.JudgeInfo{ID: j.judge.judge.ID(), CacheRejected: j.judge.cacheRejected()}
-	j.c.warnCacheRejected(j.judge)
-	path := calibrationFile(j.cfg)
+	info := &results.JudgeInfo{ID: j.judge.Judge.ID(), CacheRejected: j.judge.cacheRejected()}
+	j.c.WarnCacheRejected(j.judge)
+	path := CalibrationFile(j.cfg)
 	cal, err := judges.ReadCalibration(path)
 	if err != nil {
-		j.c.say(j.c.Stderr, "evalgate: warning: %v; the judge counts as not calibrated\n", err)
+		j.c.Say(j.c.Stderr, "evalgate: warning: %v; the judge counts as not calibrated\n", err)
 		return info
 	}
-	if cal != nil && cal.Matches(j.judge.judge.Identity()) {
+	if cal != nil && cal.Matches(j.judge.Judge.Identity()) {
 		info.Calibrated = cal.Passed
 		info.Agreement = cal.Rho
 	}
 	return info
 }
 
-// calibrationFile is judge.calibration, else .evalgate/calibration.json next
+// CalibrationFile is judge.calibration, else .evalgate/calibration.json next
 // to the config.
-func calibrationFile(cfg *config.Config) string {
+func CalibrationFile(cfg *config.Config) string {
 	if cfg.Judge.Calibration != "" {
 		return cfg.Judge.Calibration
 	}
 	return cfg.Path(judges.DefaultCalibrationFile)
 }
 
-// checkJudged reports, at each criterion, the rubric criteria that need a
+// CheckJudged reports, at each criterion, the rubric criteria that need a
 // judge (those without an assert) in suites validated under a config file
 // that configures none: `run` would make each of their tasks an error "no
 // judge configured", so `validate` says so first (exit 2). Without a config
 // file there is nothing to check, since only a config file configures a
 // judge.
-func (c *Command) checkJudged(cfg *config.Config, all []*suites.Suite) error {
+func (c *Env) CheckJudged(cfg *config.Config, all []*suites.Suite) error {
 	if cfg.File == "" || cfg.Judge.OpenAI != nil || len(cfg.Judge.Exec) > 0 {
 		return nil
 	}
@@ -236,7 +236,7 @@ func (c *Command) checkJudged(cfg *config.Config, all []*suites.Suite) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	c.say(c.Stdout, "%v\n", errs)
+	c.Say(c.Stdout, "%v\n", errs)
 	return invalid(fmt.Errorf("no judge configured in %s for %d rubric %s", filepath.ToSlash(cfg.File), len(errs), pluralWord(len(errs), "criterion", "criteria")))
 }
 

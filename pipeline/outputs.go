@@ -1,4 +1,4 @@
-package cli
+package pipeline
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func (j *job) writeExtraOutputs(ctx context.Context, run *results.Run) error {
 		for name, data := range map[string][]byte{
 			"findings.sarif": sarif,
 			"badge.svg":      report.Badge(run),
-			"scorecard.md":   []byte(report.Scorecard(run, j.c.scorecardOptions(run))),
+			"scorecard.md":   []byte(report.Scorecard(run, j.c.ScorecardOptions(run))),
 		} {
 			if err := atomicfile.WriteFile(filepath.Join(j.out, name), data, 0o644, 0o755); err != nil {
 				return fmt.Errorf("could not write %s: %w", name, err)
@@ -43,12 +43,12 @@ func (j *job) writeExtraOutputs(ctx context.Context, run *results.Run) error {
 // reportSuiteErrors puts the problems of invalid suites where a pull
 // request shows them, for a run that stops with exit code 2: as error
 // annotations at their line in GitHub Actions, and as suite-invalid
-// results in findings.sarif in the output folder (DESIGN §6), which a
+// results in findings.sarif in the output folder (the README's "Outputs"), which a
 // code-scanning upload step after the run picks up. A path that could not
 // be read is not in the SARIF (there is no file to show it in), and when
 // no problem is in a file nothing is written; the terminal already lists
 // every problem.
-func (c *Command) reportSuiteErrors(err error, out string) {
+func (c *Env) reportSuiteErrors(err error, out string) {
 	errs, ok := err.(suites.Errors)
 	if !ok {
 		return
@@ -63,7 +63,7 @@ func (c *Command) reportSuiteErrors(err error, out string) {
 			inFiles = append(inFiles, &e)
 		}
 	}
-	if c.inActions() {
+	if c.InActions() {
 		_ = action.WriteSuiteErrors(c.Stdout, at)
 	}
 	if len(inFiles) == 0 {
@@ -74,7 +74,7 @@ func (c *Command) reportSuiteErrors(err error, out string) {
 		serr = writeLocked(out, "findings.sarif", sarif)
 	}
 	if serr != nil {
-		c.say(c.Stderr, "evalgate: could not write findings.sarif: %v\n", serr)
+		c.Say(c.Stderr, "evalgate: could not write findings.sarif: %v\n", serr)
 	}
 }
 

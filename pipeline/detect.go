@@ -1,4 +1,4 @@
-package cli
+package pipeline
 
 import (
 	"fmt"
@@ -31,7 +31,7 @@ var systemPromptFile = inputfile.Kind{What: "a system prompt file", Limit: 1 << 
 // newOpenAIAgent builds the driver of agent.openai: one HTTP client with
 // keep-alive for the whole run, the API key read from apiKeyEnv, the system
 // prompt read from systemPromptFile.
-func (c *Command) newOpenAIAgent(cfg *config.Config, concurrency int) (runner.Agent, error) {
+func (c *Env) newOpenAIAgent(cfg *config.Config, concurrency int) (runner.Agent, error) {
 	o := cfg.Agent.OpenAI
 	a := &runner.OpenAI{
 		BaseURL:      o.BaseURL,

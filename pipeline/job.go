@@ -1,7 +1,8 @@
-package cli
+package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,9 +28,9 @@ import (
 
 // job is a run ready to start: everything validated, nothing executed.
 type job struct {
-	c        *Command
+	c        *Env
 	cfg      *config.Config
-	flags    *runFlags
+	flags    *Flags
 	plan     []runner.Planned
 	gates    []*gates.Gate
 	assess   *runAssessment // the assessment; nil without assessment: (run_assess.go)
@@ -37,7 +38,7 @@ type job struct {
 	out      string
 	shard    *results.Shard
 	baseline string
-	judge    *rubricJudge    // set by configureRubric; nil without a judge
+	judge    *RubricJudge    // set by configureRubric; nil without a judge
 	all      []*suites.Suite // every loaded suite, before the selection
 	cmp      *comparison     // the baseline; nil without one
 	spill    *trialSpill     // the trials of passed tasks during a run; nil in merge
@@ -46,10 +47,38 @@ type job struct {
 	trust    *trust.Scorecard
 }
 
+// Run is `evalgate run`: the suites at paths (else the config's) run
+// against the agent and gated on. Its steps, in order: Prepare validates
+// everything (exit 2 before any agent runs); the output folder is locked;
+// the baseline is read; execute runs the trials, scores them, aggregates
+// and gates the run, writes the outputs and publishes them.
+func (c *Env) Run(ctx context.Context, f *Flags, paths []string) error {
+	j, err := c.prepare(f, paths)
+	if err != nil {
+		return err
+	}
+	// Locked before anything is written there: a baseline artifact is
+	// downloaded into the output folder.
+	release, err := lockOut(j.out, anotherFolder)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if j.cmp, err = c.loadBaseline(ctx, j.baseline, baselineDir(f.Baseline, j.cfg.Dir), j.out, j.all); err != nil {
+		return err
+	}
+	if j.cfg.Trust != nil {
+		if j.trustIn, err = TrustInput(ctx, j.cfg, nil, configuredGates(j.gates)); err != nil {
+			return invalid(err)
+		}
+	}
+	return j.execute(ctx)
+}
+
 // prepare validates flags, config, suites and gates: every problem here is
 // exit 2, found before any agent runs.
-func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
-	cfg, err := c.loadConfig(f.config)
+func (c *Env) prepare(f *Flags, paths []string) (*job, error) {
+	cfg, err := c.LoadConfig(f.Config)
 	if err != nil {
 		return nil, invalid(err)
 	}
@@ -60,47 +89,47 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 		paths = cfg.Suites
 	}
 	if len(paths) == 0 {
-		if none := c.noConfig(cfg); none != "" {
+		if none := c.NoConfig(cfg); none != "" {
 			return nil, invalid(errors.New(none + ", or name the suite files or folders to run"))
 		}
 		return nil, invalid(fmt.Errorf("no suites to run: pass suite files or folders, or list them under \"suites\" in %s", filepath.ToSlash(cfg.File)))
 	}
-	if err := c.maskSecrets(cfg); err != nil {
+	if err := c.MaskSecrets(cfg); err != nil {
 		return nil, runError(err)
 	}
 	all, err := suites.LoadWith(memtune.Load, paths...)
 	if err != nil {
-		c.reportSuiteErrors(err, firstNonEmpty(f.out, cfg.Out, "evalgate-out"))
+		c.reportSuiteErrors(err, cmp.Or(f.Out, cfg.Out, "evalgate-out"))
 		return nil, invalid(fmt.Errorf("invalid suites:\n%w", err))
 	}
 	if len(all) == 0 {
 		// Every file found was data another suite reads.
 		return nil, invalid(fmt.Errorf("no suite files in %s", strings.Join(paths, ", ")))
 	}
-	gs, err := compileGates(cfg, f.gates)
+	gs, err := compileGates(cfg, f.Gates)
 	if err != nil {
 		return nil, err
 	}
 	j := &job{c: c, cfg: cfg, flags: f, gates: gs, all: all}
-	sel := runner.Selection{Tasks: f.tasks, Tags: f.tags, Mode: f.mode}
-	if f.shard != "" {
-		if j.shard, err = parseShard(f.shard); err != nil {
+	sel := runner.Selection{Tasks: f.Tasks, Tags: f.Tags, Mode: f.Mode}
+	if f.Shard != "" {
+		if j.shard, err = parseShard(f.Shard); err != nil {
 			return nil, invalid(err)
 		}
 		sel.Shard = shardFilter(*j.shard)
 	}
-	if f.balance != "" {
+	if f.Balance != "" {
 		if j.shard == nil {
 			return nil, invalid(errors.New("--balance goes with --shard i/n: it says how the shards share the tasks"))
 		}
-		if err := j.balanceShards(all, &sel, f.balance); err != nil {
+		if err := j.balanceShards(all, &sel, f.Balance); err != nil {
 			return nil, err
 		}
 	}
-	switch f.mode {
+	switch f.Mode {
 	case "", "golden", "rubric", "adversarial", "regression", "live-shadow":
 	default:
-		return nil, invalid(fmt.Errorf("--mode: expected one of golden, rubric, adversarial, regression, live-shadow, got %q", f.mode))
+		return nil, invalid(fmt.Errorf("--mode: expected one of golden, rubric, adversarial, regression, live-shadow, got %q", f.Mode))
 	}
 	j.plan = runner.Plan(all, sel)
 	if len(j.plan) == 0 {
@@ -111,19 +140,19 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 		}
 		// More shards than the tasks fill: this one runs nothing, and
 		// says so, rather than failing its matrix job.
-		c.say(c.Stderr, "evalgate: shard %d of %d has no task (the other shards have them all): it runs none\n", j.shard.Index, j.shard.Count)
+		c.Say(c.Stderr, "evalgate: shard %d of %d has no task (the other shards have them all): it runs none\n", j.shard.Index, j.shard.Count)
 	}
 	if err := c.checkKeys(cfg, j.plan); err != nil {
 		return nil, err
 	}
 	if j.agent, err = c.newAgent(cfg, f); err != nil {
-		if none := c.noConfig(cfg); none != "" && errors.Is(err, errNoAgent) {
+		if none := c.NoConfig(cfg); none != "" && errors.Is(err, errNoAgent) {
 			err = fmt.Errorf("%w (%s)", err, none)
 		}
 		return nil, invalid(err)
 	}
-	j.out = firstNonEmpty(f.out, cfg.Out, "evalgate-out")
-	j.baseline = firstNonEmpty(f.baseline, cfg.Baseline)
+	j.out = cmp.Or(f.Out, cfg.Out, "evalgate-out")
+	j.baseline = cmp.Or(f.Baseline, cfg.Baseline)
 	if err := j.prepareAssessment(all); err != nil {
 		return nil, err
 	}
@@ -131,7 +160,7 @@ func (c *Command) prepare(f *runFlags, paths []string) (*job, error) {
 }
 
 // newAgent builds the agent driver: --agent-cmd, else the config's agent.
-func (c *Command) newAgent(cfg *config.Config, f *runFlags) (runner.Agent, error) {
+func (c *Env) newAgent(cfg *config.Config, f *Flags) (runner.Agent, error) {
 	a := cfg.Agent
 	env := process.ScrubEnv(os.Environ(), judgeKeys(cfg), a.Env)
 	withMCP := func(agent runner.Agent) runner.Agent {
@@ -141,14 +170,14 @@ func (c *Command) newAgent(cfg *config.Config, f *runFlags) (runner.Agent, error
 		return agent
 	}
 	switch {
-	case f.agentCmd != "":
-		return withMCP(&runner.Exec{Command: []string{"/bin/sh", "-c", f.agentCmd}, Env: env}), nil
+	case f.AgentCmd != "":
+		return withMCP(&runner.Exec{Command: []string{"/bin/sh", "-c", f.AgentCmd}, Env: env}), nil
 	case len(a.Exec) > 0:
 		return withMCP(&runner.Exec{Command: a.Exec, Dir: a.Dir, Env: env}), nil
 	case len(a.Plain) > 0:
 		return withMCP(&runner.Plain{Command: a.Plain, Dir: a.Dir, Env: env}), nil
 	case a.OpenAI != nil:
-		return c.newOpenAIAgent(cfg, firstPositive(f.concurrency, cfg.Concurrency))
+		return c.newOpenAIAgent(cfg, firstPositive(f.Concurrency, cfg.Concurrency))
 	}
 	return nil, errNoAgent
 }
@@ -189,15 +218,15 @@ func (j *job) execute(ctx context.Context) error {
 		defer m.Close()
 	}
 	var guard *action.Guard
-	if j.c.inActions() {
+	if j.c.InActions() {
 		guard = action.GuardRunnerFiles(j.c.Getenv)
 	}
 	opts := runner.Options{
 		Agent:       j.agent,
-		Concurrency: firstPositive(j.flags.concurrency, j.cfg.Concurrency),
-		Timeout:     time.Duration(firstPositive(int(j.flags.timeout), int(j.cfg.Timeout))),
-		Trials:      firstPositive(j.flags.trials, j.cfg.Trials),
-		Mode:        j.flags.mode,
+		Concurrency: firstPositive(j.flags.Concurrency, j.cfg.Concurrency),
+		Timeout:     time.Duration(firstPositive(int(j.flags.Timeout), int(j.cfg.Timeout))),
+		Trials:      firstPositive(j.flags.Trials, j.cfg.Trials),
+		Mode:        j.flags.Mode,
 		Canary:      "EVALGATE-CANARY-" + results.NewID(),
 		Observer:    obs,
 		Redact:      j.c.secrets,
@@ -227,7 +256,7 @@ func (j *job) execute(ctx context.Context) error {
 	run := &results.Run{
 		Schema:    results.Schema,
 		RunID:     results.NewID(),
-		Tool:      results.Tool{Name: "evalgate", Version: version()},
+		Tool:      results.Tool{Name: "evalgate", Version: j.c.Version},
 		StartedAt: time.Now().UTC(),
 		Shard:     j.shard,
 		Selection: j.flags.selection(),
@@ -285,7 +314,7 @@ func (j *job) execute(ctx context.Context) error {
 		return runError(tampered)
 	}
 	j.sayTrust()
-	interrupted := &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: the results hold the %d %s that finished; run again for a verdict", run.TaskCount, pluralWord(run.TaskCount, "task", "tasks"))}
+	interrupted := &Error{Outcome: Interrupted, Err: fmt.Errorf("interrupted: the results hold the %d %s that finished; run again for a verdict", run.TaskCount, pluralWord(run.TaskCount, "task", "tasks"))}
 	return j.conclude(ctx, run, obs.term, interrupted)
 }
 
@@ -298,8 +327,8 @@ const heartbeatTick = time.Second
 // with slow tasks shows it is alive between its suite lines, and a log with
 // suite lines coming stays as it is. On a terminal the live line does that;
 // with --quiet nothing is printed.
-func (c *Command) heartbeat(term *report.Terminal) (stop func()) {
-	start := c.tick
+func (c *Env) heartbeat(term *report.Terminal) (stop func()) {
+	start := c.Tick
 	if start == nil {
 		start = func(d time.Duration) (<-chan time.Time, func()) {
 			t := time.NewTicker(d)
@@ -358,12 +387,12 @@ func (j *job) openOutputs() (obs *observer, closeAll func(), err error) {
 	}
 	termOpts := report.TerminalOptions{
 		Out:   c.Stdout,
-		Color: c.colorEnabled(j.flags.noColor),
+		Color: c.ColorEnabled(j.flags.NoColor),
 		Live:  c.isTerminal() && c.Getenv("CI") == "",
-		Quiet: j.flags.quiet,
+		Quiet: j.flags.Quiet,
 		Tasks: plannedTasks(j.plan),
 	}
-	if j.flags.transcripts {
+	if j.flags.Transcripts {
 		termOpts.Transcripts = filepath.Join(j.out, "transcripts")
 	}
 	// The assessment reads every trial of every task (consistency, tool
@@ -377,7 +406,7 @@ func (j *job) openOutputs() (obs *observer, closeAll func(), err error) {
 	obs = &observer{
 		term:        report.NewTerminal(termOpts),
 		events:      report.NewEvents(events, time.Now, results.NewID),
-		transcripts: j.flags.transcripts,
+		transcripts: j.flags.Transcripts,
 		out:         j.out,
 		cmp:         j.cmp,
 		spill:       j.spill,
@@ -451,8 +480,8 @@ func evaluate(gs []*gates.Gate, run *results.Run) {
 // cut short, 1 when a gate failed).
 func (j *job) conclude(ctx context.Context, run *results.Run, term *report.Terminal, interrupted error) error {
 	term.Finish(run)
-	if !j.flags.noPublish {
-		if err := j.c.publish(ctx, run, j.out, j.cfg); err != nil {
+	if !j.flags.NoPublish {
+		if err := j.c.Publish(ctx, run, j.out, j.cfg); err != nil {
 			return runError(err)
 		}
 	}
@@ -460,7 +489,7 @@ func (j *job) conclude(ctx context.Context, run *results.Run, term *report.Termi
 		return interrupted
 	}
 	if !run.Passed {
-		return errGateFailed
+		return ErrGateFailed
 	}
 	return nil
 }

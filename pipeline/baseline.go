@@ -1,4 +1,4 @@
-package cli
+package pipeline
 
 import (
 	"context"
@@ -10,12 +10,12 @@ import (
 	"github.com/evalgate/evalgate/suites"
 )
 
-// fetchArtifact resolves a github-artifact:<name> baseline to a local
+// FetchArtifact resolves a github-artifact:<name> baseline to a local
 // results.json. The GitHub Action's wiring sets it (with
 // action.ResolveBaseline); it is nil outside the Action, where such a
 // baseline is a bad invocation. found is false, with no error, when no
 // artifact exists yet: the first run on a branch has no regression block.
-var fetchArtifact func(ctx context.Context, name string) (path string, found bool, err error)
+var FetchArtifact func(ctx context.Context, name string) (path string, found bool, err error)
 
 // NoBaseline as the baseline means none, whatever evalgate.yaml says: the
 // Action passes it when `evalgate baseline fetch` found no artifact yet.
@@ -37,13 +37,13 @@ type comparison struct {
 // of the suite files, so tasks a filter or a shard left out are not taken
 // for removed ones. A downloaded artifact goes under out. A nil comparison
 // means no baseline.
-func (c *Command) loadBaseline(ctx context.Context, spec, dir, out string, loaded []*suites.Suite) (*comparison, error) {
+func (c *Env) loadBaseline(ctx context.Context, spec, dir, out string, loaded []*suites.Suite) (*comparison, error) {
 	if spec == "" || spec == NoBaseline {
 		return nil, nil
 	}
 	path := spec
 	if name, ok := strings.CutPrefix(spec, regression.ArtifactPrefix); ok {
-		fetch := c.artifactFetcher(out)
+		fetch := c.ArtifactFetcher(out)
 		if fetch == nil {
 			return nil, invalid(fmt.Errorf("--baseline %q: %w", spec, regression.ErrArtifactSpec))
 		}
@@ -52,7 +52,7 @@ func (c *Command) loadBaseline(ctx context.Context, spec, dir, out string, loade
 			return nil, runError(fmt.Errorf("could not fetch baseline %q: %w", spec, err))
 		}
 		if !found {
-			c.say(c.Stderr, "evalgate: no baseline yet (%s): this run has no regression block\n", spec)
+			c.Say(c.Stderr, "evalgate: no baseline yet (%s): this run has no regression block\n", spec)
 			return nil, nil
 		}
 		path = p
@@ -76,11 +76,11 @@ func (c *Command) loadBaseline(ctx context.Context, spec, dir, out string, loade
 
 // selection is what results.json records of the run's filters; nil when it
 // runs every task.
-func (f *runFlags) selection() *results.Selection {
-	if len(f.tasks) == 0 && len(f.tags) == 0 && f.mode == "" {
+func (f *Flags) selection() *results.Selection {
+	if len(f.Tasks) == 0 && len(f.Tags) == 0 && f.Mode == "" {
 		return nil
 	}
-	return &results.Selection{Tasks: f.tasks, Tags: f.tags, Mode: f.mode}
+	return &results.Selection{Tasks: f.Tasks, Tags: f.Tags, Mode: f.Mode}
 }
 
 // baselineDir is the folder a git: baseline is read in: the config's folder

@@ -1,4 +1,4 @@
-package cli
+package pipeline
 
 import (
 	"path/filepath"
@@ -10,7 +10,7 @@ import (
 )
 
 // runAssessment is the assessment of a run or a merge whose config has
-// `assessment:` (DESIGN §11): its history, read before anything runs, and
+// `assessment:` (docs/assessment.md): its history, read before anything runs, and
 // the assessment once the run is over.
 type runAssessment struct {
 	opts       assess.Options
@@ -26,10 +26,10 @@ func (j *job) prepareAssessment(loaded []*suites.Suite) error {
 	}
 	ra := &runAssessment{opts: j.cfg.Assessment.Options()}
 	var err error
-	if ra.opts.History, err = readHistory(historyPaths(j.cfg, nil), ra.opts); err != nil {
+	if ra.opts.History, err = ReadHistory(HistoryPaths(j.cfg, nil), ra.opts); err != nil {
 		return invalid(err)
 	}
-	j.c.warnSuiteDomains(loaded, ra.opts.Taxonomy)
+	j.c.WarnSuiteDomains(loaded, ra.opts.Taxonomy)
 	j.assess = ra
 	return nil
 }
@@ -59,16 +59,16 @@ func (j *job) writeAssessmentOutputs() error {
 	if j.assess == nil || j.assess.assessment == nil {
 		return nil
 	}
-	files, err := report.AssessmentFiles(j.assess.assessment, "all", version())
+	files, err := report.AssessmentFiles(j.assess.assessment, "all", j.c.Version)
 	if err != nil {
 		return err
 	}
 	return writeOutputFiles(j.out, files)
 }
 
-// warnSuiteDomains warns, at the task's line, of every task of the loaded
+// WarnSuiteDomains warns, at the task's line, of every task of the loaded
 // suites whose domain the assessment's taxonomy does not have.
-func (c *Command) warnSuiteDomains(loaded []*suites.Suite, taxonomy []string) {
+func (c *Env) WarnSuiteDomains(loaded []*suites.Suite, taxonomy []string) {
 	for _, s := range loaded {
 		for _, t := range s.Tasks {
 			if t.Metadata == nil {
@@ -77,7 +77,7 @@ func (c *Command) warnSuiteDomains(loaded []*suites.Suite, taxonomy []string) {
 			if w := assess.DomainWarning(t.ID, t.Metadata.Domain, taxonomy); w != "" {
 				pos := t.Pos
 				pos.File = c.outputPath(pos.File)
-				c.say(c.Stderr, "%s: warning: %s\n", pos, w)
+				c.Say(c.Stderr, "%s: warning: %s\n", pos, w)
 			}
 		}
 	}
@@ -87,12 +87,12 @@ func (c *Command) warnSuiteDomains(loaded []*suites.Suite, taxonomy []string) {
 // is, and its notices (provisional axes, a flagged movement), before the
 // run's verdict; nothing with --quiet.
 func (j *job) sayAssessment() {
-	if j.assess == nil || j.assess.assessment == nil || j.flags.quiet {
+	if j.assess == nil || j.assess.assessment == nil || j.flags.Quiet {
 		return
 	}
 	a := j.assess.assessment
-	j.c.say(j.c.Stdout, "%s (badge %s)\n", assessmentLine(a), filepath.Join(j.out, report.AssessmentSVGFile))
+	j.c.Say(j.c.Stdout, "%s (badge %s)\n", AssessmentLine(a), filepath.Join(j.out, report.AssessmentSVGFile))
 	for _, n := range report.AssessmentNotices(a) {
-		j.c.say(j.c.Stdout, "  %s\n", n)
+		j.c.Say(j.c.Stdout, "  %s\n", n)
 	}
 }

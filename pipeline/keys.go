@@ -1,4 +1,4 @@
-package cli
+package pipeline
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // planned task needs that model: each of its calls would be refused, and
 // the run would end only after every agent ran, with the judge
 // "unreachable". It is exit 2, at the setting's place in the file.
-func (c *Command) checkKeys(cfg *config.Config, plan []runner.Planned) error {
+func (c *Env) checkKeys(cfg *config.Config, plan []runner.Planned) error {
 	var errs config.Errors
 	check := func(o *config.OpenAI, where, what string, needs func(*suites.Suite, *suites.TaskRef) (bool, error)) error {
 		if o == nil || o.APIKeyEnv == "" || c.Getenv(o.APIKeyEnv) != "" {
