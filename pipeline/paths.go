@@ -10,7 +10,7 @@ import (
 	"github.com/evalgate/evalgate/results"
 )
 
-// lazyRoot is the repository root, found once per run (Command.repoRoot).
+// lazyRoot is the repository root, found once per run (Env.repoRoot).
 type lazyRoot struct {
 	once sync.Once
 	dir  string

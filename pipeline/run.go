@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,27 +24,6 @@ import (
 	"github.com/evalgate/evalgate/suites"
 	"github.com/evalgate/evalgate/trust"
 )
-
-// job is a run ready to start: everything validated, nothing executed.
-type job struct {
-	c        *Env
-	cfg      *config.Config
-	flags    *Flags
-	plan     []runner.Planned
-	gates    []*gates.Gate
-	assess   *runAssessment // the assessment; nil without assessment: (run_assess.go)
-	agent    runner.Agent
-	out      string
-	shard    *results.Shard
-	baseline string
-	judge    *RubricJudge    // set by configureRubric; nil without a judge
-	all      []*suites.Suite // every loaded suite, before the selection
-	cmp      *comparison     // the baseline; nil without one
-	spill    *trialSpill     // the trials of passed tasks during a run; nil in merge
-	restore  results.Restore // in merge, the trials left in the shards' files; nil in run
-	trustIn  *trust.Input    // what the scorecard reads besides the run; nil without trust:
-	trust    *trust.Scorecard
-}
 
 // Run is `evalgate run`: the suites at paths (else the config's) run
 // against the agent and gated on. Its steps, in order: Prepare validates
@@ -75,137 +53,70 @@ func (c *Env) Run(ctx context.Context, f *Flags, paths []string) error {
 	return j.execute(ctx)
 }
 
-// prepare validates flags, config, suites and gates: every problem here is
-// exit 2, found before any agent runs.
-func (c *Env) prepare(f *Flags, paths []string) (*job, error) {
-	cfg, err := c.LoadConfig(f.Config)
-	if err != nil {
-		return nil, invalid(err)
-	}
-	if len(paths) == 0 {
-		if err := cfg.CheckSuites(); err != nil {
-			return nil, invalid(err)
-		}
-		paths = cfg.Suites
-	}
-	if len(paths) == 0 {
-		if none := c.NoConfig(cfg); none != "" {
-			return nil, invalid(errors.New(none + ", or name the suite files or folders to run"))
-		}
-		return nil, invalid(fmt.Errorf("no suites to run: pass suite files or folders, or list them under \"suites\" in %s", filepath.ToSlash(cfg.File)))
-	}
-	if err := c.MaskSecrets(cfg); err != nil {
-		return nil, runError(err)
-	}
-	all, err := suites.LoadWith(memtune.Load, paths...)
-	if err != nil {
-		c.reportSuiteErrors(err, cmp.Or(f.Out, cfg.Out, "evalgate-out"))
-		return nil, invalid(fmt.Errorf("invalid suites:\n%w", err))
-	}
-	if len(all) == 0 {
-		// Every file found was data another suite reads.
-		return nil, invalid(fmt.Errorf("no suite files in %s", strings.Join(paths, ", ")))
-	}
-	gs, err := compileGates(cfg, f.Gates)
-	if err != nil {
-		return nil, err
-	}
-	j := &job{c: c, cfg: cfg, flags: f, gates: gs, all: all}
-	sel := runner.Selection{Tasks: f.Tasks, Tags: f.Tags, Mode: f.Mode}
-	if f.Shard != "" {
-		if j.shard, err = parseShard(f.Shard); err != nil {
-			return nil, invalid(err)
-		}
-		sel.Shard = shardFilter(*j.shard)
-	}
-	if f.Balance != "" {
-		if j.shard == nil {
-			return nil, invalid(errors.New("--balance goes with --shard i/n: it says how the shards share the tasks"))
-		}
-		if err := j.balanceShards(all, &sel, f.Balance); err != nil {
-			return nil, err
-		}
-	}
-	switch f.Mode {
-	case "", "golden", "rubric", "adversarial", "regression", "live-shadow":
-	default:
-		return nil, invalid(fmt.Errorf("--mode: expected one of golden, rubric, adversarial, regression, live-shadow, got %q", f.Mode))
-	}
-	j.plan = runner.Plan(all, sel)
-	if len(j.plan) == 0 {
-		whole := sel
-		whole.Shard = nil
-		if j.shard == nil || len(runner.Plan(all, whole)) == 0 {
-			return nil, invalid(errors.New("no task matches the selection (--task, --tag, --mode, --shard)"))
-		}
-		// More shards than the tasks fill: this one runs nothing, and
-		// says so, rather than failing its matrix job.
-		c.Say(c.Stderr, "evalgate: shard %d of %d has no task (the other shards have them all): it runs none\n", j.shard.Index, j.shard.Count)
-	}
-	if err := c.checkKeys(cfg, j.plan); err != nil {
-		return nil, err
-	}
-	if j.agent, err = c.newAgent(cfg, f); err != nil {
-		if none := c.NoConfig(cfg); none != "" && errors.Is(err, errNoAgent) {
-			err = fmt.Errorf("%w (%s)", err, none)
-		}
-		return nil, invalid(err)
-	}
-	j.out = cmp.Or(f.Out, cfg.Out, "evalgate-out")
-	j.baseline = cmp.Or(f.Baseline, cfg.Baseline)
-	if err := j.prepareAssessment(all); err != nil {
-		return nil, err
-	}
-	return j, nil
+// job is a run ready to start: everything validated, nothing executed.
+type job struct {
+	c        *Env
+	cfg      *config.Config
+	flags    *Flags
+	plan     []runner.Planned
+	gates    []*gates.Gate
+	assess   *runAssessment // the assessment; nil without assessment: (assess.go)
+	agent    runner.Agent
+	out      string
+	shard    *results.Shard
+	baseline string
+	judge    *RubricJudge    // set by configureRubric; nil without a judge
+	all      []*suites.Suite // every loaded suite, before the selection
+	cmp      *comparison     // the baseline; nil without one
+	spill    *trialSpill     // the trials of passed tasks during a run; nil in merge
+	restore  results.Restore // in merge, the trials left in the shards' files; nil in run
+	trustIn  *trust.Input    // what the scorecard reads besides the run; nil without trust:
+	trust    *trust.Scorecard
 }
 
-// newAgent builds the agent driver: --agent-cmd, else the config's agent.
-func (c *Env) newAgent(cfg *config.Config, f *Flags) (runner.Agent, error) {
-	a := cfg.Agent
-	env := process.ScrubEnv(os.Environ(), judgeKeys(cfg), a.Env)
-	withMCP := func(agent runner.Agent) runner.Agent {
-		if a.MCP {
-			return &runner.MCP{Agent: agent}
-		}
-		return agent
-	}
-	switch {
-	case f.AgentCmd != "":
-		return withMCP(&runner.Exec{Command: []string{"/bin/sh", "-c", f.AgentCmd}, Env: env}), nil
-	case len(a.Exec) > 0:
-		return withMCP(&runner.Exec{Command: a.Exec, Dir: a.Dir, Env: env}), nil
-	case len(a.Plain) > 0:
-		return withMCP(&runner.Plain{Command: a.Plain, Dir: a.Dir, Env: env}), nil
-	case a.OpenAI != nil:
-		return c.newOpenAIAgent(cfg, firstPositive(f.Concurrency, cfg.Concurrency))
-	}
-	return nil, errNoAgent
-}
-
-// errNoAgent is the error of a run with nothing to run.
-var errNoAgent = errors.New("no agent to run: pass --agent-cmd, or set agent.exec, agent.plain or agent.openai in evalgate.yaml")
-
-// judgeKeys lists the environment variables holding the judge's and the
-// user simulator's credentials, kept from the agent's environment.
-func judgeKeys(cfg *config.Config) []string {
-	var keys []string
-	if cfg.Judge.OpenAI != nil && cfg.Judge.OpenAI.APIKeyEnv != "" {
-		keys = append(keys, cfg.Judge.OpenAI.APIKeyEnv)
-	}
-	if cfg.User.Simulator != nil && cfg.User.Simulator.APIKeyEnv != "" {
-		keys = append(keys, cfg.User.Simulator.APIKeyEnv)
-	}
-	return keys
-}
-
-// execute runs the job and writes every output. Only a run that could not
-// happen returns exit 3; a failed gate is exit 1 after the report.
+// execute runs the job and writes every output, one step after the
+// other (docs/architecture.md): the outputs a run writes as it goes are
+// opened; the trials run, each scored as it ends and each task and suite
+// aggregated as it completes; the run is aggregated and compared; the
+// gates are evaluated; the outputs are written and published. Only a run
+// that could not happen returns exit 3; a failed gate is exit 1 after the
+// report.
 func (j *job) execute(ctx context.Context) error {
 	obs, closeOutputs, err := j.openOutputs()
 	if err != nil {
 		return err
 	}
 	defer closeOutputs()
+	run, tampered, err := j.runTrials(ctx, obs)
+	if err != nil {
+		return err
+	}
+	if err := j.aggregate(ctx, run); err != nil {
+		return err
+	}
+	evaluate(j.gates, run)
+	if err := j.writeOutputs(ctx, run); err != nil {
+		return runError(err)
+	}
+	j.sayAssessment()
+	if tampered != nil {
+		// Nothing is published from a run whose agents reached the runner:
+		// the outputs stay in the output folder for a look.
+		obs.term.Finish(run)
+		return runError(tampered)
+	}
+	j.sayTrust()
+	interrupted := &Error{Outcome: Interrupted, Err: fmt.Errorf("interrupted: the results hold the %d %s that finished; run again for a verdict", run.TaskCount, pluralWord(run.TaskCount, "task", "tasks"))}
+	return j.conclude(ctx, run, obs.term, interrupted)
+}
+
+// runTrials runs the plan's trials: the runner drives the agent and
+// records each trial, the judges' Scorer scores it, and package gates
+// aggregates each task and suite as it completes. Every process the
+// trials started has ended when it returns. tampered is non-nil when an
+// agent reached the Actions runner's files; err when the run could not
+// happen.
+func (j *job) runTrials(ctx context.Context, obs *observer) (run *results.Run, tampered, err error) {
 	// Agents cannot read this process's /proc entries, and what they leave
 	// behind is killed when their trial ends and, at the latest, when the
 	// trials are over: every process started under pctx (agents, handlers,
@@ -246,14 +157,14 @@ func (j *job) execute(ctx context.Context) error {
 		}
 	}
 	if err := j.configureJudging(scorer, opts.Timeout); err != nil {
-		return err
+		return nil, nil, err
 	}
 	// Program checks run as the agents do: scrubbed environment, own
 	// process groups, ended with the run (#18).
 	scorer.Programs = judges.NewPrograms(pctx, judges.ProgramOptions{Env: process.ScrubEnv(os.Environ(), judgeKeys(j.cfg), j.cfg.Agent.Env)})
 	defer scorer.Programs.Close()
 
-	run := &results.Run{
+	run = &results.Run{
 		Schema:    results.Schema,
 		RunID:     results.NewID(),
 		Tool:      results.Tool{Name: "evalgate", Version: j.c.Version},
@@ -271,51 +182,102 @@ func (j *job) execute(ctx context.Context) error {
 	stopBeat()
 	scorer.Programs.Close()
 	release() // nothing an agent or a check started runs past this point
-	var tampered error
 	if guard != nil {
 		tampered = guard.Check()
 	}
 	run.FinishedAt = time.Now().UTC()
 	run.GitSHA = <-sha
 	if obs.err != nil {
-		return runError(obs.err)
+		return nil, nil, runError(obs.err)
 	}
 	if runErr != nil && !errors.Is(runErr, runner.ErrInterrupted) {
 		// A run that could not happen leaves no outputs, not even the
 		// events it had no task to write into.
 		_ = os.Remove(filepath.Join(j.out, eventsFile))
 		if cr, ok := errors.AsType[*runner.CannotRunError](runErr); ok {
-			return j.cannotRun(cr)
+			return nil, nil, j.cannotRun(cr)
 		}
 		if se, ok := errors.AsType[*process.StartError](runErr); ok {
-			return j.notStarted(se)
+			return nil, nil, j.notStarted(se)
 		}
-		return runError(fmt.Errorf("could not run the agent: %w", runErr))
+		return nil, nil, runError(fmt.Errorf("could not run the agent: %w", runErr))
 	}
 	if err := j.judgeUnavailable(); err != nil {
-		return err
+		return nil, nil, err
 	}
 	run.Interrupted = errors.Is(runErr, runner.ErrInterrupted)
 	j.complete(run, suiteResults, obs)
+	return run, tampered, nil
+}
+
+// aggregate computes what the run is judged by besides its suites: the
+// combined figures, the judge, the assessment, the comparison with the
+// baseline and the trust scorecard.
+func (j *job) aggregate(ctx context.Context, run *results.Run) error {
+	run.Stats = gates.Combine(run.Suites)
+	run.Judge = j.judgeInfo()
 	j.assessRun(run) // before the gates, which may read it
 	if err := j.compare(ctx, run); err != nil {
 		return err
 	}
 	j.trust = scoreTrust(j.trustIn, run, j.cmp.baseRun())
-	evaluate(j.gates, run)
-	if err := j.writeOutputs(ctx, run); err != nil {
-		return runError(err)
+	return nil
+}
+
+// evaluate runs the gates over a finished run: it passes when every gate
+// holds and nothing was cut short.
+func evaluate(gs []*gates.Gate, run *results.Run) {
+	run.Gates = gates.Evaluate(gs, run)
+	run.Passed = !run.Interrupted
+	for _, g := range run.Gates {
+		run.Passed = run.Passed && g.Passed
 	}
-	j.sayAssessment()
-	if tampered != nil {
-		// Nothing is published from a run whose agents reached the runner:
-		// the outputs stay in the output folder for a look.
-		obs.term.Finish(run)
-		return runError(tampered)
+}
+
+// writeOutputs writes the content-free outputs of a finished run. The
+// summaries, results.json and the CI formats are written at the same
+// time: each only reads the run, and one after the other they were most
+// of the time of a merge of 200,000 tasks (#19).
+func (j *job) writeOutputs(ctx context.Context, run *results.Run) error {
+	restore := j.restore
+	if j.spill != nil {
+		restore = j.spill.Restore
 	}
-	j.sayTrust()
-	interrupted := &Error{Outcome: Interrupted, Err: fmt.Errorf("interrupted: the results hold the %d %s that finished; run again for a verdict", run.TaskCount, pluralWord(run.TaskCount, "task", "tasks"))}
-	return j.conclude(ctx, run, obs.term, interrupted)
+	err := allAtOnce(
+		func() error {
+			for i := range run.Suites {
+				if err := report.WriteSummary(filepath.Join(j.out, "summaries"), &run.Suites[i], j.cfg.Agent.ModelClass); err != nil {
+					return fmt.Errorf("could not write the summary of %s: %w", run.Suites[i].ID, err)
+				}
+			}
+			return nil
+		},
+		func() error { return results.WriteRestoring(filepath.Join(j.out, "results.json"), run, restore) },
+		func() error { return j.writeExtraOutputs(ctx, run) },
+	)
+	if err != nil {
+		return err
+	}
+	return j.writeAssessmentOutputs()
+}
+
+// conclude ends a run whose outputs are written: the end of the terminal
+// report, the GitHub publication, and the exit (interrupted when the run was
+// cut short, 1 when a gate failed).
+func (j *job) conclude(ctx context.Context, run *results.Run, term *report.Terminal, interrupted error) error {
+	term.Finish(run)
+	if !j.flags.NoPublish {
+		if err := j.c.Publish(ctx, run, j.out, j.cfg); err != nil {
+			return runError(err)
+		}
+	}
+	if run.Interrupted {
+		return interrupted
+	}
+	if !run.Passed {
+		return ErrGateFailed
+	}
+	return nil
 }
 
 // heartbeatTick is how often a run in CI asks its terminal whether the log
@@ -425,9 +387,9 @@ func (j *job) openOutputs() (obs *observer, closeAll func(), err error) {
 	}, nil
 }
 
-// complete fills in what the run's suites and figures are once the runner
-// has returned: each suite's run id and model class, repository-relative
-// files, the combined stats and the judge.
+// complete fills in what the run's suites are once the runner has
+// returned: each suite's run id and model class, repository-relative
+// files.
 func (j *job) complete(run *results.Run, suiteResults []results.Suite, obs *observer) {
 	for i := range suiteResults {
 		suiteResults[i].RunID = obs.runIDs[suiteResults[i].ID]
@@ -435,90 +397,6 @@ func (j *job) complete(run *results.Run, suiteResults []results.Suite, obs *obse
 	}
 	run.Suites = suiteResults
 	j.c.repoRelative(run)
-	run.Stats = gates.Combine(run.Suites)
-	run.Judge = j.judgeInfo()
-}
-
-// compileGates returns the gates a run must pass: --gate, else the config's
-// gates, else the defaults. A gate that does not compile is exit 2; the
-// config's were compiled when it was read, with their place in the file.
-func compileGates(cfg *config.Config, flagGates []string) ([]*gates.Gate, error) {
-	exprs := cfg.Gates
-	if len(flagGates) > 0 {
-		exprs = flagGates
-	}
-	if len(exprs) == 0 {
-		return gates.Defaults(), nil
-	}
-	gs, err := gates.Compile(exprs)
-	var errs gates.CompileErrors
-	if len(flagGates) > 0 && errors.As(err, &errs) {
-		lines := make([]string, len(errs))
-		for i, e := range errs {
-			lines[i] = "--" + e.Error()
-		}
-		return nil, invalid(errors.New(strings.Join(lines, "\n")))
-	}
-	if err != nil {
-		return nil, invalid(err)
-	}
-	return gs, nil
-}
-
-// evaluate runs the gates over a finished run: it passes when every gate
-// holds and nothing was cut short.
-func evaluate(gs []*gates.Gate, run *results.Run) {
-	run.Gates = gates.Evaluate(gs, run)
-	run.Passed = !run.Interrupted
-	for _, g := range run.Gates {
-		run.Passed = run.Passed && g.Passed
-	}
-}
-
-// conclude ends a run whose outputs are written: the end of the terminal
-// report, the GitHub publication, and the exit (interrupted when the run was
-// cut short, 1 when a gate failed).
-func (j *job) conclude(ctx context.Context, run *results.Run, term *report.Terminal, interrupted error) error {
-	term.Finish(run)
-	if !j.flags.NoPublish {
-		if err := j.c.Publish(ctx, run, j.out, j.cfg); err != nil {
-			return runError(err)
-		}
-	}
-	if run.Interrupted {
-		return interrupted
-	}
-	if !run.Passed {
-		return ErrGateFailed
-	}
-	return nil
-}
-
-// writeOutputs writes the content-free outputs of a finished run. The
-// summaries, results.json and the CI formats are written at the same
-// time: each only reads the run, and one after the other they were most
-// of the time of a merge of 200,000 tasks (#19).
-func (j *job) writeOutputs(ctx context.Context, run *results.Run) error {
-	restore := j.restore
-	if j.spill != nil {
-		restore = j.spill.Restore
-	}
-	err := allAtOnce(
-		func() error {
-			for i := range run.Suites {
-				if err := report.WriteSummary(filepath.Join(j.out, "summaries"), &run.Suites[i], j.cfg.Agent.ModelClass); err != nil {
-					return fmt.Errorf("could not write the summary of %s: %w", run.Suites[i].ID, err)
-				}
-			}
-			return nil
-		},
-		func() error { return results.WriteRestoring(filepath.Join(j.out, "results.json"), run, restore) },
-		func() error { return j.writeExtraOutputs(ctx, run) },
-	)
-	if err != nil {
-		return err
-	}
-	return j.writeAssessmentOutputs()
 }
 
 // allAtOnce calls every function at the same time, and returns the error
