@@ -131,7 +131,7 @@ func (c *Command) defaults() {
 	if c.Getenv == nil {
 		c.Getenv = os.Getenv
 	}
-	c.env = &pipeline.Env{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Getenv: c.Getenv,
+	c.env = &pipeline.Env{Stdout: c.Stdout, Stderr: c.Stderr, Getenv: c.Getenv,
 		IsTerminal: c.IsTerminal, Tick: c.tick, Version: version()}
 	c.env.LearnSecrets(&config.Config{})
 }

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,11 +13,10 @@ import (
 	"github.com/mattn/go-isatty"
 )
 
-// Env is what a run reads and writes besides its files: the standard
+// Env is what a run reads and writes besides its files: the output
 // streams, the environment and the terminal. The command line builds one
 // per invocation; tests build one with buffers.
 type Env struct {
-	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
 	// Getenv reads the environment.
@@ -194,5 +192,3 @@ func pluralWord(n int, one, many string) string {
 	}
 	return many
 }
-
-var _ = errors.New
