@@ -57,21 +57,21 @@ func (c *Env) Merge(ctx context.Context, f *Flags, paths []string) error {
 		return err
 	}
 	defer release()
-	cmp, err := c.loadBaseline(ctx, spec, baselineDir(f.Baseline, cfg.Dir), out, nil)
+	baseline, err := c.loadBaseline(ctx, spec, baselineDir(f.Baseline, cfg.Dir), out, nil)
 	if err != nil {
 		return err
 	}
-	if cmp != nil {
-		regression.Compare(cmp.base, run, cmp.opts)
+	if baseline != nil {
+		regression.Compare(baseline.base, run, baseline.opts)
 	}
-	j := &job{c: c, cfg: cfg, flags: f, out: out, cmp: cmp, restore: restore}
+	j := &job{c: c, cfg: cfg, flags: f, out: out, cmp: baseline, restore: restore}
 	if cfg.Trust != nil {
 		// The shards' scorecards saw a part of the run each: the merged
 		// run is scored again, whole.
 		if j.trustIn, err = TrustInput(ctx, cfg, nil, configuredGates(gs)); err != nil {
 			return invalid(err)
 		}
-		j.trust = scoreTrust(j.trustIn, run, cmp.baseRun())
+		j.trust = scoreTrust(j.trustIn, run, baseline.baseRun())
 	}
 	if err := j.prepareAssessment(nil); err != nil {
 		return err
