@@ -225,7 +225,14 @@ type Thresholds struct {
 	MaxP95LatencyMs *int64   `json:"maxP95LatencyMs,omitempty"`
 }
 
+//go:generate go run ./internal/codecgen
+
 // Task is one task's result over all its trials.
+//
+// Task, Trial and the structs they hold are the one source of truth of
+// a task in results.json: the reader and the writer a merge uses for
+// speed (codec_gen.go) are generated from them. After changing one, run
+// `go generate ./results`; a test fails until it has run.
 type Task struct {
 	ID   string   `json:"taskId"`
 	File string   `json:"file"` // relative to the repository root; see InRepo

@@ -19,6 +19,10 @@ import (
 // file again with Read, so the two can only differ in speed;
 // FuzzReadTask holds them to that.
 //
+// This file holds how it reads JSON; what it reads, a method for each
+// struct a task holds (decodeTask, decodeTrial...), is generated from the
+// structs into codec_gen.go (results/internal/codecgen).
+//
 // Its methods return zero values once err is set: a decoding is checked
 // once, at its end.
 type taskReader struct {
@@ -28,10 +32,12 @@ type taskReader struct {
 	// names holds the strings most tasks repeat (statuses, check ids and
 	// kinds, file names) so that 200,000 tasks share them.
 	names map[string]string
-	// trials and checks are reused from task to task: a merge keeps the
-	// trials of few tasks, and the others' would be garbage at once.
-	trials []Trial
-	checks [][]Check
+	// trialBuf and checks are reused from task to task: a merge keeps
+	// the trials of few tasks, and the others' would be garbage at once.
+	// checkBuf is the buffer of the trial being read.
+	trialBuf []Trial
+	checks   [][]Check
+	checkBuf []Check
 	// rawTrials is where the last task's trials are in its bytes, and
 	// escaped says whether encoding/json read one of its strings (an
 	// escape, bytes that are not ASCII): see leanReader.spillTrials.
@@ -50,7 +56,7 @@ const maxNames = 4096
 func (r *taskReader) readTask(data []byte, t *Task) (int, error) {
 	r.b, r.i, r.err = data, 0, nil
 	r.rawTrials, r.escaped, r.cut = [2]int{}, false, false
-	r.task(t)
+	r.decodeTask(t)
 	if r.err != nil && r.cut {
 		return 0, errCut
 	}
@@ -348,300 +354,39 @@ func (r *taskReader) strings() []string {
 	return list
 }
 
-func (r *taskReader) task(t *Task) {
-	var seen uint64
-	r.open('{')
-	for n := 0; r.next(n, '}'); n++ {
-		switch k := r.key(); {
-		case string(k) == "taskId" && r.once(&seen, 0):
-			t.ID = r.str(false)
-		case string(k) == "file" && r.once(&seen, 1):
-			t.File = r.str(true)
-		case string(k) == "line" && r.once(&seen, 2):
-			t.Line = int(r.int())
-		case string(k) == "kind" && r.once(&seen, 3):
-			t.Kind = r.str(true)
-		case string(k) == "tags" && r.once(&seen, 4):
-			t.Tags = r.strings()
-		case string(k) == "metadata" && r.once(&seen, 5):
-			t.Metadata = new(Metadata)
-			r.metadata(t.Metadata)
-		case string(k) == "status" && r.once(&seen, 6):
-			t.Status = r.str(true)
-		case string(k) == "errorKind" && r.once(&seen, 7):
-			t.ErrorKind = r.str(true)
-		case string(k) == "errorMessage" && r.once(&seen, 8):
-			t.ErrorMessage = r.str(true)
-		case string(k) == "score" && r.once(&seen, 9):
-			t.Score = r.float()
-		case string(k) == "passScore" && r.once(&seen, 10):
-			t.PassScore = r.float()
-		case string(k) == "passed" && r.once(&seen, 11):
-			t.Passed = r.bool()
-		case string(k) == "passAtK" && r.once(&seen, 12):
-			t.PassAtK = r.bool()
-		case string(k) == "trialsPassed" && r.once(&seen, 13):
-			t.TrialsPassed = int(r.int())
-		case string(k) == "latencyMs" && r.once(&seen, 14):
-			t.LatencyMs = r.int()
-		case string(k) == "costUsd" && r.once(&seen, 15):
-			t.CostUsd = r.float()
-		case string(k) == "agentCostUsd" && r.once(&seen, 16):
-			t.AgentCostUsd = r.float()
-		case string(k) == "judgeCostUsd" && r.once(&seen, 17):
-			t.JudgeCostUsd = r.float()
-		case string(k) == "userCostUsd" && r.once(&seen, 18):
-			t.UserCostUsd = r.float()
-		case string(k) == "tokens" && r.once(&seen, 19):
-			r.tokens(&t.Tokens)
-		case string(k) == "toolCalls" && r.once(&seen, 20):
-			t.ToolCalls = int(r.int())
-		case string(k) == "schemaValid" && r.once(&seen, 21):
-			t.SchemaValid = new(bool)
-			*t.SchemaValid = r.bool()
-		case string(k) == "failedChecks" && r.once(&seen, 22):
-			t.FailedChecks = r.strings()
-		case string(k) == "levels" && r.once(&seen, 23):
-			t.Levels = []Level{}
-			r.open('[')
-			for n := 0; r.next(n, ']'); n++ {
-				t.Levels = append(t.Levels, Level{})
-				r.level(&t.Levels[n])
-			}
-		case string(k) == "findings" && r.once(&seen, 24):
-			t.Findings = r.findings()
-		case string(k) == "linesAfterFinal" && r.once(&seen, 25):
-			t.LinesAfterFinal = int(r.int())
-		case string(k) == "faults" && r.once(&seen, 26):
-			t.Faults = r.strings()
-		case string(k) == "idempotent" && r.once(&seen, 27):
-			t.Idempotent = new(bool)
-			*t.Idempotent = r.bool()
-		case string(k) == "trials" && r.once(&seen, 28):
-			trials := r.trials[:0]
-			if trials == nil {
-				trials = []Trial{}
-			}
-			r.ws()
-			from := r.i
-			r.open('[')
-			for n := 0; r.next(n, ']'); n++ {
-				if n == len(r.checks) {
-					r.checks = append(r.checks, []Check{})
-				}
-				trials = append(trials, Trial{})
-				if r.trial(&trials[n], r.checks[n][:0]); trials[n].Checks != nil {
-					r.checks[n] = trials[n].Checks
-				}
-			}
-			r.trials, t.Trials = trials, trials
-			r.rawTrials = [2]int{from, r.i}
-		default:
-			r.fail()
-		}
+// trials decodes a task's trials into the reader's own, reused from task
+// to task (readTask), each trial's checks into a buffer of its own, and
+// notes where the trials are in the bytes.
+func (r *taskReader) trials(list *[]Trial) {
+	trials := r.trialBuf[:0]
+	if trials == nil {
+		trials = []Trial{}
 	}
-}
-
-func (r *taskReader) metadata(m *Metadata) {
-	var seen uint64
-	r.open('{')
-	for n := 0; r.next(n, '}'); n++ {
-		switch k := r.key(); {
-		case string(k) == "domain" && r.once(&seen, 0):
-			m.Domain = r.str(true)
-		case string(k) == "complexity" && r.once(&seen, 1):
-			m.Complexity = int(r.int())
-		case string(k) == "autonomyLevel" && r.once(&seen, 2):
-			m.AutonomyLevel = new(int)
-			*m.AutonomyLevel = int(r.int())
-		case string(k) == "category" && r.once(&seen, 3):
-			m.Category = r.str(true)
-		default:
-			r.fail()
-		}
-	}
-}
-
-func (r *taskReader) level(l *Level) {
-	var seen uint64
-	r.open('{')
-	for n := 0; r.next(n, '}'); n++ {
-		switch k := r.key(); {
-		case string(k) == "check" && r.once(&seen, 0):
-			l.Check = r.str(true)
-		case string(k) == "criterion" && r.once(&seen, 1):
-			l.Criterion = int(r.int())
-		case string(k) == "level" && r.once(&seen, 2):
-			l.Level = int(r.int())
-		default:
-			r.fail()
-		}
-	}
-}
-
-func (r *taskReader) tokens(t *Tokens) {
-	var seen uint64
-	r.open('{')
-	for n := 0; r.next(n, '}'); n++ {
-		switch k := r.key(); {
-		case string(k) == "input" && r.once(&seen, 0):
-			t.Input = r.int()
-		case string(k) == "output" && r.once(&seen, 1):
-			t.Output = r.int()
-		default:
-			r.fail()
-		}
-	}
-}
-
-func (r *taskReader) findings() []Finding {
-	list := []Finding{}
+	r.ws()
+	from := r.i
 	r.open('[')
 	for n := 0; r.next(n, ']'); n++ {
-		var f Finding
-		var seen uint64
-		r.open('{')
-		for m := 0; r.next(m, '}'); m++ {
-			switch k := r.key(); {
-			case string(k) == "kind" && r.once(&seen, 0):
-				f.Kind = r.str(true)
-			case string(k) == "severity" && r.once(&seen, 1):
-				f.Severity = r.str(true)
-			default:
-				r.fail()
-			}
+		if n == len(r.checks) {
+			r.checks = append(r.checks, []Check{})
 		}
-		list = append(list, f)
+		trials = append(trials, Trial{})
+		r.checkBuf = r.checks[n][:0]
+		if r.decodeTrial(&trials[n]); trials[n].Checks != nil {
+			r.checks[n] = trials[n].Checks
+		}
+	}
+	r.trialBuf, *list = trials, trials
+	r.rawTrials = [2]int{from, r.i}
+}
+
+// trialChecks decodes the checks of the trial being read into the buffer
+// trials gave it.
+func (r *taskReader) trialChecks() []Check {
+	list := r.checkBuf
+	r.open('[')
+	for n := 0; r.next(n, ']'); n++ {
+		list = append(list, Check{})
+		r.decodeCheck(&list[n])
 	}
 	return list
-}
-
-// trial decodes a trial; its checks go in checks, which is empty and not
-// nil.
-func (r *taskReader) trial(t *Trial, checks []Check) {
-	var seen uint64
-	r.open('{')
-	for n := 0; r.next(n, '}'); n++ {
-		switch k := r.key(); {
-		case string(k) == "trial" && r.once(&seen, 0):
-			t.Trial = int(r.int())
-		case string(k) == "status" && r.once(&seen, 1):
-			t.Status = r.str(true)
-		case string(k) == "errorKind" && r.once(&seen, 2):
-			t.ErrorKind = r.str(true)
-		case string(k) == "errorMessage" && r.once(&seen, 3):
-			t.ErrorMessage = r.str(true)
-		case string(k) == "score" && r.once(&seen, 4):
-			t.Score = r.float()
-		case string(k) == "passed" && r.once(&seen, 5):
-			t.Passed = r.bool()
-		case string(k) == "latencyMs" && r.once(&seen, 6):
-			t.LatencyMs = r.int()
-		case string(k) == "agentCostUsd" && r.once(&seen, 7):
-			t.AgentCostUsd = r.float()
-		case string(k) == "judgeCostUsd" && r.once(&seen, 8):
-			t.JudgeCostUsd = r.float()
-		case string(k) == "userCostUsd" && r.once(&seen, 9):
-			t.UserCostUsd = r.float()
-		case string(k) == "tokens" && r.once(&seen, 10):
-			r.tokens(&t.Tokens)
-		case string(k) == "toolCalls" && r.once(&seen, 11):
-			t.ToolCalls = int(r.int())
-		case string(k) == "schemaValid" && r.once(&seen, 12):
-			t.SchemaValid = new(bool)
-			*t.SchemaValid = r.bool()
-		case string(k) == "tools" && r.once(&seen, 13):
-			t.Tools = []ToolUse{}
-			r.open('[')
-			for n := 0; r.next(n, ']'); n++ {
-				t.Tools = append(t.Tools, ToolUse{})
-				r.toolUse(&t.Tools[n])
-			}
-		case string(k) == "checks" && r.once(&seen, 14):
-			t.Checks = checks
-			r.open('[')
-			for n := 0; r.next(n, ']'); n++ {
-				t.Checks = append(t.Checks, Check{})
-				r.check(&t.Checks[n])
-			}
-		case string(k) == "findings" && r.once(&seen, 15):
-			t.Findings = r.findings()
-		case string(k) == "linesAfterFinal" && r.once(&seen, 16):
-			t.LinesAfterFinal = int(r.int())
-		case string(k) == "usageReported" && r.once(&seen, 17):
-			t.UsageReported = r.bool()
-		default:
-			r.fail()
-		}
-	}
-}
-
-func (r *taskReader) toolUse(u *ToolUse) {
-	var seen uint64
-	r.open('{')
-	for n := 0; r.next(n, '}'); n++ {
-		switch k := r.key(); {
-		case string(k) == "name" && r.once(&seen, 0):
-			u.Name = r.str(true)
-		case string(k) == "calls" && r.once(&seen, 1):
-			u.Calls = int(r.int())
-		case string(k) == "matched" && r.once(&seen, 2):
-			u.Matched = int(r.int())
-		case string(k) == "errors" && r.once(&seen, 3):
-			u.Errors = int(r.int())
-		case string(k) == "repeats" && r.once(&seen, 4):
-			u.Repeats = int(r.int())
-		case string(k) == "maxSame" && r.once(&seen, 5):
-			u.MaxSame = int(r.int())
-		case string(k) == "schemaViolations" && r.once(&seen, 6):
-			u.SchemaViolations = int(r.int())
-		case string(k) == "sideEffectRepeats" && r.once(&seen, 7):
-			u.SideEffectRepeats = int(r.int())
-		default:
-			r.fail()
-		}
-	}
-}
-
-func (r *taskReader) check(c *Check) {
-	var seen uint64
-	r.open('{')
-	for n := 0; r.next(n, '}'); n++ {
-		switch k := r.key(); {
-		case string(k) == "id" && r.once(&seen, 0):
-			c.ID = r.str(true)
-		case string(k) == "kind" && r.once(&seen, 1):
-			c.Kind = r.str(true)
-		case string(k) == "weight" && r.once(&seen, 2):
-			c.Weight = r.float()
-		case string(k) == "passed" && r.once(&seen, 3):
-			c.Passed = r.bool()
-		case string(k) == "reason" && r.once(&seen, 4):
-			c.Reason = r.str(true)
-		case string(k) == "judged" && r.once(&seen, 5):
-			c.Judged = r.bool()
-		case string(k) == "criterion" && r.once(&seen, 6):
-			c.Criterion = new(int)
-			*c.Criterion = int(r.int())
-		case string(k) == "level" && r.once(&seen, 7):
-			c.Level = new(int)
-			*c.Level = int(r.int())
-		case string(k) == "scale" && r.once(&seen, 8):
-			c.Scale = new(Scale)
-			var seen uint64
-			r.open('{')
-			for m := 0; r.next(m, '}'); m++ {
-				switch k := r.key(); {
-				case string(k) == "min" && r.once(&seen, 0):
-					c.Scale.Min = int(r.int())
-				case string(k) == "max" && r.once(&seen, 1):
-					c.Scale.Max = int(r.int())
-				default:
-					r.fail()
-				}
-			}
-		default:
-			r.fail()
-		}
-	}
 }

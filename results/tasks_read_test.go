@@ -45,7 +45,7 @@ func taskFixtures(t testing.TB) [][]byte {
 	every.Levels = []results.Level{{Check: "tone", Criterion: 1, Level: 3}}
 	every.Findings = []results.Finding{{Kind: "pii", Severity: results.SeverityHigh}}
 	every.LinesAfterFinal = 2
-	tasks := []results.Task{every, {Trials: []results.Trial{}}}
+	tasks := []results.Task{every, {Trials: []results.Trial{}}, filled[results.Task]()}
 	for _, s := range append(resultstest.Full().Suites, resultstest.Suite1k()) {
 		tasks = append(tasks, s.Tasks[:min(len(s.Tasks), 20)]...)
 	}
