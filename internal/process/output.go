@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
+	"sync"
 )
 
 // boundedBuffer keeps the first max bytes written to it and drops the rest.
@@ -26,35 +26,21 @@ func (b *boundedBuffer) Write(data []byte) (int, error) {
 	return len(data), nil
 }
 
+// readScratch holds the buffers ReadFrom reads into. Most processes write
+// nothing to stderr: a buffer of their own, made before the first read,
+// was 4 KiB allocated per process for nothing.
+var readScratch = sync.Pool{New: func() any { return new([4096]byte) }}
+
 // ReadFrom reads r to its end, keeping what fits. os/exec copies the
-// child's stderr with it, which spares a 32 KiB copy buffer per process:
-// most write little or nothing to stderr.
+// child's stderr with it, which spares a 32 KiB copy buffer per process.
 func (b *boundedBuffer) ReadFrom(r io.Reader) (int64, error) {
-	var (
-		total   int64
-		discard []byte
-	)
+	scratch := readScratch.Get().(*[4096]byte)
+	defer readScratch.Put(scratch)
+	var total int64
 	for {
-		room := b.max - len(b.buf)
-		var p []byte
-		if room > 0 {
-			if len(b.buf) == cap(b.buf) {
-				b.buf = slices.Grow(b.buf, min(room, 4096))
-			}
-			p = b.buf[len(b.buf):min(cap(b.buf), b.max)]
-		} else {
-			if discard == nil {
-				discard = make([]byte, 4096)
-			}
-			p = discard
-		}
-		n, err := r.Read(p)
+		n, err := r.Read(scratch[:])
 		total += int64(n)
-		if room > 0 {
-			b.buf = b.buf[:len(b.buf)+n]
-		} else {
-			b.dropped += int64(n)
-		}
+		b.Write(scratch[:n])
 		if err == io.EOF {
 			return total, nil
 		}
