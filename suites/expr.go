@@ -159,7 +159,7 @@ func CompileExpr(src string) (*vm.Program, error) {
 	}
 	cfg := exprConfigs.Get().(*conf.Config)
 	defer exprConfigs.Put(cfg)
-	tree, err := checker.ParseCheck(src, cfg)
+	tree, _, err := checkTree(src, cfg, false)
 	if err != nil {
 		return nil, err
 	}
@@ -202,31 +202,61 @@ func checkExprNodes(src string) (int, error) {
 	}
 	cfg := exprConfigs.Get().(*conf.Config)
 	defer exprConfigs.Put(cfg)
+	_, nodes, err := checkTree(src, cfg, true)
+	return nodes, err
+}
+
+// checkTree parses and type-checks src as checker.ParseCheck does, and
+// returns its tree and the number of its nodes. Each literal pattern of a
+// `matches` is parsed rather than compiled while the tree is checked
+// (checkExpr says why), and is in the tree again afterwards. When either
+// finds a problem, expr's own check runs to report the very error it
+// reports. With limits, a literal pattern over the limits is a
+// *limitError, found before the pattern is parsed; without, the tree
+// goes to expr's own check, as when CompileExpr's patterns were compiled
+// by its checker, and such a pattern fails when it is matched.
+func checkTree(src string, cfg *conf.Config, limits bool) (*parser.Tree, int, error) {
 	tree, err := parser.ParseWithConfig(src, cfg)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	var patterns literalPatterns
 	ast.Walk(&tree.Node, &patterns)
-	if patterns.limit != nil {
-		return patterns.nodes, patterns.limit
-	}
-	if !patterns.bad {
-		if _, err := new(checker.Checker).PatchAndCheck(tree, cfg); err == nil {
-			return patterns.nodes, nil
+	switch {
+	case patterns.limit != nil && limits:
+		return nil, patterns.nodes, patterns.limit
+	case patterns.limit == nil && !patterns.bad:
+		_, err := new(checker.Checker).PatchAndCheck(tree, cfg)
+		patterns.restore()
+		if err == nil {
+			return tree, patterns.nodes, nil
 		}
 	}
-	_, err = checker.ParseCheck(src, cfg)
-	return patterns.nodes, err
+	tree, err = checker.ParseCheck(src, cfg)
+	return tree, patterns.nodes, err
 }
 
 // literalPatterns parses the literal pattern of each `matches` it visits
 // and makes it a constant, which the checker types as a string without
 // compiling it. A pattern over the limits is not parsed: limit says why.
 type literalPatterns struct {
-	bad   bool
-	limit *limitError
-	nodes int // the nodes visited
+	bad    bool
+	limit  *limitError
+	nodes  int // the nodes visited
+	hidden []hiddenPattern
+}
+
+// hiddenPattern is a `matches` whose literal pattern was made a constant.
+type hiddenPattern struct {
+	node    *ast.BinaryNode
+	literal ast.Node
+}
+
+// restore puts the literal patterns back in the tree.
+func (p *literalPatterns) restore() {
+	for _, h := range p.hidden {
+		h.node.Right = h.literal
+	}
 }
 
 func (p *literalPatterns) Visit(node *ast.Node) {
@@ -244,6 +274,7 @@ func (p *literalPatterns) Visit(node *ast.Node) {
 		case !parsed:
 			p.bad = true
 		}
+		p.hidden = append(p.hidden, hiddenPattern{b, s})
 		b.Right = &ast.ConstantNode{Value: s.Value}
 	}
 }

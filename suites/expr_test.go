@@ -3,15 +3,19 @@ package suites
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/checker"
+	"github.com/expr-lang/expr/compiler"
 	"github.com/expr-lang/expr/conf"
+	"github.com/expr-lang/expr/optimizer"
 	"github.com/expr-lang/expr/vm"
 	"gotest.tools/v3/assert"
+	"gotest.tools/v3/assert/cmp"
 )
 
 // TestSharedExprs checks that an expression several checks use is compiled
@@ -167,4 +171,55 @@ func FuzzCheckExpr(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		assertCheckAsExpr(t, src)
 	})
+}
+
+// TestCompileExprAsExpr: CompileExpr, which parses the literal patterns of
+// its expression rather than letting expr's checker compile them, builds
+// the program expr's own check builds, and fails with its message.
+func TestCompileExprAsExpr(t *testing.T) {
+	cases := append(slices.Clone(exprCheckCases),
+		`output matches "^\\{\"id\":\"t1\",\"answer\":\\d+," && fromJSON(output).answer == 1`,
+		`any(trace, {.name matches "^crm:" && .args.id matches "^[0-9]+$"})`,
+	)
+	for _, src := range cases {
+		got, gotErr := CompileExpr(src)
+		want, wantErr := compileAsExpr(src)
+		if wantErr != nil {
+			assert.Check(t, gotErr != nil && gotErr.Error() == wantErr.Error(), "CompileExpr(%q): got %v, want %v", src, gotErr, wantErr)
+			continue
+		}
+		if !assert.Check(t, gotErr, "CompileExpr(%q)", src) {
+			continue
+		}
+		assert.Check(t, cmp.Equal(programText(got), programText(want)), "CompileExpr(%q)", src)
+	}
+}
+
+// programText is a program's code and the type of each of its constants:
+// a literal pattern is a compiled *meter.Regexp, not a string compiled at
+// each match.
+func programText(p *vm.Program) string {
+	var b strings.Builder
+	b.WriteString(p.Disassemble())
+	for _, c := range p.Constants {
+		fmt.Fprintf(&b, "%T\n", c)
+	}
+	return b.String()
+}
+
+// compileAsExpr is CompileExpr with expr's own check of the tree.
+func compileAsExpr(src string) (*vm.Program, error) {
+	cfg := exprConfigs.Get().(*conf.Config)
+	defer exprConfigs.Put(cfg)
+	tree, err := checker.ParseCheck(src, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := metered(tree, cfg); err != nil {
+		return nil, err
+	}
+	if err := optimizer.Optimize(&tree.Node, cfg); err != nil {
+		return nil, err
+	}
+	return compiler.Compile(tree, cfg)
 }

@@ -104,17 +104,25 @@ func Expr(src, parts string) error {
 // is regexp/syntax's error (regexp.Compile fails exactly when it does);
 // nil means the pattern compiles within the caps.
 func Regex(pattern string) error {
+	_, err := ParseRegex(pattern)
+	return err
+}
+
+// ParseRegex is Regex that also returns the parse tree of a pattern within
+// the caps (regexp/syntax's, with the flags regexp.Compile parses with),
+// for a caller that compiles it.
+func ParseRegex(pattern string) (*syntax.Regexp, error) {
 	if err := regexText(pattern); err != nil {
-		return err
+		return nil, err
 	}
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if n := regexSize(re); n > RegexSize {
-		return &Error{fmt.Sprintf("expected a regular expression that compiles to at most %d instructions, got about %d; counted repetitions such as x{100} count each copy", RegexSize, n)}
+		return nil, &Error{fmt.Sprintf("expected a regular expression that compiles to at most %d instructions, got about %d; counted repetitions such as x{100} count each copy", RegexSize, n)}
 	}
-	return nil
+	return re, nil
 }
 
 // regexSize is the number of instructions re compiles to, at most, as

@@ -28,23 +28,22 @@ const fixedInsts = 2
 // program has. A pattern over a cap is a *limits.Error; one that does not
 // parse is regexp's error.
 func Compile(pattern string) (*Regexp, error) {
-	if err := limits.Regex(pattern); err != nil {
-		return nil, err
-	}
-	re, err := regexp.Compile(pattern)
+	tree, err := limits.ParseRegex(pattern)
 	if err != nil {
 		return nil, err
 	}
-	tree, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return nil, err
-	}
+	// regexp.Compile parses the pattern again: the number of instructions
+	// is not something a *regexp.Regexp tells, and it is what a match costs.
 	prog, err := syntax.Compile(tree.Simplify())
 	if err != nil {
 		return nil, err
 	}
 	if n := len(prog.Inst) - fixedInsts; n > limits.RegexSize {
 		return nil, &limits.Error{Message: fmt.Sprintf("expected a regular expression that compiles to at most %d instructions, got %d; counted repetitions such as x{100} count each copy", limits.RegexSize, n)}
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, err
 	}
 	return &Regexp{re: re, insts: len(prog.Inst)}, nil
 }
