@@ -220,10 +220,10 @@ var exprSeed = maphash.MakeSeed()
 
 // shareExprs gives every check whose expression several checks of the
 // suite use one compilation of it, made when the first of their trials
-// runs (Check.ExprProgram): the expression is compiled once per suite, and
-// not before the first agent starts. Expressions used once are compiled
-// for their trial and dropped after it, so memory does not grow with a
-// program per task.
+// runs (Check.ExprProgram), not before the first agent starts, and shared
+// while a trial holds it. Expressions used once are compiled for their
+// trial and dropped after it, so memory does not grow with a program per
+// task.
 func (d *decoder) shareExprs(s *Suite) {
 	if len(d.sharedExprs) > 0 {
 		s.shared = make(map[string]*sharedExpr, len(d.sharedExprs))

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"weak"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
@@ -281,11 +282,12 @@ func (p *literalPatterns) Visit(node *ast.Node) {
 
 // ExprProgram returns the check's compiled expression: Program when set,
 // else a compilation made now. Every expression is type-checked when the
-// suite loads. One that several checks of a suite share is compiled once,
-// when the first of their trials asks, and kept for the others; one used
-// by a single check is compiled for its trial, so that a suite of many
-// tasks with distinct expressions does not hold a compiled program per
-// task for the whole run. The caller runs the program and drops it.
+// suite loads. One that several checks of a suite share is compiled when
+// the first of their trials asks, and the others get that compilation for
+// as long as a trial still holds it; one used by a single check is
+// compiled for its trial. So a suite of many tasks does not hold a
+// compiled program per expression for the whole run. The caller runs the
+// program and drops it.
 func (c *Check) ExprProgram() (*vm.Program, error) {
 	switch {
 	case c.Program != nil:
@@ -298,18 +300,31 @@ func (c *Check) ExprProgram() (*vm.Program, error) {
 	return CompileExpr(c.Expr)
 }
 
-// sharedExpr is an expression several checks of a suite share, compiled
-// once for all of them.
+// sharedExpr is an expression several checks of a suite share. Its
+// compilation is held weakly: the trials running at once, or one after
+// the other before the collector finds it unused, share one program, and
+// a suite whose tasks share thousands of expressions (a large dataset's
+// repeated answers) does not keep them all for the whole run (#6).
 type sharedExpr struct {
-	src  string
-	once sync.Once
-	p    *vm.Program
-	err  error
+	src string
+	mu  sync.Mutex
+	p   weak.Pointer[vm.Program]
+	err error // the compile error, kept: it does not change
 }
 
 func (e *sharedExpr) program() (*vm.Program, error) {
-	e.once.Do(func() { e.p, e.err = CompileExpr(e.src) })
-	return e.p, e.err
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if p := e.p.Value(); p != nil || e.err != nil {
+		return p, e.err
+	}
+	p, err := CompileExpr(e.src)
+	if err != nil {
+		e.err = err
+		return nil, err
+	}
+	e.p = weak.Make(p)
+	return p, nil
 }
 
 // exprFailure says why checkExpr refused an expression: the limit it is

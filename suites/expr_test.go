@@ -3,6 +3,7 @@ package suites
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +17,8 @@ import (
 	"github.com/expr-lang/expr/vm"
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/assert/cmp"
+
+	"github.com/evalgate/evalgate/internal/waittest"
 )
 
 // TestSharedExprs checks that an expression several checks use is compiled
@@ -41,7 +44,7 @@ tasks:
 	s, err := Parse("shared.yaml", []byte(src))
 	assert.NilError(t, err)
 	uses := []*Check{mustFull(t, s, s.Tasks[0]).Expected.Assert[0], mustFull(t, s, s.Tasks[1]).Expected.Assert[0], mustFull(t, s, s.Tasks[2]).Expected.Rubric[0].Assert}
-	assert.Assert(t, uses[0].shared != nil && uses[0].shared.p == nil, "a shared expression waits for its first trial")
+	assert.Assert(t, uses[0].shared != nil && uses[0].shared.p.Value() == nil, "a shared expression waits for its first trial")
 	// Trials ask at once (run with -race).
 	programs := make([]*vm.Program, 12)
 	var wg sync.WaitGroup
@@ -66,6 +69,28 @@ tasks:
 		assert.NilError(t, err)
 		assert.Equal(t, got, true)
 	}
+}
+
+// TestSharedExprReleased checks that a shared expression's program is not
+// kept once no trial holds it, and is compiled again for the next.
+func TestSharedExprReleased(t *testing.T) {
+	e := &sharedExpr{src: `output == "a"`}
+	func() { // two trials at once
+		p, err := e.program()
+		assert.NilError(t, err)
+		again, err := e.program()
+		assert.NilError(t, err)
+		assert.Assert(t, again == p, "a program a trial holds is shared")
+	}()
+	waittest.Until(t, "the collector releases the unheld program", func() bool {
+		runtime.GC()
+		return e.p.Value() == nil
+	})
+	p, err := e.program()
+	assert.NilError(t, err)
+	got, err := expr.Run(p, map[string]any{ExprOutput: "a"})
+	assert.NilError(t, err)
+	assert.Equal(t, got, true)
 }
 
 // TestBadExprEveryUse checks that an expression that does not compile is

@@ -46,8 +46,9 @@ type Suite struct {
 	// one whole.
 	Tasks []*TaskRef
 
-	// shared are the expressions several checks share, each compiled once
-	// for all of them; Full gives them to the checks of compact tasks.
+	// shared are the expressions several checks share, each compiled for
+	// all of them (sharedExpr); Full gives them to the checks of compact
+	// tasks.
 	shared map[string]*sharedExpr
 	// datasets are the suite's datasets, for Full to make a compact task
 	// from its row again.
