@@ -15,13 +15,16 @@ require (
 	golang.org/x/image v0.15.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.43.0
-	golang.org/x/text v0.14.0
+	golang.org/x/text v0.41.0
 	gotest.tools/v3 v3.5.2
 )
 
 require (
 	github.com/google/go-querystring v1.1.0 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/pgx/v5 v5.13.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect

@@ -105,6 +105,10 @@ type Options struct {
 	LatencyBaselineMs map[int]float64
 	// History holds earlier assessments, for learning_rate.
 	History []HistoryEntry
+	// Window is the history store's window (window.go); nil without a
+	// store. With one, consistency and learning_rate are measured over
+	// its runs, and History is not read.
+	Window *Window
 }
 
 // Agent identifies the agent assessed.
@@ -197,10 +201,24 @@ func Assess(runs []*results.Run, opts Options) *Assessment {
 	if !o.Now.IsZero() {
 		a.ValidUntil = a.Timestamp.AddDate(0, 0, o.ValidDays)
 	}
-	perf := o.performance(tasks)
+	score, passRate := runFigures(tasks)
+	perf := o.withWindow(o.performance(tasks), score, passRate)
 	a.Performance = o.axis(Performance, perf, len(tasks) < MinPerformanceTasks)
 	a.Capability = o.axis(Capability, o.capability(tasks, perf), len(tasks) < MinCapabilityTasks)
 	return a
+}
+
+// runFigures are the aggregate score and pass rate of tasks, as
+// results.json counts them.
+func runFigures(tasks []*results.Task) (score, passRate float64) {
+	if len(tasks) == 0 {
+		return 0, 0
+	}
+	for _, t := range tasks {
+		score += t.Score
+		passRate += b2f(t.Passed)
+	}
+	return score / float64(len(tasks)), passRate / float64(len(tasks))
 }
 
 // Tasks lists every task of runs.

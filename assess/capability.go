@@ -176,6 +176,9 @@ func (o Options) toolProficiency(tasks []*results.Task) Dimension {
 // learningRate: clamp((P(now) − mean P of the earliest ≤ 5 history
 // entries) / 0.30, 0, 1).
 func (o Options) learningRate(now *float64) Dimension {
+	if o.Window != nil {
+		return o.learningSlope(now)
+	}
 	var hist []HistoryEntry
 	for _, h := range o.History {
 		if h.Performance != nil {

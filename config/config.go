@@ -65,6 +65,9 @@ type Config struct {
 	Trust *Trust
 	// User is the user: block: the simulated user of open conversations.
 	User User
+	// History is the history: block (config/history.go); nil when absent:
+	// run then reads and records no history.
+	History *History
 	// Explain is the explain setting: whether run prints what each failing
 	// check expected and got (cli); nil when unset.
 	Explain *bool
@@ -496,7 +499,8 @@ func (p *parser) config(n *yaml.Node, c *Config) {
 			c.Explain = new(bool)
 			p.boolean(v, "explain", c.Explain)
 		},
-		"trust": func(v *yaml.Node) { c.Trust = p.trust(v) },
+		"trust":   func(v *yaml.Node) { c.Trust = p.trust(v) },
+		"history": func(v *yaml.Node) { c.History = p.history(v) }, // history.go
 		"user": func(v *yaml.Node) {
 			p.fields(v, "user", map[string]func(*yaml.Node){
 				"simulator": func(v *yaml.Node) { c.User.Simulator = p.openai(v, "user.simulator", false) },

@@ -114,7 +114,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown keys list the allowed ones",
 			src:  "suites: [a]\nrunner: {}\n",
-			want: []string{`evalgate.yaml:2:1: config: unknown key "runner"; expected one of "agent", "assessment", "baseline", "concurrency", "explain", "gates", "judge", "out", "suites", "timeout", "trials", "trust", "user"`},
+			want: []string{`evalgate.yaml:2:1: config: unknown key "runner"; expected one of "agent", "assessment", "baseline", "concurrency", "explain", "gates", "history", "judge", "out", "suites", "timeout", "trials", "trust", "user"`},
 		},
 		{
 			name: "a misspelt key names the one meant",

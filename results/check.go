@@ -53,6 +53,7 @@ func (c *checker) run(r *Run) *NumberError {
 	c.assessment(r.Assessment)
 	c.stats("", &r.Stats)
 	r.Trust.check(c)
+	r.History.check(c)
 	if r.Shard != nil {
 		c.latency("", "/shard/plannedMs", r.Shard.PlannedMs)
 	}

@@ -126,8 +126,12 @@ func (r *taskReader) decodeTask(v *Task) {
 				v.Idempotent = new(bool)
 				*v.Idempotent = r.bool()
 			}
-		case "trials":
+		case "flaky":
 			if r.once(&seen, 28) {
+				v.Flaky = r.str(true)
+			}
+		case "trials":
+			if r.once(&seen, 29) {
 				r.trials(&v.Trials)
 			}
 		default:
@@ -547,6 +551,10 @@ func (w *jsonWriter) encodeTask(v *Task) {
 	if v.Idempotent != nil {
 		w.key("idempotent")
 		w.bool(*v.Idempotent)
+	}
+	if v.Flaky != "" {
+		w.key("flaky")
+		w.string(v.Flaky)
 	}
 	w.key("trials")
 	w.taskTrials(v.Trials)

@@ -92,8 +92,11 @@ type Run struct {
 	Health *Health `json:"health,omitempty"`
 	// Trust is the trust scorecard in short; nil when the run computed
 	// none (results/trust.go).
-	Trust  *Trust  `json:"trust,omitempty"`
-	Suites []Suite `json:"suites"`
+	Trust *Trust `json:"trust,omitempty"`
+	// History is what the run read of its history store; nil when it
+	// read none (results/history.go).
+	History *History `json:"history,omitempty"`
+	Suites  []Suite  `json:"suites"`
 }
 
 // Tool names the program that wrote the file.
@@ -279,8 +282,12 @@ type Task struct {
 	// Idempotent says, with two trials or more, whether every trial had
 	// the same verdict and the same canonical output; nil with one trial.
 	// Only the verdict is kept, never the outputs.
-	Idempotent *bool   `json:"idempotent,omitempty"`
-	Trials     []Trial `json:"trials"`
+	Idempotent *bool `json:"idempotent,omitempty"`
+	// Flaky is the task's flakiness label from the history: FlakyKnown
+	// or FlakyNew; absent without a history that says either
+	// (results/history.go).
+	Flaky  string  `json:"flaky,omitempty"`
+	Trials []Trial `json:"trials"`
 }
 
 // Metadata is a task's assessment metadata (DESIGN §11): labels the suite

@@ -154,6 +154,9 @@ type Input struct {
 	// History are earlier runs; those that finished within HistoryWindow
 	// before Run (and are not Run itself) count.
 	History []*results.Run
+	// Store are the earlier runs a history store holds (docs/history.md),
+	// counted as History is; a run in both counts once.
+	Store []Past
 	// Tally, when set, holds the run's evidence counted task by task
 	// (NewTally); Run's tasks are then not read for it.
 	Tally *Tally
@@ -178,7 +181,7 @@ func Compute(in Input) *Scorecard {
 		d.Dim.finish()
 		sum += d.Dim.Points
 	}
-	sc.Adjustments = adjust(in.Run, in.History)
+	sc.Adjustments = adjust(in.Run, in.History, in.Store)
 	sc.Score = math.Round(math.Max(0, math.Min(100, float64(sum)+sc.Adjustments.Points))*10) / 10
 	sc.level(&in.Repo)
 	return sc
@@ -204,7 +207,7 @@ func (sc *Scorecard) level(repo *Repo) {
 	}
 	a := sc.Adjustments
 	if a.PassingTrials < MinPassingTL4 {
-		tl4 = append(tl4, fmt.Sprintf("history with at least %d passing trials in the last 30 days (has %d; pass earlier results with --history or trust.history)", MinPassingTL4, a.PassingTrials))
+		tl4 = append(tl4, fmt.Sprintf("history with at least %d passing trials in the last 30 days (has %d; record runs in a history store, history: in evalgate.yaml, or pass earlier results with --history or trust.history)", MinPassingTL4, a.PassingTrials))
 	}
 	if a.UnhandledErrors > 0 {
 		tl4 = append(tl4, fmt.Sprintf("no unhandled error in the last 30 days of history (has %d)", a.UnhandledErrors))

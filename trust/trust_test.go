@@ -185,15 +185,20 @@ func TestAdjustments(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		history []*results.Run
+		store   []Past
 		want    Adjustments
 	}{
-		{"none", nil, Adjustments{}},
-		{"passing trials, capped at +5", []*results.Run{historyRun("a", 1, 40), historyRun("b", 2, 30)}, Adjustments{Runs: 2, PassingTrials: 70, Points: 5}},
-		{"each run once", []*results.Run{historyRun("a", 1, 12), historyRun("a", 1, 12)}, Adjustments{Runs: 1, PassingTrials: 12, Points: 1.2}},
-		{"the run itself and later runs do not count", []*results.Run{historyRun("now", 1, 12), historyRun("later", -1, 12)}, Adjustments{}},
-		{"errors and timeouts", []*results.Run{historyRun("a", 29, 3, results.ErrTimeout, results.ErrAgentExit, results.ErrAgentReported, results.ErrJudge)},
+		{"none", nil, nil, Adjustments{}},
+		{"passing trials, capped at +5", []*results.Run{historyRun("a", 1, 40), historyRun("b", 2, 30)}, nil, Adjustments{Runs: 2, PassingTrials: 70, Points: 5}},
+		{"each run once", []*results.Run{historyRun("a", 1, 12), historyRun("a", 1, 12)}, nil, Adjustments{Runs: 1, PassingTrials: 12, Points: 1.2}},
+		{"the run itself and later runs do not count", []*results.Run{historyRun("now", 1, 12), historyRun("later", -1, 12)}, nil, Adjustments{}},
+		{"errors and timeouts", []*results.Run{historyRun("a", 29, 3, results.ErrTimeout, results.ErrAgentExit, results.ErrAgentReported, results.ErrJudge)}, nil,
 			Adjustments{Runs: 1, PassingTrials: 3, UnhandledErrors: 1, Timeouts: 1, Points: -7.7}},
+		{"the store's runs, a run in both once, one past 30 days not", []*results.Run{historyRun("a", 1, 12)},
+			[]Past{{RunID: "a", FinishedAt: now.Add(-24 * time.Hour), PassingTrials: 12}, {RunID: "s", FinishedAt: now.Add(-48 * time.Hour), PassingTrials: 8, Timeouts: 1},
+				{RunID: "old", FinishedAt: now.Add(-31 * 24 * time.Hour), UnhandledErrors: 4}},
+			Adjustments{Runs: 2, PassingTrials: 20, Timeouts: 1, Points: -1}},
 	} {
-		t.Run(tc.name, func(t *testing.T) { assert.DeepEqual(t, adjust(r, tc.history), tc.want) })
+		t.Run(tc.name, func(t *testing.T) { assert.DeepEqual(t, adjust(r, tc.history, tc.store), tc.want) })
 	}
 }

@@ -233,6 +233,12 @@ func Full() *results.Run {
 	s.Tasks[2].LinesAfterFinal = 2
 	s.Tasks[2].Faults = []string{"raw", "timeout"}
 	s.Tasks[2].Idempotent = Ptr(false)
+	s.Tasks[2].Flaky = results.FlakyKnown
+	r.History = &results.History{Store: "dir:.evalgate/history", Runs: 2, Skipped: 1, NewFailures: 2, NewFailuresNotFlaky: 1, KnownFlaky: 1,
+		Suites: []results.SuiteHistory{{SuiteID: s.ID, NewFailures: 2, NewFailuresNotFlaky: 1, Trend: []results.TrendPoint{
+			{RunID: "0f3e5a1c9b2d4e6f8a0b1c2d3e4f5a6b", StartedAt: r.StartedAt.Add(-48 * time.Hour), Score: 0.75, PassRate: 0.5, CostUsd: 0.02, P95LatencyMs: 1300},
+			{RunID: "1a2b3c4d5e6f708192a3b4c5d6e7f809", StartedAt: r.StartedAt.Add(-24 * time.Hour), Score: 0.5, PassRate: 0.25, CostUsd: 0.03, P95LatencyMs: 1500},
+		}}}}
 	r.Health = &results.Health{Passed: false, Message: "exit status 1"}
 	r.Trust = &results.Trust{Score: 78, Level: 3, LevelName: "Autonomous", Dimensions: results.TrustDimensions{
 		ContractClarity: 16, Idempotency: 15, Observability: 17, ErrorContainment: 15, Governance: 15,
