@@ -2,10 +2,10 @@ package history
 
 import (
 	"bytes"
-	"math/rand/v2"
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"regexp"
 	"strconv"
