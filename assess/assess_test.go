@@ -1,6 +1,7 @@
 package assess_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -451,4 +452,48 @@ func TestCompare(t *testing.T) {
 	// exactly 0.15 (computed as 0.15000000000000002) is not flagged
 	assert.Assert(t, !assess.Flagged(ptr(0.75-0.6)))
 	assert.Assert(t, assess.Flagged(ptr(-0.151)))
+}
+
+// TestWindow: with a history store's window, learning_rate is the slope of
+// the performance composite over the window's runs and this one, and
+// consistency is measured across the runs; each is null, with its reason,
+// while the window is too short.
+func TestWindow(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 1, 1+d, 0, 0, 0, 0, time.UTC) }
+	// P(now) = 1: every task passed, no check failed, latency 0, and
+	// across runs that all scored 1, consistency 1.
+	run := runOf(repeat(3, passing)...)
+	steady := func(d int, p float64) assess.WindowRun {
+		return assess.WindowRun{Time: day(d), Score: 1, PassRate: 1, Performance: ptr(p)}
+	}
+	w := &assess.Window{Runs: []assess.WindowRun{steady(0, 0.90), steady(1, 0.92), steady(2, 0.93), steady(3, 0.95)}}
+	a := assess.Assess([]*results.Run{run}, assess.Options{Window: w, Now: day(4)})
+	near(t, value(t, a, assess.Performance, assess.Consistency), 1)
+	// By hand: x = 0..4 days, y = .90 .92 .93 .95 1; mean x 2, mean y .94;
+	// Σ(x−2)(y−.94) = .08+.02+0+.01+.12 = .23, Σ(x−2)² = 10: slope .023 a
+	// day, over 4 days .092, / 0.30.
+	near(t, value(t, a, assess.Capability, assess.LearningRate), 0.092/0.30)
+	assert.Equal(t, a.Capability.Dimension(assess.LearningRate).Evidence["runs"], 5)
+
+	// A run of the window without a composite is left out of the slope.
+	w.Runs = append([]assess.WindowRun{{Time: day(0), Score: 1, PassRate: 1}}, w.Runs...)
+	a = assess.Assess([]*results.Run{run}, assess.Options{Window: w, Now: day(4)})
+	near(t, value(t, a, assess.Capability, assess.LearningRate), 0.092/0.30)
+
+	// Across runs: the run itself (1, 1) and the window's scores and pass
+	// rates; population standard deviation over the mean.
+	mixed := &assess.Window{Runs: []assess.WindowRun{
+		{Time: day(0), Score: 0.8, PassRate: 0.5}, {Time: day(1), Score: 0.6, PassRate: 0.5},
+		{Time: day(2), Score: 1, PassRate: 1}, {Time: day(3), Score: 0.8, PassRate: 0.5},
+	}}
+	a = assess.Assess([]*results.Run{run}, assess.Options{Window: mixed, Now: day(4)})
+	// scores 1 .8 .6 1 .8: mean .84, variance .0224; passes 1 .5 .5 1 .5:
+	// mean .7, variance .06.
+	near(t, value(t, a, assess.Performance, assess.Consistency), 1-(0.6*math.Sqrt(0.0224)/0.84+0.4*math.Sqrt(0.06)/0.7))
+	assert.Equal(t, reason(t, a, assess.Capability, assess.LearningRate), "the history window holds 0 assessed runs and this one; 5 runs needed")
+
+	short := &assess.Window{Runs: []assess.WindowRun{steady(0, 0.9), steady(1, 0.9)}}
+	a = assess.Assess([]*results.Run{run}, assess.Options{Window: short, Now: day(4)})
+	assert.Equal(t, reason(t, a, assess.Performance, assess.Consistency), "the history window holds 2 runs and this one; 5 runs needed")
+	assert.Equal(t, reason(t, a, assess.Capability, assess.LearningRate), "the history window holds 2 assessed runs and this one; 5 runs needed")
 }
