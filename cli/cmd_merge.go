@@ -21,6 +21,7 @@ func mergeCmd(ctx context.Context, c *Command, args []string) error {
 	fs.BoolVar(&f.NoColor, "no-color", false, "no colour in the terminal report (NO_COLOR is honoured too)")
 	fs.BoolVar(&f.Quiet, "quiet", false, "print only the verdict")
 	fs.BoolVar(&f.NoPublish, "no-publish", false, "in GitHub Actions, publish nothing (job summary, annotations, step outputs, comment): `evalgate publish` does it in a later step, the one that holds the token")
+	historyFlags(fs, &f.History) // run_history.go
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

@@ -28,6 +28,7 @@ func (c *Command) runFlagSet(f *pipeline.Flags) *flag.FlagSet {
 	fs.BoolVar(&f.Quiet, "quiet", false, "print only the verdict")
 	fs.Var(optionalBool{&f.Explain}, "explain", "print what each failing check expected and got, quoting the task and the agent (the default on a terminal outside CI; explain: in evalgate.yaml; never written to an output file)")
 	fs.BoolVar(&f.NoPublish, "no-publish", false, "in GitHub Actions, publish nothing (job summary, annotations, step outputs, comment): `evalgate publish` does it in a later step, the one that holds the token")
+	historyFlags(fs, &f.History) // run_history.go
 	fs.BoolVar(&f.NoCache, "no-cache", false, "ask the rubric judge again instead of reusing cached verdicts (kept in .evalgate/cache/judge beside evalgate.yaml)")
 	return fs
 }

@@ -38,6 +38,12 @@
 //	                 0, 0, 0, 0 and 1. newConsistentFailures counts the new
 //	                 failures that passed no trial: a flaky task, one that
 //	                 passes some of its --trials, never counts
+//	regression.newFailuresNotFlaky
+//	                 the newly failing tasks the history store does not
+//	                 know as flaky (docs/history.md); without a history,
+//	                 newFailures
+//	history.runs     the records of the history window the run read; 0
+//	                 without a history
 //	judge.configured, judge.calibrated, judge.agreement
 //	                 whether a rubric judge is configured, whether its last
 //	                 calibration (evalgate calibrate) matches this judge and

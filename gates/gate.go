@@ -51,6 +51,14 @@ type regressionVars struct {
 	NewConsistentFailures int     `expr:"newConsistentFailures"`
 	Fixed                 int     `expr:"fixed"`
 	PValue                float64 `expr:"pValue"`
+	// NewFailuresNotFlaky are the newly failing tasks the history does
+	// not know as flaky; newFailures without a history.
+	NewFailuresNotFlaky int `expr:"newFailuresNotFlaky"`
+}
+
+// historyVars are what the run read of its history store (docs/history.md).
+type historyVars struct {
+	Runs int `expr:"runs"` // records in the window; 0 without a history
 }
 
 // env is the whole environment of a gate expression: the run's scope at the
@@ -63,6 +71,7 @@ type env struct {
 	SuiteList []*scope          `expr:"suiteList"`
 
 	Assessment assessmentVars `expr:"assessment"` // assessment.go
+	History    historyVars    `expr:"history"`
 }
 
 // judgeVars let a gate require a calibrated judge before rubric scores
@@ -431,6 +440,11 @@ func newEnv(run *results.Run) *env {
 		reg = regressionVars{ScoreDelta: r.ScoreDelta, NewFailures: r.NewFailures,
 			NewConsistentFailures: r.NewConsistentFailures, Fixed: r.Fixed, PValue: r.PValue}
 	}
+	reg.NewFailuresNotFlaky = reg.NewFailures
+	if h := run.History; h != nil {
+		reg.NewFailuresNotFlaky = h.NewFailuresNotFlaky
+		e.History = historyVars{Runs: h.Runs}
+	}
 	e.scope = newScope(run.Stats, reg)
 	e.Assessment = newAssessmentVars(run.Assessment)
 	if j := run.Judge; j != nil {
@@ -449,6 +463,10 @@ func newEnv(run *results.Run) *env {
 		if r := s.Regression; r != nil {
 			suiteReg = regressionVars{ScoreDelta: r.ScoreDelta, NewFailures: r.NewFailures,
 				NewConsistentFailures: r.NewConsistentFailures, Fixed: r.Fixed, PValue: r.PValue}
+		}
+		suiteReg.NewFailuresNotFlaky = suiteReg.NewFailures
+		if h := run.History.Suite(s.ID); h != nil {
+			suiteReg.NewFailuresNotFlaky = h.NewFailuresNotFlaky
 		}
 		sc := newScope(s.Stats, suiteReg)
 		sc.Passed = s.Passed

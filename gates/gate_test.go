@@ -81,6 +81,14 @@ func TestEvaluate(t *testing.T) {
 		{name: "no baseline", expr: "regression.scoreDelta == 0 && regression.newFailures == 0 && regression.newConsistentFailures == 0 && regression.fixed == 0 && regression.pValue == 1",
 			run: func(r *results.Run) { r.Regression = nil }, want: true,
 			values: map[string]any{"regression.scoreDelta": 0.0, "regression.newFailures": 0, "regression.newConsistentFailures": 0, "regression.fixed": 0, "regression.pValue": 1.0}},
+		{name: "newFailuresNotFlaky without a history", expr: "regression.newFailuresNotFlaky == 1 && history.runs == 0", want: true,
+			values: map[string]any{"regression.newFailuresNotFlaky": 1, "history.runs": 0}},
+		{name: "newFailuresNotFlaky and history.runs from the history", expr: `regression.newFailuresNotFlaky == 0 && suites["acme.evals.refunds"].regression.newFailuresNotFlaky == 0 && history.runs == 12`,
+			run: func(r *results.Run) {
+				r.History = &results.History{Runs: 12, NewFailures: 1, KnownFlaky: 1,
+					Suites: []results.SuiteHistory{{SuiteID: "acme.evals.refunds", NewFailures: 1}}}
+			}, want: true,
+			values: map[string]any{"regression.newFailuresNotFlaky": 0, `suites["acme.evals.refunds"].regression.newFailuresNotFlaky`: 0, "history.runs": 12}},
 		{name: "suites by id", expr: `suites["acme.evals.search"].passed && suites["acme.evals.search"].aggregateScore == 1`, want: true,
 			values: map[string]any{`suites["acme.evals.search"].passed`: true, `suites["acme.evals.search"].aggregateScore`: 1.0}},
 		{name: "suite findings and regression", expr: `suites["acme.evals.refunds"].findings.high == 0 || suites["acme.evals.refunds"].regression.newFailures == 0`, want: false,
@@ -139,7 +147,7 @@ func TestCompileErrors(t *testing.T) {
 			assert.Check(t, !strings.Contains(strings.ReplaceAll(err.Error(), "* 2", ""), goName), "error %q speaks Go (%q)", err, goName)
 		}
 	}
-	vars := "agentCostUsd, aggregateScore, assessment, erroredCount, findings, judge, judgeCostUsd, p95LatencyMs, passRate, passed, passedCount, regression, suiteList, suites, taskCount, totalCostUsd, trust, userCostUsd"
+	vars := "agentCostUsd, aggregateScore, assessment, erroredCount, findings, history, judge, judgeCostUsd, p95LatencyMs, passRate, passed, passedCount, regression, suiteList, suites, taskCount, totalCostUsd, trust, userCostUsd"
 	testCases := []testCase{
 		{name: "misspelt variable", exprs: []string{"aggregateScor >= 0.9"},
 			want: `gate "aggregateScor >= 0.9": column 1: unknown name "aggregateScor"; did you mean aggregateScore?`},

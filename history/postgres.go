@@ -50,22 +50,10 @@ type pgStore struct {
 // the DSN from EVALGATE_HISTORY_DSN). Every message is redacted of the
 // password.
 func openPostgres(ctx context.Context, url string, o Options) (Store, error) {
-	dsn := url
-	if url == PostgresPrefix {
-		getenv := o.Getenv
-		if getenv == nil {
-			getenv = os.Getenv
-		}
-		if dsn = getenv(DSNVar); dsn == "" {
-			return nil, &UsageError{fmt.Sprintf("history store \"postgres:\": set %s to the database's connection string (postgres://user:password@host:5432/db)", DSNVar)}
-		}
-	}
-	red := redact.New(redact.URLSecrets(dsn)...)
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, red, err := pgConfig(url, o.Getenv)
 	if err != nil {
-		return nil, &UsageError{fmt.Sprintf("history store %s: %s", red.String(dsnName(dsn)), red.String(pgMessage(err)))}
+		return nil, err
 	}
-	red = redact.New(append(redact.URLSecrets(dsn), cfg.Password)...)
 	s := &pgStore{name: PostgresPrefix + "//" + dsnHost(cfg), red: red}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = connectTimeout
@@ -76,6 +64,47 @@ func openPostgres(ctx context.Context, url string, o Options) (Store, error) {
 	}
 	s.conn = conn
 	return s, nil
+}
+
+// pgConfig parses the store's URL, or the DSN EVALGATE_HISTORY_DSN holds
+// for "postgres:", and returns the redactor of its password.
+func pgConfig(url string, getenv func(string) string) (*pgx.ConnConfig, *redact.Redactor, error) {
+	dsn := url
+	if url == PostgresPrefix {
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		if dsn = getenv(DSNVar); dsn == "" {
+			return nil, nil, &UsageError{fmt.Sprintf("history store \"postgres:\": set %s to the database's connection string (postgres://user:password@host:5432/db)", DSNVar)}
+		}
+	}
+	red := redact.New(redact.URLSecrets(dsn)...)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, nil, &UsageError{fmt.Sprintf("history store %s: %s", red.String(dsnName(dsn)), red.String(pgMessage(err)))}
+	}
+	return cfg, redact.New(append(redact.URLSecrets(dsn), cfg.Password)...), nil
+}
+
+// Secrets are the credentials a store's URL holds (the password of a
+// postgres: store's DSN, as it is and as HTTP Basic would carry it), for
+// everything evalgate prints to redact; none for other stores.
+func Secrets(url string, getenv func(string) string) []string {
+	if url != PostgresPrefix && !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
+		return nil
+	}
+	dsn := url
+	if url == PostgresPrefix {
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		dsn = getenv(DSNVar)
+	}
+	out := redact.URLSecrets(dsn)
+	if cfg, err := pgx.ParseConfig(dsn); err == nil && cfg.Password != "" {
+		out = append(out, cfg.Password)
+	}
+	return out
 }
 
 // dsnName names a DSN that did not parse: its scheme and host at most.

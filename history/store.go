@@ -172,6 +172,24 @@ type UsageError struct{ msg string }
 
 func (e *UsageError) Error() string { return e.msg }
 
+// Check checks a store URL without reaching the store: a *UsageError
+// when evalgate cannot read it.
+func Check(url string, getenv func(string) string) error {
+	switch {
+	case strings.HasPrefix(url, DirPrefix):
+		_, err := openDir(strings.TrimPrefix(url, DirPrefix), Options{})
+		return err
+	case strings.HasPrefix(url, GitPrefix):
+		_, err := openGit(strings.TrimPrefix(url, GitPrefix), Options{})
+		return err
+	case url == PostgresPrefix || strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://"):
+		_, _, err := pgConfig(url, getenv)
+		return err
+	}
+	_, err := Open(context.Background(), url, Options{})
+	return err
+}
+
 // Open opens the store a URL names: dir:PATH, git:BRANCH, postgres: (the
 // DSN from EVALGATE_HISTORY_DSN) or a postgres:// or postgresql:// URL.
 // A URL evalgate cannot read is a *UsageError; a store that cannot be

@@ -61,6 +61,7 @@ type Flags struct {
 	NoPublish   bool
 	// Explain is --explain as given; nil when it was not.
 	Explain *bool
+	History HistoryFlags // history.go
 }
 
 // Outcome is what kind of end an Error is; the command line maps each

@@ -65,16 +65,24 @@ func (c *Env) Merge(ctx context.Context, f *Flags, paths []string) error {
 		regression.Compare(baseline.base, run, baseline.opts)
 	}
 	j := &job{c: c, cfg: cfg, flags: f, out: out, cmp: baseline, restore: restore}
+	if err := j.prepareHistory(); err != nil {
+		return err
+	}
 	if cfg.Trust != nil {
 		// The shards' scorecards saw a part of the run each: the merged
 		// run is scored again, whole.
 		if j.trustIn, err = TrustInput(ctx, cfg, nil, configuredGates(gs)); err != nil {
 			return invalid(err)
 		}
-		j.trust = scoreTrust(j.trustIn, run, baseline.baseRun())
 	}
 	if err := j.prepareAssessment(nil); err != nil {
 		return err
+	}
+	j.startHistory(ctx)
+	j.readHistory()
+	j.applyHistory(run)
+	if j.trustIn != nil {
+		j.trust = scoreTrust(j.trustIn, run, baseline.baseRun())
 	}
 	j.assessRun(run)
 	evaluate(gs, run)
@@ -82,6 +90,7 @@ func (c *Env) Merge(ctx context.Context, f *Flags, paths []string) error {
 	if err := j.writeMerged(ctx, run); err != nil {
 		return runError(err)
 	}
+	j.recordHistory(ctx, run)
 	j.sayAssessment()
 	term := report.NewTerminal(report.TerminalOptions{Out: c.Stdout, Color: c.ColorEnabled(f.NoColor), Quiet: f.Quiet})
 	for i := range run.Suites {

@@ -97,6 +97,9 @@ func (c *Env) prepare(f *Flags, paths []string) (*job, error) {
 	if err := j.prepareAssessment(all); err != nil {
 		return nil, err
 	}
+	if err := j.prepareHistory(); err != nil {
+		return nil, err
+	}
 	return j, nil
 }
 

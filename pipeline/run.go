@@ -72,6 +72,7 @@ type job struct {
 	restore  results.Restore // in merge, the trials left in the shards' files; nil in run
 	trustIn  *trust.Input    // what the scorecard reads besides the run; nil without trust:
 	trust    *trust.Scorecard
+	history  *runHistory // the history store's window; nil without history (history.go)
 }
 
 // execute runs the job and writes every output, one step after the
@@ -87,6 +88,7 @@ func (j *job) execute(ctx context.Context) error {
 		return err
 	}
 	defer closeOutputs()
+	j.startHistory(ctx) // read beside the agents
 	run, tampered, err := j.runTrials(ctx, obs)
 	if err != nil {
 		return err
@@ -97,6 +99,9 @@ func (j *job) execute(ctx context.Context) error {
 	evaluate(j.gates, run)
 	if err := j.writeOutputs(ctx, run); err != nil {
 		return runError(err)
+	}
+	if tampered == nil {
+		j.recordHistory(ctx, run)
 	}
 	j.sayAssessment()
 	if tampered != nil {
@@ -216,10 +221,12 @@ func (j *job) runTrials(ctx context.Context, obs *observer) (run *results.Run, t
 func (j *job) aggregate(ctx context.Context, run *results.Run) error {
 	run.Stats = gates.Combine(run.Suites)
 	run.Judge = j.judgeInfo()
+	j.readHistory()
 	j.assessRun(run) // before the gates, which may read it
 	if err := j.compare(ctx, run); err != nil {
 		return err
 	}
+	j.applyHistory(run) // after the comparison: its new failures are labelled
 	j.trust = scoreTrust(j.trustIn, run, j.cmp.baseRun())
 	return nil
 }
