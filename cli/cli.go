@@ -79,6 +79,7 @@ func verbs() []verb {
 		{"calibrate", "measure how well the rubric judge agrees with human labels (Spearman ρ, Cohen's κ)", calibrateCmd},
 		{"diff", "compare two results: verdict, score movement, newly failing and fixed tasks", diffCmd},
 		{"export", "export a suite: --openwop strips evalgate's extensions and lists what was lost", exportCmd},
+		{"history", "the run history: \"history list|show|trend|flaky\" read the store, \"history record RESULTS\" writes a finished run, \"history prune|migrate|export\" keep it", historyCmd},
 		{"import", "import another tool's evals: \"import promptfoo CONFIG\" writes evalgate.yaml, a suite and import-report.json", importCmd},
 		{"init", "scaffold evalgate.yaml, a starter suite and agent, and a GitHub workflow", initCmd},
 		{"mcp", "bridge a stdio MCP client to its trial's tools: \"mcp stdio\", launched by the agent's MCP config", mcpCmd},

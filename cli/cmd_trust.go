@@ -18,6 +18,9 @@ import (
 // the trust scorecard of a finished run, written as trust.json and
 // printed as a table. Several RESULTS are the shards of one run.
 func trustCmd(ctx context.Context, c *Command, args []string) error {
+	if len(args) > 0 && args[0] == "preflight" {
+		return trustPreflightCmd(ctx, c, args[1:]) // trust_preflight.go
+	}
 	fs := c.newFlags("trust", "RESULTS...")
 	var (
 		configPath, out string
@@ -66,6 +69,7 @@ func trustCmd(ctx context.Context, c *Command, args []string) error {
 		return invalid(err)
 	}
 	in.Run = run
+	in.Store = c.env.TrustStore(ctx, cfg) // docs/history.md
 	sc := trust.Compute(*in)
 	if out == "" {
 		out = paths[0]

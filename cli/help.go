@@ -177,11 +177,31 @@ var commandDocs = map[string]commandDoc{
 			"CHANGELOG.md, gates) and .evalgate/trust.yaml, runtime adjustments from the history " +
 			"of the last 30 days, and a level TL0 Draft to TL4 Trusted. Writes trust.json and " +
 			"prints a table with what the next level needs. Several RESULTS are the shards of one " +
-			"run. run and merge do the same when evalgate.yaml has a trust: block.",
-		exits: []string{exitOK, "2  bad invocation: flags, config, trust.yaml, results or history invalid", "3  could not write trust.json"},
+			"run. run and merge do the same when evalgate.yaml has a trust: block. " +
+			"trust preflight --agent ID --level TLn [--store URL] answers instead, for release " +
+			"pipelines, from the agent's newest run in the history store (docs/history.md): is it " +
+			"at that level or above, each dimension at the level's minimum?",
+		exits: []string{exitOK + " (preflight: yes)", "1  preflight: no, or no record of the agent", "2  bad invocation: flags, config, trust.yaml, results or history invalid",
+			"3  could not write trust.json; preflight: the store could not be reached"},
 		examples: []commandExample{
 			{"Score the last run; trust.json goes beside its results.json", "evalgate trust evalgate-out/"},
 			{"With an earlier run as history, for the runtime adjustments and TL4", "evalgate trust evalgate-out/ --history last-week/"},
+		},
+	},
+	"history": {
+		about: "Reads and keeps the run history (docs/history.md): one content-free record per " +
+			"whole run, in the store history.store names (dir:PATH, the default dir:.evalgate/history; " +
+			"git:BRANCH, an orphan branch pushed to origin; postgres:, shared, with the DSN in " +
+			"EVALGATE_HISTORY_DSN). list, show RUN, trend [--suite S] [--task T] and flaky read it; " +
+			"record RESULTS writes a finished run; prune --keep N, migrate (a postgres: store's " +
+			"tables) and export --format csv|ndjson keep it. A record that cannot be read is " +
+			"skipped with a warning naming it.",
+		exits: []string{exitOK, exitBadInput, "3  the store could not be reached, read or written"},
+		examples: []commandExample{
+			{"Record the last run by hand (run does it with history.record: true)", "evalgate history record evalgate-out/"},
+			{"The last twenty runs", "evalgate history list"},
+			{"A suite's score, pass rate, cost and p95 over the window", "evalgate history trend --suite acme.help.evals.support"},
+			{"The tasks whose verdict flips", "evalgate history flaky"},
 		},
 	},
 	"report": {

@@ -76,6 +76,7 @@ func TestHelpExamplesAreTrue(t *testing.T) {
 		"trust":    {{"run", "--out", "last-week"}, ran},
 		"baseline": {ran},
 		"publish":  {{"run", "--no-publish"}},
+		"history":  {ran},
 	}
 	// Commands that only work in GitHub Actions run there (comment: never).
 	envs := map[string]func(dir string) map[string]string{

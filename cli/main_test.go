@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/evalgate/evalgate/internal/pgtest"
 	"github.com/evalgate/evalgate/internal/testenv"
 )
 
@@ -16,7 +17,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asEvalgate) == "1" {
 		os.Exit((&Command{}).Main(append([]string{"evalgate"}, os.Args[1:]...)))
 	}
-	os.Exit(testenv.Run(m))
+	code := testenv.Run(m)
+	pgtest.Stop() // the PostgreSQL server of the history tests, if one started
+	os.Exit(code)
 }
 
 // buildExampleAgent returns the example agent built, for --agent-cmd: the

@@ -94,6 +94,9 @@ func readFiles(ctx context.Context, src fileSource, store string, q Query) (*Win
 		}
 	}
 	slices.Reverse(w.Records)
+	// Names sort by the millisecond; runs started within one keep their
+	// order by time.
+	slices.SortStableFunc(w.Records, func(a, b *Record) int { return a.StartedAt.Compare(b.StartedAt) })
 	return w, nil
 }
 

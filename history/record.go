@@ -423,13 +423,8 @@ func (r *Record) check() error {
 	if t := r.Trust; t != nil {
 		c.in("/trust/score", t.Score, 0, 100, "a score from 0 to 100")
 		c.in("/trust/level", float64(t.Level), results.MinTrustLevel, results.MaxTrustLevel, "a level from 0 to 4")
-		d := t.Dimensions
-		for _, p := range []struct {
-			name   string
-			points int
-		}{{"contractClarity", d.ContractClarity}, {"idempotency", d.Idempotency}, {"observability", d.Observability},
-			{"errorContainment", d.ErrorContainment}, {"governance", d.Governance}} {
-			c.in("/trust/dimensions/"+p.name, float64(p.points), 0, 20, "points from 0 to 20")
+		for _, d := range dimensions(t.Dimensions) {
+			c.in("/trust/dimensions/"+d.name, float64(d.points), 0, 20, "points from 0 to 20")
 		}
 	}
 	return c.err
@@ -514,20 +509,32 @@ func sizeOf(n int64) string {
 }
 
 // FileName is the name a record is stored under in a folder or on a
-// branch: the start time in UTC, ISO 8601's basic format, then the run
-// id, so names sort by time.
+// branch: the start time in UTC, ISO 8601's basic format to the
+// millisecond, then the run id, so names sort by time.
 func FileName(rec *Record) string {
-	return rec.StartedAt.UTC().Format("20060102T150405Z") + "-" + rec.RunID + ".json"
+	return rec.StartedAt.UTC().Format(nameTime) + "-" + rec.RunID + ".json"
 }
+
+// nameTime is the time of a record's file name; nameTimeSeconds the same
+// to the second, which a name may have too.
+const (
+	nameTime        = "20060102T150405.000Z"
+	nameTimeSeconds = "20060102T150405Z"
+)
 
 // isRecordName reports whether name looks like a record's file name.
 func isRecordName(name string) bool {
 	base, ok := strings.CutSuffix(name, ".json")
-	if !ok || len(base) < len("20060102T150405Z-")+1 || base[len("20060102T150405Z")] != '-' {
+	if !ok {
 		return false
 	}
-	if _, err := time.Parse("20060102T150405Z", base[:len("20060102T150405Z")]); err != nil {
-		return false
+	for _, layout := range []string{nameTime, nameTimeSeconds} {
+		if len(base) < len(layout)+2 || base[len(layout)] != '-' {
+			continue
+		}
+		if _, err := time.Parse(layout, base[:len(layout)]); err == nil {
+			return safeName(base[len(layout)+1:])
+		}
 	}
-	return safeName(base[len("20060102T150405Z-"):])
+	return false
 }

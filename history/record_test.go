@@ -103,7 +103,7 @@ func TestFromRun(t *testing.T) {
 	back, err := Decode(data)
 	assert.NilError(t, err)
 	assert.DeepEqual(t, back, r)
-	assert.Equal(t, FileName(r), "20261102T100000Z-abc.json")
+	assert.Equal(t, FileName(r), "20261102T100000.000Z-abc.json")
 }
 
 func TestRecordProblem(t *testing.T) {

@@ -118,6 +118,18 @@ func TestBandEdges(t *testing.T) {
 		{name: "an unhandled error in history stops at TL3", edit: func(in *Input) {
 			in.History = append(in.History, historyRun("h2", 3, 0, results.ErrAgentExit))
 		}, wantLevel: 3, wantScore: 100, wantNext: "no unhandled error in the last 30 days of history (has 1)"},
+		{name: "TL4 from the history store alone", edit: func(in *Input) {
+			in.History = nil
+			in.Store = []Past{{RunID: "s1", FinishedAt: now.Add(-48 * time.Hour), PassingTrials: 30}, {RunID: "s2", FinishedAt: now.Add(-24 * time.Hour), PassingTrials: 30}}
+		}, wantLevel: 4, wantScore: 100},
+		{name: "an unhandled error in the store within 30 days loses TL4", edit: func(in *Input) {
+			in.History = nil
+			in.Store = []Past{{RunID: "s1", FinishedAt: now.Add(-48 * time.Hour), PassingTrials: 60}, {RunID: "s2", FinishedAt: now.Add(-29 * 24 * time.Hour), UnhandledErrors: 1}}
+		}, wantLevel: 3, wantScore: 100, wantNext: "no unhandled error in the last 30 days of history (has 1)"},
+		{name: "an unhandled error in the store older than 30 days does not", edit: func(in *Input) {
+			in.History = nil
+			in.Store = []Past{{RunID: "s1", FinishedAt: now.Add(-48 * time.Hour), PassingTrials: 60}, {RunID: "s2", FinishedAt: now.Add(-31 * 24 * time.Hour), UnhandledErrors: 1}}
+		}, wantLevel: 4, wantScore: 100},
 		{name: "no owner: governance under TL4's minimum", edit: func(in *Input) { in.Repo.Owner = "" },
 			wantLevel: 3, wantScore: 100, wantNext: "Governance at 18 points or more (has 15)"},
 		{name: "no owner and no changelog entry: a dimension under 15 stops at TL2", edit: func(in *Input) {
