@@ -13,33 +13,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 )
 
 // What evalgate history prints: each function writes one view of the
 // records it is given, oldest first, as a table a person reads or as a
 // file another tool reads.
-
-// sparks are the bars of a sparkline, lowest to highest.
-var sparks = []rune("▁▂▃▅▇")
-
-// Sparkline draws values as a row of bars, each scaled between the
-// lowest and the highest of them; all equal draw the middle bar.
-func Sparkline(values []float64) string {
-	if len(values) == 0 {
-		return ""
-	}
-	lo, hi := slices.Min(values), slices.Max(values)
-	var b strings.Builder
-	for _, v := range values {
-		i := len(sparks) / 2
-		if hi > lo {
-			i = int((v - lo) / (hi - lo) * float64(len(sparks)-1))
-		}
-		b.WriteRune(sparks[i])
-	}
-	return b.String()
-}
 
 func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
 
@@ -111,26 +91,13 @@ func WriteTrend(w io.Writer, recs []*Record, suite string) error {
 		if i > 0 {
 			fmt.Fprintln(tw)
 		}
-		fmt.Fprintf(tw, "%s  %s  %s\n", id, TrendLine(points), pluralCount(len(points), "run", "runs"))
+		fmt.Fprintf(tw, "%s  %s  %s\n", id, report.TrendLine(points, nil), pluralCount(len(points), "run", "runs"))
 		fmt.Fprintln(tw, "STARTED\tRUN\tSCORE\tPASS RATE\tCOST USD\tP95 MS")
 		for _, p := range points {
 			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%s\t%.4f\t%d\n", when(p.StartedAt), p.RunID, p.Score, percent(p.PassRate), p.CostUsd, p.P95LatencyMs)
 		}
 	}
 	return tw.Flush()
-}
-
-// TrendLine is a suite's trend in one line: the sparkline of its score
-// and the range it spans.
-func TrendLine(points []results.TrendPoint) string {
-	if len(points) == 0 {
-		return "no earlier runs"
-	}
-	scores := make([]float64, len(points))
-	for i, p := range points {
-		scores[i] = p.Score
-	}
-	return fmt.Sprintf("%s score %.3f..%.3f, last %.3f", Sparkline(scores), slices.Min(scores), slices.Max(scores), scores[len(scores)-1])
 }
 
 func pluralCount(n int, one, many string) string {

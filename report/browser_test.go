@@ -103,6 +103,30 @@ func checkCharts(t *testing.T, run *results.Run, m pageLayout) {
 		}
 	}
 	want := 2*len(run.Suites) + 2
+	trends := map[string][]drawnChart{}
+	for _, c := range m.Charts {
+		if c.Chart == "trend" {
+			trends[c.Suite] = append(trends[c.Suite], c)
+		}
+	}
+	if h := run.History; h != nil {
+		// Four charts a suite with a trend: score, pass rate, cost, p95;
+		// a point per earlier run, this run's drawn last, right of them
+		// all; the baseline's score as a line.
+		for _, sh := range h.Suites {
+			s := suiteOf(run, sh.SuiteID)
+			got := trends[sh.SuiteID]
+			assert.Equal(t, len(got), 4, "trend charts of suite %q", sh.SuiteID)
+			want += 4
+			for _, c := range got {
+				assert.Check(t, c.Points == len(sh.Trend), "suite %q %s: %d points drawn, want %d", sh.SuiteID, c.Metric, c.Points, len(sh.Trend))
+				assert.Check(t, c.CurrentRightmost, "suite %q %s: this run is not drawn last", sh.SuiteID, c.Metric)
+				if c.Metric == "score" && s.Regression != nil {
+					assert.Check(t, c.Markers == 2 && c.Baseline == fmt.Sprintf("%.2f", s.AggregateScore-s.Regression.ScoreDelta), "suite %q: %+v", sh.SuiteID, c)
+				}
+			}
+		}
+	}
 	if run.Trust != nil {
 		want++
 	}
@@ -211,6 +235,9 @@ type drawnChart struct {
 	Markers                           int            // lines: the bar, the baseline
 	Cells                             map[string]int // a strip's cells by status
 	Titles                            int            // a strip's tooltips
+	Metric                            string         // a trend's figure
+	Points                            int            // a trend's earlier runs drawn
+	CurrentRightmost                  bool           // a trend's run drawn right of the earlier ones
 }
 
 // measureScript runs in a test page that holds the report in an iframe
@@ -273,6 +300,13 @@ addEventListener("load", () => {
         chart: svg.dataset.chart, suite: svg.dataset.suite || "", id: svg.id, score: svg.dataset.score || "", baseline: svg.dataset.baseline || "",
         left: r.left, right: r.right, width: r.width, height: r.height,
         markers: svg.querySelectorAll("line").length, cells: cells, titles: svg.querySelectorAll("rect[data-status] > title").length,
+        metric: svg.dataset.metric || "", points: svg.querySelectorAll("circle.pt").length,
+        currentRightmost: (() => {
+          const cur = svg.querySelector("circle.current");
+          if (!cur) return false;
+          const x = cur.getBoundingClientRect().left;
+          return [...svg.querySelectorAll("circle.pt")].every(p => p.getBoundingClientRect().left < x);
+        })(),
       });
     }
     for (const g of d.querySelectorAll("#chart-findings g[data-severity]")) {
@@ -449,6 +483,7 @@ func browserRun() *results.Run {
 		s.AggregateScore += t.Score / 95
 	}
 	s.TaskCount = len(s.Tasks)
+	s.TotalCostUsd, s.P95LatencyMs = 0.02, 1390
 	r.Suites = append(r.Suites, s)
 	r.TaskCount += s.TaskCount
 	r.PassedCount += s.PassedCount
@@ -459,6 +494,14 @@ func browserRun() *results.Run {
 		SuiteID: long, TaskID: s.Tasks[0].ID, Change: results.ChangeFixed, ScoreDelta: 0.75,
 	})
 	r.Assessment = resultstest.Assessment()
+	// Twelve earlier runs of the long suite, its score climbing.
+	r.History = &results.History{Store: "git:evalgate-history", Runs: 12, NewFailures: 3, NewFailuresNotFlaky: 2, KnownFlaky: 1}
+	sh := results.SuiteHistory{SuiteID: long}
+	for i := range 12 {
+		sh.Trend = append(sh.Trend, results.TrendPoint{RunID: fmt.Sprintf("run-%02d", 30+i), StartedAt: r.StartedAt.AddDate(0, 0, i-12),
+			Score: 0.5 + 0.02*float64(i), PassRate: 0.6 + 0.01*float64(i), CostUsd: 0.01 * float64(1+i%3), P95LatencyMs: int64(900 + 40*i)})
+	}
+	r.History.Suites = append(r.History.Suites, sh)
 	r.Trust = &results.Trust{Score: 64.5, Level: 2, LevelName: "Supervised", Dimensions: results.TrustDimensions{
 		ContractClarity: 20, Idempotency: 0, Observability: 17, ErrorContainment: 12, Governance: 15,
 	}, BaselineLevel: resultstest.Ptr(3), BaselineScore: resultstest.Ptr(71.0)}
@@ -467,4 +510,13 @@ func browserRun() *results.Run {
 		Passed: true, Values: map[string]any{"suites['" + long + "'].aggregateScore": 0.81},
 	})
 	return r
+}
+
+func suiteOf(run *results.Run, id string) *results.Suite {
+	for i := range run.Suites {
+		if run.Suites[i].ID == id {
+			return &run.Suites[i]
+		}
+	}
+	return nil
 }

@@ -61,6 +61,7 @@ type htmlSection struct {
 var htmlSections = []htmlSection{
 	{"summary", func(*htmlView) bool { return true }},
 	{"suites", func(v *htmlView) bool { return len(v.Suites) > 0 }},
+	{"history", func(v *htmlView) bool { return v.Run.History != nil }}, // history.go
 	{"findings", func(*htmlView) bool { return true }},
 	{"assessment", func(v *htmlView) bool { return v.Assessment != nil }},
 	{"trust", func(v *htmlView) bool { return v.Run.Trust != nil }},
@@ -78,8 +79,9 @@ type htmlView struct {
 	// Assessment is the dual-axis assessment's chart and dimensions; nil
 	// without one (html_assessment.go).
 	Assessment *htmlAssessment
-	Failing    []htmlTask // errored first, then by score
-	Passing    []htmlTask // in suite order
+	Trends     []htmlTrends // each suite's trend charts; nil without a history (history.go)
+	Failing    []htmlTask   // errored first, then by score
+	Passing    []htmlTask   // in suite order
 }
 
 // htmlSuite is a suite's card: its figures, score bar and task strip.
@@ -199,6 +201,7 @@ func newHTMLView(r *results.Run) *htmlView {
 		[]string{results.SeverityCritical, results.SeverityHigh, results.SeverityMedium, results.SeverityLow},
 		[]int{f.Critical, f.High, f.Medium, f.Low}, 72, max(f.Critical, f.High, f.Medium, f.Low))
 	v.Assessment = newHTMLAssessment(r.Assessment)
+	v.Trends = newHTMLTrends(r)
 	if t := r.Trust; t != nil {
 		d := t.Dimensions
 		v.Trust = barRows(
@@ -272,7 +275,7 @@ var htmlPage = sync.OnceValue(func() *template.Template {
 		"deref64":  func(p *float64) float64 { return *p },
 		"score2":   score2, // an assessment's scores, cut as its badge cuts them
 		"pct":      func(p *float64) string { return axis(*p) },
-	}).Parse(htmlTemplates))
+	}).Parse(htmlTemplates + htmlHistoryTemplate))
 })
 
 // htmlText is text from the results as the page shows it: escaped for
@@ -368,6 +371,11 @@ svg text.tiername { font-size: 7px; fill: var(--muted); } svg text.axisname { fo
 .point { fill: var(--baseline); } .basepoint { fill: none; stroke: var(--mark); stroke-dasharray: 2 1; } .movement { stroke: var(--mark); stroke-dasharray: 2 2; }
 svg.dimbar { display: block; width: 100%; min-width: 4rem; max-width: 16rem; height: .6rem; }
 .dimfill { fill: var(--baseline); }
+.trends { display: grid; grid-template-columns: repeat(auto-fill, minmax(12rem, 1fr)); gap: .5rem; }
+svg.trend { max-width: 20rem; } svg.trend text { font-size: 11px; }
+.trendline { fill: none; stroke: var(--muted); stroke-width: 1.5px; } .axisline { stroke: var(--border); }
+.pt { fill: var(--muted); } .current { fill: var(--baseline); stroke: var(--bg); stroke-width: 1.5px; }
+.key.current { background: var(--baseline); border-radius: 50%; }
 svg.swatch { display: inline; width: .8em; height: .8em; vertical-align: -.05em; }
 .sev-critical { fill: var(--critical); } .sev-high { fill: var(--high); } .sev-medium { fill: var(--medium); } .sev-low { fill: var(--low); }
 .suite { border: 1px solid var(--border); border-radius: 6px; padding: .6rem .8rem; margin: .75rem 0; }
@@ -499,7 +507,7 @@ Tasks: <span class="key is-passed"></span> passed · <span class="key is-failed"
 {{range .Failing}}<tr>
 <td data-label="suite"><code>{{cell .Suite}}</code></td><td data-label="task"><code>{{cell .Task.ID}}</code></td>
 <td data-label="where"><code>{{cell .Task.File}}:{{.Task.Line}}</code></td>
-<td data-label="status" class="word">{{if eq .Task.Status "error"}}<span class="error">error</span>{{else}}<span class="fail">failed</span>{{end}}</td>
+<td data-label="status" class="word">{{if eq .Task.Status "error"}}<span class="error">error</span>{{else}}<span class="fail">failed</span>{{end}}{{with .Task.Flaky}} <span class="muted flaky" data-flaky="{{.}}">{{.}}</span>{{end}}</td>
 <td data-label="score / bar" class="num">{{score .Task.Score}} / {{score .Task.PassScore}}</td>
 <td data-label="why">{{cell .Why}}</td>
 </tr>

@@ -81,6 +81,7 @@ func RenderScorecard(r *results.Run, opts ScorecardOptions) RenderedScorecard {
 	c := &card{opts: opts, run: r, scale: float64(limit) / MaxScorecardChars, listsAllFailing: true}
 	c.verdict()
 	c.suites()
+	c.trend() // history.go
 	c.failing()
 	c.gates()
 	c.trust() // scorecard_trust.go

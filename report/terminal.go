@@ -344,6 +344,7 @@ func (t *Terminal) Finish(r *results.Run) {
 		t.transcriptsHint(&b, r)
 		t.linesAfterFinal(&b, r)
 		t.regression(&b, r.Regression)
+		t.history(&b, r) // history.go
 		if !r.Interrupted {
 			// Gates read a partial run as if it were whole: not shown.
 			t.gates(&b, r.Gates)
