@@ -27,6 +27,14 @@
 #                        globs, one a line (run)
 #   INPUT_EXPLAIN        "true" or "false": --explain=… (run, not merge): what
 #                        each failing check expected and got, in the log only
+#   INPUT_HISTORY        the history store (docs/history.md): "" for
+#                        git:evalgate-history, "off" for none. The run reads
+#                        it (--history-store); publish records the run in it
+#                        first (`evalgate history record`) on a push or
+#                        schedule of the default branch, never for a pull
+#                        request or a shard; fetch fetches a git: store's
+#                        branch with the token, for the run to read
+#   EVALGATE_DEFAULT_BRANCH  the repository's default branch (publish)
 #   EVALGATE_BIN         the binary from the install step
 #
 # The binary itself reads INPUT_COMMENT and INPUT_GITHUB_TOKEN in the fetch
@@ -45,13 +53,55 @@ common=()
 [[ -n "${INPUT_CONFIG:-}" ]] && common+=(--config "$INPUT_CONFIG")
 [[ -n "${INPUT_OUT:-}" ]] && common+=(--out "$INPUT_OUT")
 
+# The history store: the input, git:evalgate-history by default, none when
+# "off".
+history="$(trim "${INPUT_HISTORY:-}")"
+case "$history" in
+"") history="git:evalgate-history" ;;
+off) history="" ;;
+esac
+
+# git_auth runs a git command with the token as GitHub's checkout passes
+# it (an HTTP header for the server's URLs, in git's environment, never on
+# its command line), for a git: store in the steps that hold the token.
+git_auth() {
+	local token="${INPUT_GITHUB_TOKEN:-}" server="${GITHUB_SERVER_URL:-https://github.com}"
+	if [[ -z "$token" ]]; then
+		"$@"
+		return
+	fi
+	GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0="http.$server/.extraheader" \
+		GIT_CONFIG_VALUE_0="AUTHORIZATION: basic $(printf 'x-access-token:%s' "$token" | base64 -w0)" "$@"
+}
+
 case "$step" in
 fetch)
+	# A git: store's branch, fetched with the token into the ref the run
+	# reads when it cannot fetch it itself (a private repository: the run
+	# step holds no credentials).
+	if [[ "$history" == git:* ]]; then
+		branch="${history#git:}"
+		branch="${branch:-evalgate-history}"
+		git_auth git -c credential.interactive=false fetch --quiet --no-tags --depth=1 -- origin \
+			"+refs/heads/$branch:refs/evalgate/history/$branch" 2>/dev/null ||
+			echo "::notice title=evalgate history::no history branch $branch to read yet (the first push of the default branch records one)"
+	fi
 	args=(baseline fetch "${common[@]}")
 	[[ -n "${INPUT_BASELINE:-}" ]] && args+=(--baseline "$INPUT_BASELINE")
 	exec "${EVALGATE_BIN:-evalgate}" "${args[@]}"
 	;;
 publish)
+	# A whole run of the default branch is recorded before it is published
+	# (a shard is not: the merge job records the whole run). A store that
+	# cannot be written is a warning; the verdict stands.
+	event="${GITHUB_EVENT_NAME:-}"
+	if [[ -n "$history" && -z "$(trim "${INPUT_SHARD:-}")" && ("$event" == push || "$event" == schedule) &&
+		-n "${EVALGATE_DEFAULT_BRANCH:-}" && "${GITHUB_REF:-}" == "refs/heads/$EVALGATE_DEFAULT_BRANCH" ]]; then
+		record=(history record "${INPUT_OUT:-evalgate-out}" --store "$history")
+		[[ -n "${INPUT_CONFIG:-}" ]] && record+=(--config "$INPUT_CONFIG")
+		git_auth "${EVALGATE_BIN:-evalgate}" "${record[@]}" ||
+			echo "::warning title=evalgate history::could not record this run in $history; the verdict stands"
+	fi
 	exec "${EVALGATE_BIN:-evalgate}" publish "${common[@]}"
 	;;
 run) ;;
@@ -73,9 +123,12 @@ baseline="${INPUT_BASELINE:-}"
 if [[ -n "$merge" ]]; then
 	args=(merge --no-publish "${common[@]}")
 	[[ -n "$baseline" ]] && args+=(--baseline "$baseline")
+	[[ -n "$history" ]] && args+=(--history-store "$history")
 else
 	args=(run --no-publish "${common[@]}")
 	[[ -n "${INPUT_AGENT_COMMAND:-}" ]] && args+=(--agent-cmd "$INPUT_AGENT_COMMAND")
+	# A shard reads no history: the merge job reads it for the whole run.
+	[[ -n "$history" && -z "$shard" ]] && args+=(--history-store "$history")
 	case "$(trim "${INPUT_EXPLAIN:-}")" in
 	"") ;;
 	true) args+=(--explain) ;;

@@ -29,13 +29,17 @@ func TestRunScript(t *testing.T) {
 		name   string
 		step   string // run.sh's argument; "" for none
 		inputs map[string]string
-		want   []string
+		want   []string // the last command's arguments
+		// wantAll are the arguments of every command run, in order, when
+		// the step runs more than one.
+		wantAll [][]string
 	}
 	run := func(t *testing.T, tc testCase) {
 		dir := t.TempDir()
 		argvFile := filepath.Join(dir, "argv")
 		bin := filepath.Join(dir, "evalgate")
-		script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > " + shellQuote(argvFile) + "\n"
+		script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > " + shellQuote(argvFile) + "\n" +
+			"cat " + shellQuote(argvFile) + " >> " + shellQuote(argvFile+".all") + "\necho >> " + shellQuote(argvFile+".all") + "\n"
 		assert.NilError(t, os.WriteFile(bin, []byte(script), 0o755))
 		cmd := exec.Command(bash, filepath.Join("run.sh"))
 		if tc.step != "" {
@@ -52,6 +56,15 @@ func TestRunScript(t *testing.T) {
 		assert.NilError(t, err)
 		got := strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
 		assert.DeepEqual(t, got, tc.want)
+		if tc.wantAll != nil {
+			data, err := os.ReadFile(argvFile + ".all")
+			assert.NilError(t, err)
+			var all [][]string
+			for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+				all = append(all, strings.Split(strings.TrimSuffix(line, "\x00"), "\x00"))
+			}
+			assert.DeepEqual(t, all, tc.wantAll)
+		}
 		_, err = os.Stat(filepath.Join(dir, "pwned"))
 		assert.Assert(t, os.IsNotExist(err), "an input ran a command")
 	}
@@ -60,7 +73,7 @@ func TestRunScript(t *testing.T) {
 		assert.NilError(t, os.Mkdir(filepath.Join(shards, d), 0o755))
 	}
 	for _, tc := range []testCase{
-		{name: "no inputs", want: []string{"run", "--no-publish"}},
+		{name: "no inputs", want: []string{"run", "--no-publish", "--history-store", "git:evalgate-history"}},
 		{
 			// A shard gates nothing and is balanced by the baseline.
 			name: "shard",
@@ -86,11 +99,11 @@ func TestRunScript(t *testing.T) {
 				"INPUT_SUITES": "evals/", "INPUT_AGENT_COMMAND": "./agent", "INPUT_OUT": "out",
 			},
 			want: []string{"merge", "--no-publish", "--out", "out", "--baseline", "git:origin/main:.evalgate/baseline.json",
-				"--gate", "passRate > 0.9", "--",
+				"--history-store", "git:evalgate-history", "--gate", "passRate > 0.9", "--",
 				filepath.Join(shards, "shard 1"), filepath.Join(shards, "shard-2"), filepath.Join(shards, "missing-*")},
 		},
 		{name: "fetch", step: "fetch",
-			inputs: map[string]string{"INPUT_CONFIG": "a b.yaml", "INPUT_BASELINE": "github-artifact:x", "INPUT_OUT": "o", "INPUT_GATES": "passRate > 0"},
+			inputs: map[string]string{"INPUT_CONFIG": "a b.yaml", "INPUT_BASELINE": "github-artifact:x", "INPUT_OUT": "o", "INPUT_GATES": "passRate > 0", "INPUT_HISTORY": "off"},
 			want:   []string{"baseline", "fetch", "--config", "a b.yaml", "--out", "o", "--baseline", "github-artifact:x"}},
 		{name: "publish", step: "publish",
 			inputs: map[string]string{"INPUT_CONFIG": "a b.yaml", "INPUT_OUT": "o", "INPUT_BASELINE": "x", "INPUT_SUITES": "evals/"},
@@ -106,13 +119,44 @@ func TestRunScript(t *testing.T) {
 				"INPUT_OUT":           "out dir",
 			},
 			want: []string{"run", "--no-publish", "--config", "agents/support/evalgate.yaml", "--out", "out dir",
-				"--agent-cmd", "python3 agent.py --model 'small'",
+				"--agent-cmd", "python3 agent.py --model 'small'", "--history-store", "git:evalgate-history",
 				"--baseline", "github-artifact:evalgate-results",
 				"--gate", "aggregateScore >= 0.9", "--gate", "regression.newFailures == 0",
 				"--", "evals/refunds.yaml", "evals/more suites/"},
 		},
-		{name: "explain", inputs: map[string]string{"INPUT_EXPLAIN": " true\n"}, want: []string{"run", "--no-publish", "--explain"}},
-		{name: "explain off", inputs: map[string]string{"INPUT_EXPLAIN": "false"}, want: []string{"run", "--no-publish", "--explain=false"}},
+		{name: "explain", inputs: map[string]string{"INPUT_EXPLAIN": " true\n"}, want: []string{"run", "--no-publish", "--history-store", "git:evalgate-history", "--explain"}},
+		{name: "explain off", inputs: map[string]string{"INPUT_EXPLAIN": "false"}, want: []string{"run", "--no-publish", "--history-store", "git:evalgate-history", "--explain=false"}},
+		{name: "history store", inputs: map[string]string{"INPUT_HISTORY": " dir:.evalgate/history\n"},
+			want: []string{"run", "--no-publish", "--history-store", "dir:.evalgate/history"}},
+		{name: "history off", inputs: map[string]string{"INPUT_HISTORY": "off"}, want: []string{"run", "--no-publish"}},
+		{name: "history off in a merge", inputs: map[string]string{"INPUT_HISTORY": "off", "INPUT_MERGE": "a"}, want: []string{"merge", "--no-publish", "--", "a"}},
+		{
+			// The default branch's push records the run, then publishes.
+			name: "publish records a push of the default branch", step: "publish",
+			inputs:  map[string]string{"INPUT_OUT": "o", "GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/trunk", "EVALGATE_DEFAULT_BRANCH": "trunk", "INPUT_CONFIG": "c.yaml"},
+			wantAll: [][]string{{"history", "record", "o", "--store", "git:evalgate-history", "--config", "c.yaml"}, {"publish", "--config", "c.yaml", "--out", "o"}},
+			want:    []string{"publish", "--config", "c.yaml", "--out", "o"},
+		},
+		{name: "publish records a schedule in the store given", step: "publish",
+			inputs:  map[string]string{"INPUT_HISTORY": "dir:h", "GITHUB_EVENT_NAME": "schedule", "GITHUB_REF": "refs/heads/main", "EVALGATE_DEFAULT_BRANCH": "main"},
+			wantAll: [][]string{{"history", "record", "evalgate-out", "--store", "dir:h"}, {"publish"}},
+			want:    []string{"publish"}},
+		{name: "the token stays off the command line", step: "publish",
+			inputs:  map[string]string{"INPUT_HISTORY": "dir:h", "INPUT_GITHUB_TOKEN": "ghs_secret", "GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/main", "EVALGATE_DEFAULT_BRANCH": "main"},
+			wantAll: [][]string{{"history", "record", "evalgate-out", "--store", "dir:h"}, {"publish"}},
+			want:    []string{"publish"}},
+		{name: "a pull request records nothing", step: "publish",
+			inputs:  map[string]string{"GITHUB_EVENT_NAME": "pull_request", "GITHUB_REF": "refs/pull/3/merge", "EVALGATE_DEFAULT_BRANCH": "main"},
+			wantAll: [][]string{{"publish"}}, want: []string{"publish"}},
+		{name: "a push of another branch records nothing", step: "publish",
+			inputs:  map[string]string{"GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/feature", "EVALGATE_DEFAULT_BRANCH": "main"},
+			wantAll: [][]string{{"publish"}}, want: []string{"publish"}},
+		{name: "a shard records nothing", step: "publish",
+			inputs:  map[string]string{"GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/main", "EVALGATE_DEFAULT_BRANCH": "main", "INPUT_SHARD": "1/2"},
+			wantAll: [][]string{{"publish"}}, want: []string{"publish"}},
+		{name: "history off records nothing", step: "publish",
+			inputs:  map[string]string{"INPUT_HISTORY": "off", "GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/main", "EVALGATE_DEFAULT_BRANCH": "main"},
+			wantAll: [][]string{{"publish"}}, want: []string{"publish"}},
 		{
 			name: "crafted inputs stay data",
 			inputs: map[string]string{
@@ -120,7 +164,7 @@ func TestRunScript(t *testing.T) {
 				"INPUT_SUITES": "-rf\n;touch pwned\n\"quoted\" 'single'",
 				"INPUT_GATES":  "passRate > 0 && $(touch pwned)",
 			},
-			want: []string{"run", "--no-publish", "--config", "$(touch pwned)`touch pwned`",
+			want: []string{"run", "--no-publish", "--config", "$(touch pwned)`touch pwned`", "--history-store", "git:evalgate-history",
 				"--gate", "passRate > 0 && $(touch pwned)",
 				"--", "-rf", ";touch pwned", `"quoted" 'single'`},
 		},

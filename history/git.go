@@ -41,6 +41,11 @@ type gitStore struct {
 	ref    string // the local ref the branch is fetched into
 	// retries counts the rejected pushes of the last write or prune.
 	retries int
+	// writing is set while a write or prune fetches: it must have the
+	// branch as the remote has it, never an older copy.
+	writing bool
+	// stale says why the last read read the local copy of the branch.
+	stale string
 }
 
 func openGit(branch string, o Options) (Store, error) {
@@ -139,6 +144,13 @@ func (s *gitStore) fetch(ctx context.Context) (string, error) {
 			_, _ = s.git(ctx, nil, 1<<10, "update-ref", "-d", s.ref)
 			return "", nil
 		}
+		// A copy fetched before, with credentials this process lacks (the
+		// Action's fetch step holds the token, its run step none), is
+		// read instead, and the read says so.
+		if out, lerr := s.git(ctx, nil, 1<<10, "rev-parse", "--verify", "--quiet", s.ref+"^{commit}"); lerr == nil && !s.writing {
+			s.stale = fmt.Sprintf("could not fetch %s (%v); read the copy fetched before", s, err)
+			return strings.TrimSpace(string(out)), nil
+		}
 		return "", s.unreachable(err)
 	}
 	out, err := s.git(ctx, nil, 1<<10, "rev-parse", "--verify", "--quiet", s.ref+"^{commit}")
@@ -216,7 +228,12 @@ func (g gitSource) fetch(ctx context.Context, files []fileEntry, got func(fileEn
 }
 
 func (s *gitStore) Read(ctx context.Context, q Query) (*Window, error) {
-	return readFiles(ctx, gitSource{s}, s.String(), q)
+	s.stale = ""
+	w, err := readFiles(ctx, gitSource{s}, s.String(), q)
+	if w != nil {
+		w.Note = s.stale
+	}
+	return w, err
 }
 
 // Write adds the record's file to the branch in a new commit and pushes
@@ -265,7 +282,8 @@ func (s *gitStore) Prune(ctx context.Context, keep int, _ string) (int, error) {
 // pushes it; change says false when there is nothing to commit. A
 // rejected push is retried from a fresh fetch.
 func (s *gitStore) update(ctx context.Context, message string, change func([]fileEntry) ([]fileEntry, bool)) error {
-	s.retries = 0
+	s.retries, s.writing = 0, true
+	defer func() { s.writing = false }()
 	for {
 		tip, err := s.fetch(ctx)
 		if err != nil {

@@ -117,6 +117,10 @@ type Window struct {
 	Store   string
 	Records []*Record
 	Skipped []Skipped
+	// Note says how the read fell short without failing: a git: store
+	// read from the copy fetched before, when the branch could not be
+	// fetched.
+	Note string
 }
 
 // Skipped is a record a read did not take: its name in the store (a file,
@@ -129,10 +133,17 @@ type Skipped struct {
 // Warning says, in one line, which records were skipped and why; "" when
 // none was.
 func (w *Window) Warning() string {
-	if w == nil || len(w.Skipped) == 0 {
+	if w == nil || len(w.Skipped) == 0 && w.Note == "" {
 		return ""
 	}
 	var b strings.Builder
+	if w.Note != "" {
+		b.WriteString("history: " + w.Note)
+		if len(w.Skipped) == 0 {
+			return b.String()
+		}
+		b.WriteString("; ")
+	}
 	fmt.Fprintf(&b, "history: skipped %d %s in %s:", len(w.Skipped), plural(len(w.Skipped), "record", "records"), w.Store)
 	for i, s := range w.Skipped {
 		if i == 5 {

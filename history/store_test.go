@@ -208,3 +208,27 @@ func TestUnreachable(t *testing.T) {
 		})
 	}
 }
+
+// TestGitReadsTheCopyFetchedBefore: a git: store whose remote cannot be
+// reached reads the branch as it was fetched before (the Action's fetch
+// step holds the token, its run step none), and says so; a write never
+// builds on that copy.
+func TestGitReadsTheCopyFetchedBefore(t *testing.T) {
+	remote, clones := gitRepos(t, 1)
+	ctx := waittest.Context(t)
+	st, err := Open(ctx, "git:evalgate-history", Options{Dir: clones[0]})
+	assert.NilError(t, err)
+	r := rec("run-1", 0, EventPush, "p")
+	assert.NilError(t, st.Write(ctx, r, encode(t, r)))
+
+	git(t, clones[0], "remote", "set-url", "origin", remote+".gone")
+	w, err := st.Read(ctx, WindowQuery(0, "", "", ""))
+	assert.NilError(t, err)
+	assert.DeepEqual(t, runIDs(w), []string{"run-1"})
+	assert.Check(t, is.Contains(w.Warning(), "history: could not fetch git:evalgate-history"))
+	assert.Check(t, is.Contains(w.Warning(), "read the copy fetched before"))
+
+	r2 := rec("run-2", 1, EventPush, "p")
+	err = st.Write(ctx, r2, encode(t, r2))
+	assert.Assert(t, errors.Is(err, ErrUnreachable), "%v", err)
+}
