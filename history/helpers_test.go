@@ -60,7 +60,7 @@ func encode(t *testing.T, r *Record) []byte {
 }
 
 // git runs git in dir for a test.
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -72,7 +72,7 @@ func git(t *testing.T, dir string, args ...string) string {
 
 // gitRepos makes a bare remote on disk and n clones of it, each a work
 // tree with the remote as origin and one commit on main.
-func gitRepos(t *testing.T, n int) (remote string, clones []string) {
+func gitRepos(t testing.TB, n int) (remote string, clones []string) {
 	t.Helper()
 	root := t.TempDir()
 	remote = filepath.Join(root, "remote.git")

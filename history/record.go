@@ -252,11 +252,21 @@ func Decode(data []byte) (*Record, error) {
 	if len(data) > MaxRecordBytes {
 		return nil, fmt.Errorf("the record is %s, over the %s a record may hold", sizeOf(int64(len(data))), sizeOf(MaxRecordBytes))
 	}
+	// One pass for a good record; the schema alone, read again, says
+	// what is wrong with one that does not decode.
+	var rec Record
+	err := json.Unmarshal(data, &rec)
+	if err == nil && rec.Schema == Schema {
+		if err := rec.check(); err != nil {
+			return nil, err
+		}
+		return &rec, nil
+	}
 	var head struct {
 		Schema *string `json:"schema"`
 	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("not a JSON object: %s", jsonProblem(err))
+	if herr := json.Unmarshal(data, &head); herr != nil {
+		return nil, fmt.Errorf("not a JSON object: %s", jsonProblem(herr))
 	}
 	switch {
 	case head.Schema == nil:
@@ -266,14 +276,7 @@ func Decode(data []byte) (*Record, error) {
 	case *head.Schema != Schema:
 		return nil, fmt.Errorf("/schema: expected %s, got %q", Schema, clip(*head.Schema))
 	}
-	var rec Record
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, errors.New(jsonProblem(err))
-	}
-	if err := rec.check(); err != nil {
-		return nil, err
-	}
-	return &rec, nil
+	return nil, errors.New(jsonProblem(err))
 }
 
 // FutureError is a record of a later schema than this evalgate reads.
@@ -377,6 +380,47 @@ func (r *Record) check() error {
 	if r.Tasks == nil {
 		c.failf("/tasks: missing; expected an object")
 	}
+	r.checkTasks(c)
+	for i, g := range r.Gates {
+		if len(g.Expr) > maxExpr || !printable(g.Expr) {
+			c.failf("/gates/%d/expr: expected a gate expression of at most %d bytes", i, maxExpr)
+		}
+	}
+	if a := r.Assessment; a != nil {
+		for _, ax := range []struct {
+			name string
+			axis Axis
+		}{{"performance", a.Performance}, {"capability", a.Capability}} {
+			if ax.axis.Score != nil {
+				c.score("/assessment/"+ax.name+"/score", *ax.axis.Score)
+			}
+			c.id("/assessment/"+ax.name+"/tier", ax.axis.Tier, false)
+		}
+	}
+	if t := r.Trust; t != nil {
+		c.in("/trust/score", t.Score, 0, 100, "a score from 0 to 100")
+		c.in("/trust/level", float64(t.Level), results.MinTrustLevel, results.MaxTrustLevel, "a level from 0 to 4")
+		for _, d := range dimensions(t.Dimensions) {
+			c.in("/trust/dimensions/"+d.name, float64(d.points), 0, 20, "points from 0 to 20")
+		}
+	}
+	return c.err
+}
+
+// checkTasks checks the tasks: each one quickly, and only when one is
+// wrong, all of them again in key order with their pointers, so that the
+// error names the first wrong task whatever the map's order.
+func (r *Record) checkTasks(c *checker) {
+	ok := true
+	for k, t := range r.Tasks {
+		if !taskOK(k, &t) {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return
+	}
 	for _, k := range slices.Sorted(maps.Keys(r.Tasks)) {
 		t := r.Tasks[k]
 		p := "/tasks/" + pointerKey(k)
@@ -404,31 +448,33 @@ func (r *Record) check() error {
 			break
 		}
 	}
-	for i, g := range r.Gates {
-		if len(g.Expr) > maxExpr || !printable(g.Expr) {
-			c.failf("/gates/%d/expr: expected a gate expression of at most %d bytes", i, maxExpr)
-		}
-	}
-	if a := r.Assessment; a != nil {
-		for _, ax := range []struct {
-			name string
-			axis Axis
-		}{{"performance", a.Performance}, {"capability", a.Capability}} {
-			if ax.axis.Score != nil {
-				c.score("/assessment/"+ax.name+"/score", *ax.axis.Score)
-			}
-			c.id("/assessment/"+ax.name+"/tier", ax.axis.Tier, false)
-		}
-	}
-	if t := r.Trust; t != nil {
-		c.in("/trust/score", t.Score, 0, 100, "a score from 0 to 100")
-		c.in("/trust/level", float64(t.Level), results.MinTrustLevel, results.MaxTrustLevel, "a level from 0 to 4")
-		for _, d := range dimensions(t.Dimensions) {
-			c.in("/trust/dimensions/"+d.name, float64(d.points), 0, 20, "points from 0 to 20")
-		}
-	}
-	return c.err
 }
+
+// taskOK is the checks of checkTasks without their messages.
+func taskOK(k string, t *Task) bool {
+	suite, task, found := strings.Cut(k, "/")
+	if !found || suite == "" || task == "" || len(k) > maxKeyBytes || !printable(k) {
+		return false
+	}
+	switch t.Status {
+	case results.StatusPassed, results.StatusFailed, results.StatusError:
+	default:
+		return false
+	}
+	if !countOK(t.Trials) || !countOK(t.PassedTrials) || t.PassedTrials > t.Trials ||
+		!inRange(float64(t.LatencyMs), 0, results.MaxLatencyMs) || !inRange(t.CostUsd, 0, results.MaxCostUsd) {
+		return false
+	}
+	for kind, n := range t.Errors {
+		if kind == "" || len(kind) > maxIDBytes || !printable(kind) || !countOK(n) {
+			return false
+		}
+	}
+	return true
+}
+
+func inRange(v, lo, hi float64) bool { return !math.IsNaN(v) && v >= lo && v <= hi }
+func countOK(n int) bool             { return inRange(float64(n), 0, results.MaxCount) }
 
 // checker keeps the first problem of a record.
 type checker struct{ err error }
