@@ -188,9 +188,15 @@ func TestActEndToEnd(t *testing.T) {
 // the fake GitHub API f, with the stand-in actions, more act flags and env
 // (NAME=value).
 func actCommand(ctx context.Context, act, root, workflow string, f *fakeGitHub, standIns, flags []string, env ...string) *exec.Cmd {
-	args := []string{"pull_request",
+	return actEvent(ctx, act, root, workflow, "pull_request", "event.json", f, standIns, flags, env...)
+}
+
+// actEvent is actCommand on another event, its payload the file
+// action/testdata/e2e/<eventFile>.
+func actEvent(ctx context.Context, act, root, workflow, event, eventFile string, f *fakeGitHub, standIns, flags []string, env ...string) *exec.Cmd {
+	args := []string{event,
 		"--workflows", filepath.Join("action", "testdata", "e2e", workflow),
-		"--eventpath", filepath.Join("action", "testdata", "e2e", "event.json"),
+		"--eventpath", filepath.Join("action", "testdata", "e2e", eventFile),
 		"--platform", "ubuntu-latest=-self-hosted",
 		"--no-cache-server",
 		"--secret", "GITHUB_TOKEN=ghs_e2e_token",
@@ -471,4 +477,65 @@ func TestActSharded(t *testing.T) {
 		assert.Check(t, strings.Contains(log, "exit code 3") || strings.Contains(log, "exitcode '3'") || strings.Contains(log, "exit status 3"), "not exit 3:\n%s", log)
 		assert.Equal(t, f.count(epEditComment), 1, "a failed merge published")
 	})
+}
+
+// TestActHistory runs the action under act as TestActEndToEnd does, with
+// a history store: three pushes of the default branch record their runs
+// (the agent right, then wrong on store-credit, then right again), and a
+// pull request on which both tasks fail reads them: store-credit, which
+// flipped twice, is known-flaky, refund-window, which never failed, is
+// new, and only the new one fails the gate; the scorecard draws the trend.
+func TestActHistory(t *testing.T) {
+	if os.Getenv("EVALGATE_E2E_ACT") != "1" {
+		t.Skip("set EVALGATE_E2E_ACT=1 to run the act end-to-end test (scripts/e2e-act.sh)")
+	}
+	act, err := exec.LookPath("act")
+	if err != nil {
+		t.Skip("act is not on PATH (go install github.com/nektos/act@v0.2.89)")
+	}
+	root, err := filepath.Abs("..")
+	assert.NilError(t, err)
+	standIns := standInActions(t, filepath.Join(root, "action.yml"))
+	f := newFakeGitHub(t, "/api/v3")
+	f.token = "ghs_e2e_token"
+	store := t.TempDir()
+	run := func(t *testing.T, event, eventFile, mode string) (*results.Run, string, string) {
+		t.Helper()
+		out := t.TempDir()
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+		defer cancel()
+		logBytes, _ := actEvent(ctx, act, root, "history.yml", event, eventFile, f, standIns, nil,
+			"E2E_OUT="+out, "E2E_HISTORY="+store, "E2E_AGENT_MODE="+mode).CombinedOutput()
+		log := string(logBytes)
+		assert.Assert(t, !strings.Contains(log, "ghs_e2e_token"), "the token leaked into the log")
+		outs := readKeyValues(t, filepath.Join(out, "outputs.txt"))
+		r, err := results.Read(outs["results"])
+		assert.NilError(t, err, "log:\n%s", log)
+		card, err := os.ReadFile(outs["scorecard"])
+		assert.NilError(t, err)
+		return r, string(card), log
+	}
+	records := func() int {
+		m, err := filepath.Glob(filepath.Join(store, "*.json"))
+		assert.NilError(t, err)
+		return len(m)
+	}
+	for i, mode := range []string{"fixed", "broken", "fixed"} {
+		r, _, log := run(t, "push", "push.json", mode)
+		assert.Equal(t, r.History.Runs, i, "log:\n%s", log)
+		assert.Equal(t, records(), i+1, "the push's run is recorded; log:\n%s", log)
+	}
+	r, card, log := run(t, "pull_request", "event.json", "all-broken")
+	assert.Equal(t, records(), 3, "a pull request records nothing; log:\n%s", log)
+	assert.Equal(t, r.History.Runs, 3)
+	flaky := map[string]string{}
+	for _, task := range r.Suites[0].Tasks {
+		flaky[task.ID] = task.Flaky
+	}
+	assert.DeepEqual(t, flaky, map[string]string{"store-credit": results.FlakyKnown, "refund-window": results.FlakyNew})
+	assert.Equal(t, r.History.NewFailuresNotFlaky, 1)
+	assert.Assert(t, !r.Passed)
+	// Scores 1, 0.5, 1, then this run's 0.
+	assert.Check(t, is.Contains(card, "| `acme.support.evals.refunds` | ▇▃▇▁ | 0.00–1.00 |"), card)
+	assert.Check(t, is.Contains(log, "acme.support.evals.refunds  ▇▃▇▁ score 0.000..1.000, now 0.000"), log)
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # A tiny agent for the act end-to-end test, speaking evalgate/1: it reads the
 # task line and answers. With E2E_AGENT_MODE=fixed it answers every task
-# right; otherwise it gets store-credit wrong, so the gate fails.
+# right; otherwise it gets store-credit wrong, so the gate fails, and with
+# E2E_AGENT_MODE=all-broken refund-window too.
 # It also looks for the token where an agent could: its own environment and
 # that of every process above it (as root, /proc/<pid>/environ of any of
 # them is readable), and writes "token" or "clean" to $E2E_OUT/agent-saw.
@@ -18,7 +19,11 @@ done
 IFS= read -r task
 case "$task" in
 *'"taskId":"refund-window"'*)
-	echo '{"type":"final","output":"Refunds are accepted within 30 days of delivery."}'
+	if [ "${E2E_AGENT_MODE:-}" = all-broken ]; then
+		echo '{"type":"final","output":"Refunds are at our discretion."}'
+	else
+		echo '{"type":"final","output":"Refunds are accepted within 30 days of delivery."}'
+	fi
 	;;
 *'"taskId":"store-credit"'*)
 	if [ "${E2E_AGENT_MODE:-}" = fixed ]; then
