@@ -336,6 +336,11 @@ func (r *taskReader) decodeTrial(v *Trial) {
 			if r.once(&seen, 17) {
 				v.UsageReported = r.bool()
 			}
+		case "spans":
+			if r.once(&seen, 18) {
+				v.Spans = new(AgentTrace)
+				r.decodeAgentTrace(v.Spans)
+			}
 		default:
 			r.fail()
 		}
@@ -467,6 +472,186 @@ func (r *taskReader) decodeScale(v *Scale) {
 			r.fail()
 		}
 	}
+}
+
+// decodeAgentTrace decodes a AgentTrace as json.Unmarshal does, or fails.
+func (r *taskReader) decodeAgentTrace(v *AgentTrace) {
+	var seen uint64
+	r.open('{')
+	for n := 0; r.next(n, '}'); n++ {
+		switch string(r.key()) {
+		case "count":
+			if r.once(&seen, 0) {
+				v.Count = int(r.int())
+			}
+		case "dropped":
+			if r.once(&seen, 1) {
+				v.Dropped = r.int()
+			}
+		case "invalid":
+			if r.once(&seen, 2) {
+				v.Invalid = r.int()
+			}
+		case "refused":
+			if r.once(&seen, 3) {
+				v.Refused = r.int()
+			}
+		case "llmCalls":
+			if r.once(&seen, 4) {
+				v.LLMCalls = int(r.int())
+			}
+		case "toolCalls":
+			if r.once(&seen, 5) {
+				v.ToolCalls = int(r.int())
+			}
+		case "errors":
+			if r.once(&seen, 6) {
+				v.Errors = int(r.int())
+			}
+		case "tokens":
+			if r.once(&seen, 7) {
+				r.decodeTokens(&v.Tokens)
+			}
+		case "durationMs":
+			if r.once(&seen, 8) {
+				v.DurationMs = r.float()
+			}
+		case "modelMs":
+			if r.once(&seen, 9) {
+				v.ModelMs = r.float()
+			}
+		case "toolMs":
+			if r.once(&seen, 10) {
+				v.ToolMs = r.float()
+			}
+		case "events":
+			if r.once(&seen, 11) {
+				v.Events = r.decodeEventCountList()
+			}
+		case "list":
+			if r.once(&seen, 12) {
+				v.List = r.decodeAgentSpanList()
+			}
+		case "omitted":
+			if r.once(&seen, 13) {
+				v.Omitted = int(r.int())
+			}
+		default:
+			r.fail()
+		}
+	}
+}
+
+// decodeEventCount decodes a EventCount as json.Unmarshal does, or fails.
+func (r *taskReader) decodeEventCount(v *EventCount) {
+	var seen uint64
+	r.open('{')
+	for n := 0; r.next(n, '}'); n++ {
+		switch string(r.key()) {
+		case "name":
+			if r.once(&seen, 0) {
+				v.Name = r.str(true)
+			}
+		case "count":
+			if r.once(&seen, 1) {
+				v.Count = int(r.int())
+			}
+		default:
+			r.fail()
+		}
+	}
+}
+
+// decodeEventCountList decodes a list of EventCount: empty, not nil, when it is.
+func (r *taskReader) decodeEventCountList() []EventCount {
+	list := []EventCount{}
+	r.open('[')
+	for n := 0; r.next(n, ']'); n++ {
+		var v EventCount
+		r.decodeEventCount(&v)
+		list = append(list, v)
+	}
+	return list
+}
+
+// decodeAgentSpan decodes a AgentSpan as json.Unmarshal does, or fails.
+func (r *taskReader) decodeAgentSpan(v *AgentSpan) {
+	var seen uint64
+	r.open('{')
+	for n := 0; r.next(n, '}'); n++ {
+		switch string(r.key()) {
+		case "name":
+			if r.once(&seen, 0) {
+				v.Name = r.str(true)
+			}
+		case "kind":
+			if r.once(&seen, 1) {
+				v.Kind = r.str(true)
+			}
+		case "parent":
+			if r.once(&seen, 2) {
+				v.Parent = int(r.int())
+			}
+		case "status":
+			if r.once(&seen, 3) {
+				v.Status = r.str(true)
+			}
+		case "startMs":
+			if r.once(&seen, 4) {
+				v.StartMs = r.float()
+			}
+		case "durationMs":
+			if r.once(&seen, 5) {
+				v.DurationMs = r.float()
+			}
+		case "operation":
+			if r.once(&seen, 6) {
+				v.Operation = r.str(true)
+			}
+		case "model":
+			if r.once(&seen, 7) {
+				v.Model = r.str(true)
+			}
+		case "tool":
+			if r.once(&seen, 8) {
+				v.Tool = r.str(true)
+			}
+		case "agent":
+			if r.once(&seen, 9) {
+				v.Agent = r.str(true)
+			}
+		case "errorType":
+			if r.once(&seen, 10) {
+				v.ErrorType = r.str(true)
+			}
+		case "inputTokens":
+			if r.once(&seen, 11) {
+				v.InputTokens = r.int()
+			}
+		case "outputTokens":
+			if r.once(&seen, 12) {
+				v.OutputTokens = r.int()
+			}
+		case "events":
+			if r.once(&seen, 13) {
+				v.Events = r.strings()
+			}
+		default:
+			r.fail()
+		}
+	}
+}
+
+// decodeAgentSpanList decodes a list of AgentSpan: empty, not nil, when it is.
+func (r *taskReader) decodeAgentSpanList() []AgentSpan {
+	list := []AgentSpan{}
+	r.open('[')
+	for n := 0; r.next(n, ']'); n++ {
+		var v AgentSpan
+		r.decodeAgentSpan(&v)
+		list = append(list, v)
+	}
+	return list
 }
 
 // encodeTask writes v as encoding/json does.
@@ -698,6 +883,10 @@ func (w *jsonWriter) encodeTrial(v *Trial) {
 		w.key("usageReported")
 		w.bool(v.UsageReported)
 	}
+	if v.Spans != nil {
+		w.key("spans")
+		w.encodeAgentTrace(v.Spans)
+	}
 	w.close('}')
 }
 
@@ -811,4 +1000,142 @@ func (w *jsonWriter) encodeScale(v *Scale) {
 	w.key("max")
 	w.int(int64(v.Max))
 	w.close('}')
+}
+
+// encodeAgentTrace writes v as encoding/json does.
+func (w *jsonWriter) encodeAgentTrace(v *AgentTrace) {
+	w.open('{')
+	w.key("count")
+	w.int(int64(v.Count))
+	if v.Dropped != 0 {
+		w.key("dropped")
+		w.int(v.Dropped)
+	}
+	if v.Invalid != 0 {
+		w.key("invalid")
+		w.int(v.Invalid)
+	}
+	if v.Refused != 0 {
+		w.key("refused")
+		w.int(v.Refused)
+	}
+	w.key("llmCalls")
+	w.int(int64(v.LLMCalls))
+	w.key("toolCalls")
+	w.int(int64(v.ToolCalls))
+	w.key("errors")
+	w.int(int64(v.Errors))
+	w.key("tokens")
+	w.encodeTokens(&v.Tokens)
+	w.key("durationMs")
+	w.float(v.DurationMs)
+	w.key("modelMs")
+	w.float(v.ModelMs)
+	w.key("toolMs")
+	w.float(v.ToolMs)
+	if len(v.Events) > 0 {
+		w.key("events")
+		w.encodeEventCountList(v.Events)
+	}
+	if len(v.List) > 0 {
+		w.key("list")
+		w.encodeAgentSpanList(v.List)
+	}
+	if v.Omitted != 0 {
+		w.key("omitted")
+		w.int(int64(v.Omitted))
+	}
+	w.close('}')
+}
+
+// encodeEventCount writes v as encoding/json does.
+func (w *jsonWriter) encodeEventCount(v *EventCount) {
+	w.open('{')
+	w.key("name")
+	w.string(v.Name)
+	w.key("count")
+	w.int(int64(v.Count))
+	w.close('}')
+}
+
+// encodeEventCountList writes list as encoding/json does: null when nil.
+func (w *jsonWriter) encodeEventCountList(list []EventCount) {
+	if list == nil {
+		w.null()
+		return
+	}
+	w.open('[')
+	for i := range list {
+		w.item()
+		w.encodeEventCount(&list[i])
+	}
+	w.close(']')
+}
+
+// encodeAgentSpan writes v as encoding/json does.
+func (w *jsonWriter) encodeAgentSpan(v *AgentSpan) {
+	w.open('{')
+	w.key("name")
+	w.string(v.Name)
+	if v.Kind != "" {
+		w.key("kind")
+		w.string(v.Kind)
+	}
+	w.key("parent")
+	w.int(int64(v.Parent))
+	if v.Status != "" {
+		w.key("status")
+		w.string(v.Status)
+	}
+	w.key("startMs")
+	w.float(v.StartMs)
+	w.key("durationMs")
+	w.float(v.DurationMs)
+	if v.Operation != "" {
+		w.key("operation")
+		w.string(v.Operation)
+	}
+	if v.Model != "" {
+		w.key("model")
+		w.string(v.Model)
+	}
+	if v.Tool != "" {
+		w.key("tool")
+		w.string(v.Tool)
+	}
+	if v.Agent != "" {
+		w.key("agent")
+		w.string(v.Agent)
+	}
+	if v.ErrorType != "" {
+		w.key("errorType")
+		w.string(v.ErrorType)
+	}
+	if v.InputTokens != 0 {
+		w.key("inputTokens")
+		w.int(v.InputTokens)
+	}
+	if v.OutputTokens != 0 {
+		w.key("outputTokens")
+		w.int(v.OutputTokens)
+	}
+	if len(v.Events) > 0 {
+		w.key("events")
+		w.strings(v.Events)
+	}
+	w.close('}')
+}
+
+// encodeAgentSpanList writes list as encoding/json does: null when nil.
+func (w *jsonWriter) encodeAgentSpanList(list []AgentSpan) {
+	if list == nil {
+		w.null()
+		return
+	}
+	w.open('[')
+	for i := range list {
+		w.item()
+		w.encodeAgentSpan(&list[i])
+	}
+	w.close(']')
 }

@@ -362,6 +362,68 @@ type Trial struct {
 	// UsageReported is true when the agent reported its usage (a usage
 	// line, or the model API's usage).
 	UsageReported bool `json:"usageReported,omitempty"`
+	// Spans is what the agent reported through OpenTelemetry
+	// (docs/otel.md); absent when the run did not receive its spans.
+	Spans *AgentTrace `json:"spans,omitempty"`
+}
+
+// AgentTrace is what a trial's agent reported through OpenTelemetry, with
+// no content (docs/otel.md): counts over every span kept, and the spans
+// themselves, the first ones by start time.
+type AgentTrace struct {
+	Count int `json:"count"` // spans kept
+	// Dropped counts the spans over the caps; Invalid the allow-listed
+	// attributes whose value was not one the conventions allow; Refused
+	// the requests refused whole.
+	Dropped int64 `json:"dropped,omitempty"`
+	Invalid int64 `json:"invalid,omitempty"`
+	Refused int64 `json:"refused,omitempty"`
+	// LLMCalls counts the model calls (chat, text completion, content
+	// generation, embeddings), ToolCalls the execute_tool spans, Errors
+	// the spans that ended in error.
+	LLMCalls  int `json:"llmCalls"`
+	ToolCalls int `json:"toolCalls"`
+	Errors    int `json:"errors"`
+	// Tokens are the model calls' tokens.
+	Tokens Tokens `json:"tokens"`
+	// DurationMs is the time from the first span's start to the last
+	// one's end; ModelMs and ToolMs the time within it in model calls and
+	// in tools, overlaps counted once.
+	DurationMs float64 `json:"durationMs"`
+	ModelMs    float64 `json:"modelMs"`
+	ToolMs     float64 `json:"toolMs"`
+	// Events counts the most frequent span event names.
+	Events []EventCount `json:"events,omitempty"`
+	// List holds the first spans by start time; Omitted counts the
+	// others.
+	List    []AgentSpan `json:"list,omitempty"`
+	Omitted int         `json:"omitted,omitempty"`
+}
+
+// EventCount is how many spans' events had one name.
+type EventCount struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+}
+
+// AgentSpan is one span of a trial's trace: its name and the GenAI
+// attributes that carry no content.
+type AgentSpan struct {
+	Name   string `json:"name"`
+	Kind   string `json:"kind,omitempty"`
+	Parent int    `json:"parent"` // its index in List; -1 when not there
+	Status string `json:"status,omitempty"`
+	// StartMs counts from the trace's first span.
+	StartMs      float64  `json:"startMs"`
+	DurationMs   float64  `json:"durationMs"`
+	Operation    string   `json:"operation,omitempty"`
+	Model        string   `json:"model,omitempty"`
+	Tool         string   `json:"tool,omitempty"`
+	Agent        string   `json:"agent,omitempty"`
+	ErrorType    string   `json:"errorType,omitempty"`
+	InputTokens  int64    `json:"inputTokens,omitempty"`
+	OutputTokens int64    `json:"outputTokens,omitempty"`
+	Events       []string `json:"events,omitempty"`
 }
 
 // Check is the verdict of one check: the match, an assertion, the output

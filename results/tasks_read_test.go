@@ -45,6 +45,14 @@ func taskFixtures(t testing.TB) [][]byte {
 	every.Levels = []results.Level{{Check: "tone", Criterion: 1, Level: 3}}
 	every.Findings = []results.Finding{{Kind: "pii", Severity: results.SeverityHigh}}
 	every.LinesAfterFinal = 2
+	every.Trials = append([]results.Trial(nil), every.Trials...)
+	every.Trials[0].Spans = &results.AgentTrace{
+		Count: 2, Dropped: 1, Invalid: 1, Refused: 1, LLMCalls: 1, ToolCalls: 1, Errors: 1,
+		Tokens: results.Tokens{Input: 3, Output: 4}, DurationMs: 2.5, ModelMs: 1, ToolMs: 0.5,
+		Events:  []results.EventCount{{Name: "tool.called", Count: 1}},
+		List:    []results.AgentSpan{{Name: "chat m", Kind: "client", Parent: -1, Status: "ok", DurationMs: 1, Operation: "chat", Model: "m", Tool: "t", Agent: "a", ErrorType: "e", InputTokens: 3, OutputTokens: 4, Events: []string{"x"}}, {Name: "é", Parent: 0, StartMs: 1.5}},
+		Omitted: 1,
+	}
 	tasks := []results.Task{every, {Trials: []results.Trial{}}, filled[results.Task]()}
 	for _, s := range append(resultstest.Full().Suites, resultstest.Suite1k()) {
 		tasks = append(tasks, s.Tasks[:min(len(s.Tasks), 20)]...)
@@ -75,6 +83,7 @@ func TestReadTask(t *testing.T) {
 		{name: "numbers", data: `{"score":1E-2,"costUsd":-0,"latencyMs":-0,"line":-12}`, read: true},
 		{name: "a trial without checks", data: `{"trials":[{"trial":1}]}`, read: true},
 		{name: "empty lists", data: `{"tags":[],"trials":[],"levels":[],"findings":[]}`, read: true},
+		{name: "an empty trace", data: `{"trials":[{"trial":1,"spans":{"events":[],"list":[{"events":[]}]}}]}`, read: true},
 		{name: "a key twice", data: `{"score":1,"score":0.5}`},
 		{name: "a key in another case", data: `{"TaskID":"a"}`},
 		{name: "an unknown key", data: `{"output":"secret"}`},

@@ -41,6 +41,17 @@ func TestAppendTrialsIsEncodingJSON(t *testing.T) {
 		},
 		Findings:        []results.Finding{{Kind: "pii", Severity: results.SeverityHigh}, {Kind: "x", Severity: results.SeverityLow}},
 		LinesAfterFinal: 2, UsageReported: true,
+		Spans: &results.AgentTrace{
+			Count: 3, Dropped: 4, Invalid: 5, Refused: 6, LLMCalls: 1, ToolCalls: 1, Errors: 1,
+			Tokens: results.Tokens{Input: 7, Output: 8}, DurationMs: 12.345, ModelMs: 1.5, ToolMs: 0.001,
+			Events: []results.EventCount{{Name: "tool.called", Count: 2}, {Name: "<é>", Count: 1}},
+			List: []results.AgentSpan{
+				{Name: "chat m", Kind: "client", Parent: -1, Status: "error", StartMs: 0, DurationMs: 3.25, Operation: "chat", Model: "m",
+					Tool: "t", Agent: "a", ErrorType: "timeout", InputTokens: 7, OutputTokens: 8, Events: []string{"x", "\u2028"}},
+				{Parent: 0},
+			},
+			Omitted: 9,
+		},
 	}
 	var fixture []results.Trial
 	for _, s := range append(resultstest.Full().Suites, resultstest.Suite1k()) {
@@ -52,6 +63,7 @@ func TestAppendTrialsIsEncodingJSON(t *testing.T) {
 		{name: "every field", trials: []results.Trial{every, {Checks: []results.Check{}}}},
 		{name: "every field, filled by reflection", trials: []results.Trial{filled[results.Trial]()}},
 		{name: "no field", trials: []results.Trial{{}}},
+		{name: "an empty trace", trials: []results.Trial{{Spans: &results.AgentTrace{}}}},
 		{name: "negative zero and tiny numbers", trials: []results.Trial{{Score: math.Copysign(0, -1), AgentCostUsd: 1e-6, JudgeCostUsd: 123456789.125, Checks: []results.Check{{Weight: 1e20}}}}},
 		{name: "none", trials: []results.Trial{}},
 		{name: "null", trials: nil},
