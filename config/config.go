@@ -71,6 +71,9 @@ type Config struct {
 	// Explain is the explain setting: whether run prints what each failing
 	// check expected and got (cli); nil when unset.
 	Explain *bool
+	// Pricing prices the model calls an agent reports through
+	// OpenTelemetry, by model name (docs/otel.md).
+	Pricing map[string]Pricing
 }
 
 // User configures the user simulator, the model that plays the user of a
@@ -97,6 +100,9 @@ type Agent struct {
 	// MCP serves each trial's tools over the Model Context Protocol to an
 	// exec or plain agent (DESIGN §13).
 	MCP bool
+	// OTel receives the spans an exec or plain agent sends through
+	// OpenTelemetry (docs/otel.md).
+	OTel bool
 }
 
 // OpenAI configures an OpenAI-compatible chat completions endpoint, for an
@@ -501,6 +507,7 @@ func (p *parser) config(n *yaml.Node, c *Config) {
 		},
 		"trust":   func(v *yaml.Node) { c.Trust = p.trust(v) },
 		"history": func(v *yaml.Node) { c.History = p.history(v) }, // history.go
+		"pricing": func(v *yaml.Node) { c.Pricing = p.pricingTable(v) },
 		"user": func(v *yaml.Node) {
 			p.fields(v, "user", map[string]func(*yaml.Node){
 				"simulator": func(v *yaml.Node) { c.User.Simulator = p.openai(v, "user.simulator", false) },
@@ -565,6 +572,7 @@ func (p *parser) agent(n *yaml.Node, a *Agent) {
 		"version":    func(v *yaml.Node) { p.str(v, "agent.version", &a.Version) },
 		"health":     func(v *yaml.Node) { p.command(v, "agent.health", &a.Health) },
 		"mcp":        func(v *yaml.Node) { p.boolean(v, "agent.mcp", &a.MCP) },
+		"otel":       func(v *yaml.Node) { p.boolean(v, "agent.otel", &a.OTel) },
 		"env": func(v *yaml.Node) {
 			if v.Kind != yaml.MappingNode {
 				p.errorf(v, "agent.env: expected a mapping of names to values")
@@ -589,6 +597,9 @@ func (p *parser) agent(n *yaml.Node, a *Agent) {
 	}
 	if set > 1 {
 		p.errorf(n, "agent: set only one of \"exec\", \"plain\", \"openai\"")
+	}
+	if a.OTel && a.OpenAI != nil {
+		p.errorf(n, "agent.otel: applies to exec and plain agents; an openai agent's calls are made by evalgate, which counts them itself")
 	}
 	if a.MCP && a.OpenAI != nil {
 		p.errorf(n, "agent.mcp: applies to exec and plain agents; an openai agent's tools are answered by evalgate's own loop")
@@ -620,12 +631,7 @@ func (p *parser) openai(n *yaml.Node, where string, agent bool) *OpenAI {
 			p.float(v, where+".temperature", &t)
 			o.Temperature = &t
 		},
-		"pricing": func(v *yaml.Node) {
-			p.fields(v, where+".pricing", map[string]func(*yaml.Node){
-				"inputPerMTok":  func(v *yaml.Node) { p.float(v, where+".pricing.inputPerMTok", &o.Pricing.InputPerMTok) },
-				"outputPerMTok": func(v *yaml.Node) { p.float(v, where+".pricing.outputPerMTok", &o.Pricing.OutputPerMTok) },
-			})
-		},
+		"pricing": func(v *yaml.Node) { p.pricing(v, where+".pricing", &o.Pricing) },
 	}
 	if !agent {
 		for _, k := range []string{"systemPrompt", "systemPromptFile", "maxTurns", "temperature"} {
@@ -656,4 +662,32 @@ func (p *parser) judge(n *yaml.Node, j *Judge) {
 	if j.OpenAI != nil && j.Exec != nil {
 		p.errorf(n, "judge: set only one of \"openai\", \"exec\"")
 	}
+}
+
+// pricing reads one model's prices.
+func (p *parser) pricing(n *yaml.Node, where string, dst *Pricing) {
+	p.fields(n, where, map[string]func(*yaml.Node){
+		"inputPerMTok":  func(v *yaml.Node) { p.float(v, where+".inputPerMTok", &dst.InputPerMTok) },
+		"outputPerMTok": func(v *yaml.Node) { p.float(v, where+".outputPerMTok", &dst.OutputPerMTok) },
+	})
+}
+
+// pricingTable reads the top-level pricing: model names to their prices.
+func (p *parser) pricingTable(n *yaml.Node) map[string]Pricing {
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, "pricing: expected a mapping of model names to {inputPerMTok, outputPerMTok}")
+		return nil
+	}
+	out := make(map[string]Pricing, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if _, dup := out[k.Value]; dup {
+			p.errorf(k, "pricing: model %q is priced twice", k.Value)
+			continue
+		}
+		var pr Pricing
+		p.pricing(v, "pricing."+k.Value, &pr)
+		out[k.Value] = pr
+	}
+	return out
 }

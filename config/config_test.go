@@ -23,6 +23,7 @@ agent:
   exec: [python3, agent.py]
   modelClass: general
   mcp: true
+  otel: true
   env: {MODE: test, KEY: "${HOME}"}
   version: 1.4.0
   health: ./agent.py --health
@@ -41,6 +42,8 @@ out: out
 trust:
   owner: "@acme/support"
   history: [history/last.json]
+pricing:
+  gpt-4o: {inputPerMTok: 2.5, outputPerMTok: 10}
 `
 	c, err := Parse(path, []byte(src))
 	assert.NilError(t, err)
@@ -56,6 +59,7 @@ trust:
 			Version:    "1.4.0",
 			Health:     []string{"/bin/sh", "-c", "./agent.py --health"},
 			MCP:        true,
+			OTel:       true,
 		},
 		Judge:       Judge{Exec: []string{"/bin/sh", "-c", "./judge.sh --strict"}, Samples: 3, Concurrency: 2},
 		Concurrency: 4,
@@ -65,6 +69,7 @@ trust:
 		Gates:       []string{"aggregateScore >= 0.9", "regression.newFailures == 0"},
 		Out:         filepath.Join(dir, "out"),
 		Trust:       &Trust{Owner: "@acme/support", History: []string{filepath.Join(dir, "history/last.json")}, MaxRepeats: 3},
+		Pricing:     map[string]Pricing{"gpt-4o": {InputPerMTok: 2.5, OutputPerMTok: 10}},
 	}
 	assert.Check(t, is.DeepEqual(want, c, cmpopts.IgnoreUnexported(Config{}), cmpopts.IgnoreFields(OpenAI{}, "APIKeyEnvAt")), "config")
 
@@ -114,7 +119,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown keys list the allowed ones",
 			src:  "suites: [a]\nrunner: {}\n",
-			want: []string{`evalgate.yaml:2:1: config: unknown key "runner"; expected one of "agent", "assessment", "baseline", "concurrency", "explain", "gates", "history", "judge", "out", "suites", "timeout", "trials", "trust", "user"`},
+			want: []string{`evalgate.yaml:2:1: config: unknown key "runner"; expected one of "agent", "assessment", "baseline", "concurrency", "explain", "gates", "history", "judge", "out", "pricing", "suites", "timeout", "trials", "trust", "user"`},
 		},
 		{
 			name: "a misspelt key names the one meant",
@@ -146,6 +151,25 @@ func TestParseErrors(t *testing.T) {
 			name: "mcp is a boolean for exec and plain agents",
 			src:  "agent:\n  openai: {baseURL: http://x, model: m}\n  mcp: true\n",
 			want: []string{`evalgate.yaml:2:3: agent.mcp: applies to exec and plain agents; an openai agent's tools are answered by evalgate's own loop`},
+		},
+		{
+			name: "otel is for exec and plain agents",
+			src:  "agent:\n  openai: {baseURL: http://x, model: m}\n  otel: true\n",
+			want: []string{`evalgate.yaml:2:3: agent.otel: applies to exec and plain agents; an openai agent's calls are made by evalgate, which counts them itself`},
+		},
+		{
+			name: "pricing is a table of models",
+			src:  "pricing:\n  m: {inputPerMTok: -1, outputPerMtok: 2}\n  m: {}\n",
+			want: []string{
+				`evalgate.yaml:2:21: pricing.m.inputPerMTok: expected a number >= 0`,
+				`evalgate.yaml:2:25: pricing.m: unknown key "outputPerMtok"; did you mean "outputPerMTok"?`,
+				`evalgate.yaml:3:3: pricing: model "m" is priced twice`,
+			},
+		},
+		{
+			name: "pricing is a mapping",
+			src:  "pricing: [a]\n",
+			want: []string{`evalgate.yaml:1:10: pricing: expected a mapping of model names to {inputPerMTok, outputPerMTok}`},
 		},
 		{
 			name: "mcp is true or false",

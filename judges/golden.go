@@ -12,6 +12,7 @@ import (
 	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
+	"github.com/evalgate/evalgate/traces"
 )
 
 // Reasons a check fails; see the package documentation.
@@ -45,9 +46,12 @@ const (
 
 // Observation is what one trial of a task produced, as the checks see it.
 type Observation struct {
-	Input     json.RawMessage // the task input, a JSON value
-	Output    json.RawMessage // the agent's final output, a JSON value
-	Trace     []fixtures.Call
+	Input  json.RawMessage // the task input, a JSON value
+	Output json.RawMessage // the agent's final output, a JSON value
+	Trace  []fixtures.Call
+	// Spans is what the agent sent through OpenTelemetry (docs/otel.md);
+	// nil when the run did not receive it.
+	Spans     *traces.Trace
 	LatencyMs int64
 	CostUsd   float64
 	// Vars is the row the task was made from (suites.Task.Vars), which

@@ -59,6 +59,7 @@ type Flags struct {
 	Quiet       bool
 	NoCache     bool
 	NoPublish   bool
+	OTel        bool
 	// Explain is --explain as given; nil when it was not.
 	Explain *bool
 	History HistoryFlags // history.go

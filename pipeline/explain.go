@@ -67,7 +67,7 @@ func (x *explainer) trial(s *suites.Suite, t *suites.Task, tr *runner.TrialRecor
 		return
 	}
 	obs := &judges.Observation{
-		Input: t.Input, Output: tr.Output, Trace: tr.Trace, LatencyMs: tr.Result.LatencyMs, CostUsd: tr.Usage.CostUsd, Vars: t.Vars,
+		Input: t.Input, Output: tr.Output, Trace: tr.Trace, Spans: tr.Spans, LatencyMs: tr.Result.LatencyMs, CostUsd: tr.Usage.CostUsd, Vars: t.Vars,
 		State: tr.State, InitialState: tr.InitialState, GoldState: tr.GoldState, Replies: tr.Replies, ReplyCalls: tr.ReplyCalls,
 	}
 	var lines []string

@@ -14,6 +14,7 @@ import (
 	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/runner"
 	"github.com/evalgate/evalgate/suites"
+	"github.com/evalgate/evalgate/traces"
 )
 
 // prepare validates flags, config, suites and gates: every problem here is
@@ -106,10 +107,20 @@ func (c *Env) prepare(f *Flags, paths []string) (*job, error) {
 // newAgent builds the agent driver: --agent-cmd, else the config's agent.
 func (c *Env) newAgent(cfg *config.Config, f *Flags) (runner.Agent, error) {
 	a := cfg.Agent
-	env := process.ScrubEnv(os.Environ(), judgeKeys(cfg), a.Env)
+	otel := a.OTel || f.OTel
+	drop := judgeKeys(cfg)
+	if otel {
+		// The headers an SDK sends its collector hold its credentials;
+		// the agent's collector is evalgate's receiver.
+		drop = append(drop, traces.HeaderVariables...)
+	}
+	env := process.ScrubEnv(os.Environ(), drop, a.Env)
 	withMCP := func(agent runner.Agent) runner.Agent {
 		if a.MCP {
-			return &runner.MCP{Agent: agent}
+			agent = &runner.MCP{Agent: agent}
+		}
+		if otel {
+			agent = &runner.OTel{Agent: agent, Pricing: cfg.Pricing}
 		}
 		return agent
 	}
@@ -120,6 +131,8 @@ func (c *Env) newAgent(cfg *config.Config, f *Flags) (runner.Agent, error) {
 		return withMCP(&runner.Exec{Command: a.Exec, Dir: a.Dir, Env: env}), nil
 	case len(a.Plain) > 0:
 		return withMCP(&runner.Plain{Command: a.Plain, Dir: a.Dir, Env: env}), nil
+	case a.OpenAI != nil && otel:
+		return nil, errors.New("--otel: applies to exec and plain agents; an openai agent's calls are made by evalgate, which counts them itself")
 	case a.OpenAI != nil:
 		return c.newOpenAIAgent(cfg, firstPositive(f.Concurrency, cfg.Concurrency))
 	}

@@ -2,11 +2,13 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -129,7 +131,13 @@ func (j *job) runTrials(ctx context.Context, obs *observer) (run *results.Run, t
 	// sweeps (docs/security.md).
 	pctx, release := process.Contain(ctx)
 	defer release()
-	if m, ok := j.agent.(*runner.MCP); ok {
+	agent := j.agent
+	if o, ok := agent.(*runner.OTel); ok {
+		defer o.Close()
+		defer j.warnUnpriced(o)
+		agent = o.Agent
+	}
+	if m, ok := agent.(*runner.MCP); ok {
 		defer memtune.MCP(j.c.Getenv("GOGC"))()
 		defer m.Close()
 	}
@@ -451,4 +459,21 @@ func gitOutput(args ...string) string {
 		return ""
 	}
 	return strings.TrimSpace(out.String())
+}
+
+// warnUnpriced says which models' calls, reported through OpenTelemetry by
+// agents that sent no usage line, had tokens no pricing entry prices:
+// their cost counted as 0, which a cost gate would pass.
+func (j *job) warnUnpriced(o *runner.OTel) {
+	models := o.Unpriced()
+	if len(models) == 0 {
+		return
+	}
+	names := make([]string, len(models))
+	for i, m := range models {
+		names[i] = strconv.Quote(cmp.Or(m, "(no model named)"))
+	}
+	j.c.Say(j.c.Stderr, "evalgate: warning: the agent's spans reported tokens of %s, which evalgate.yaml's pricing does not price: their cost counted as 0. "+
+		"Add the %s under pricing: {MODEL: {inputPerMTok, outputPerMTok}} (docs/otel.md)\n",
+		strings.Join(names, ", "), pluralWord(len(models), "model", "models"))
 }

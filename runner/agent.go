@@ -9,6 +9,7 @@ import (
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/internal/chat"
 	"github.com/evalgate/evalgate/suites"
+	"github.com/evalgate/evalgate/traces"
 )
 
 // Agent runs one task trial against the system under test. Drivers exist for
@@ -123,6 +124,9 @@ type Outcome struct {
 	// LinesAfterFinal counts the lines the agent wrote after its final (or
 	// error) line, usage lines aside: they are ignored, and reported.
 	LinesAfterFinal int
+	// Spans is what the agent sent through OpenTelemetry, when the run
+	// received it (OTel); nil otherwise.
+	Spans *traces.Trace
 	// Fatal means the agent could not be started at all (exit 3).
 	Fatal error
 }

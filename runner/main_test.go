@@ -65,6 +65,9 @@ func testAgent(behaviour string) int {
 	if strings.HasPrefix(behaviour, "mcp-") {
 		return mcpTestAgent(behaviour, in)
 	}
+	if strings.HasPrefix(behaviour, "otel") {
+		return otelTestAgent(behaviour, in)
+	}
 	switch behaviour {
 	case "sleep": // a grandchild
 		time.Sleep(time.Hour)

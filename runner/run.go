@@ -21,6 +21,7 @@ import (
 	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
+	"github.com/evalgate/evalgate/traces"
 )
 
 // DefaultTimeout is the per-trial budget when neither the task, the flag nor
@@ -99,8 +100,11 @@ type TrialRecord struct {
 	// ReplyCalls is how many tool calls were made before each reply.
 	ReplyCalls []int
 	// State is the task's world at the end of the trial; nil without one.
-	State   json.RawMessage
-	Trace   []fixtures.Call
+	State json.RawMessage
+	Trace []fixtures.Call
+	// Spans is what the agent sent through OpenTelemetry; nil when the
+	// run did not receive it.
+	Spans   *traces.Trace
 	Usage   Usage
 	Err     *AgentError
 	Stderr  []byte
@@ -524,9 +528,15 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, ref *suites.TaskRef, n
 		ReplyCalls: out.ReplyCalls,
 		State:      sess.State(),
 		Trace:      sess.Trace(),
+		Spans:      out.Spans,
 		Usage:      out.Usage,
 		Err:        out.Err,
 		Stderr:     out.Stderr,
+	}
+	if len(rec.Trace) == 0 && out.Spans != nil {
+		// An agent whose tools live inside it: its execute_tool spans are
+		// its tool calls (docs/otel.md).
+		rec.Trace = out.Spans.ToolCalls(uint64(start.UnixNano()))
 	}
 	res := results.Trial{
 		Trial:        n,
@@ -543,6 +553,9 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, ref *suites.TaskRef, n
 	}
 	if req.sim != nil {
 		res.UserCostUsd = req.sim.usage.CostUsd
+	}
+	if out.Spans != nil {
+		res.Spans = out.Spans.Summary()
 	}
 	switch {
 	case out.Err != nil && ctx.Err() != nil:
@@ -624,6 +637,7 @@ func (r *run) score(ctx context.Context, s *suites.Suite, t *suites.Task, req *R
 			Input:     t.Input,
 			Output:    rec.Output,
 			Trace:     rec.Trace,
+			Spans:     rec.Spans,
 			LatencyMs: res.LatencyMs,
 			CostUsd:   rec.Usage.CostUsd,
 			Vars:      t.Vars,

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -92,11 +93,16 @@ type Endpoint struct {
 	mu     sync.Mutex
 	table  table
 	closed bool
+	// busy counts the trial's requests being served; idle is closed when
+	// it falls to 0, and made anew when it rises from 0.
+	busy int
+	idle chan struct{}
 }
 
 // Open serves a trial until the endpoint is closed or ctx ends.
 func (r *Receiver) Open(ctx context.Context) (*Endpoint, error) {
-	e := &Endpoint{r: r, reads: make(chan struct{}, perTrial)}
+	e := &Endpoint{r: r, reads: make(chan struct{}, perTrial), idle: make(chan struct{})}
+	close(e.idle)
 	t, err := r.lb.Open(ctx, http.HandlerFunc(e.serve), quota)
 	if err != nil {
 		return nil, err
@@ -117,6 +123,45 @@ func (e *Endpoint) Env(parent Parent) []string {
 		EnvTracesProtocol + "=http/protobuf",
 		EnvTraceparent + "=" + parent.String(),
 	}
+}
+
+// Settle waits, up to grace, until no request of the trial is being
+// served: an SDK flushing its last spans as its program ends is still
+// sending them when the agent has gone. It returns at once when none is.
+func (e *Endpoint) Settle(grace time.Duration) {
+	e.mu.Lock()
+	idle := e.idle
+	e.mu.Unlock()
+	select {
+	case <-idle:
+		return
+	default:
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	}
+}
+
+// started and ended count a request being served, for Settle.
+func (e *Endpoint) started() {
+	e.mu.Lock()
+	if e.busy == 0 {
+		e.idle = make(chan struct{})
+	}
+	e.busy++
+	e.mu.Unlock()
+}
+
+func (e *Endpoint) ended() {
+	e.mu.Lock()
+	e.busy--
+	if e.busy == 0 {
+		close(e.idle)
+	}
+	e.mu.Unlock()
 }
 
 // Close stops serving the trial: its path is 404 from now on, requests in
@@ -145,6 +190,8 @@ func (e *Endpoint) refuse(w http.ResponseWriter, status int) {
 
 // serve answers one request of the trial's SDKs.
 func (e *Endpoint) serve(w http.ResponseWriter, r *http.Request) {
+	e.started()
+	defer e.ended()
 	switch r.URL.Path {
 	case pathTraces, pathMetrics, pathLogs:
 	default:
