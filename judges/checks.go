@@ -79,7 +79,9 @@ var checkKinds = map[string]func(r *checker, c *suites.Check) (string, error){
 	suites.CheckMaxCostUsd: func(r *checker, c *suites.Check) (string, error) {
 		return limit(r.obs.CostUsd <= c.MaxCostUsd+tolerance), nil
 	},
-	suites.CheckExec: (*checker).program,
+	suites.CheckExec:   (*checker).program,
+	suites.CheckTrace:  (*checker).trace,
+	suites.CheckEvents: (*checker).events,
 }
 
 func (r *checker) toolCalled(c *suites.Check) (string, error) {
@@ -220,8 +222,9 @@ func (r *checker) exprEnv() map[string]any {
 		"costUsd":   r.obs.CostUsd,
 		"toolCalls": len(r.obs.Trace),
 
-		"state":        plain(r.obs.State),
-		"initialState": plain(r.obs.InitialState),
+		"state":          plain(r.obs.State),
+		"initialState":   plain(r.obs.InitialState),
+		suites.ExprSpans: spansVar(r.obs.Spans),
 
 		suites.ExprMeter: r.m,
 	}

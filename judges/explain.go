@@ -14,6 +14,7 @@ import (
 	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
+	"github.com/evalgate/evalgate/traces"
 )
 
 // Explanation says, for a check of a trial that failed, what it expected
@@ -291,6 +292,10 @@ func (x *explainer) positive(a *suites.Check) Explanation {
 		e.Expected = "at most $" + strconv.FormatFloat(a.MaxCostUsd, 'f', -1, 64)
 	case suites.CheckExec:
 		e.Expected = fmt.Sprintf("the program %q to pass the output", strings.Join(a.Exec, " "))
+	case suites.CheckTrace:
+		e.Expected = traceExpected(a.Trace)
+	case suites.CheckEvents:
+		e.Expected = "spans or span events named " + cut(strings.Join(a.Events, ", "))
 	default:
 		e.Expected = "the check to pass"
 	}
@@ -319,8 +324,61 @@ func (x *explainer) got(a *suites.Check) string {
 		return fmt.Sprintf("%d ms", x.obs.LatencyMs)
 	case suites.CheckMaxCostUsd:
 		return "$" + strconv.FormatFloat(x.obs.CostUsd, 'f', -1, 64)
+	case suites.CheckTrace, suites.CheckEvents:
+		return spanList(x.obs.Spans)
 	}
 	return show(x.out)
+}
+
+// traceExpected says what a trace check expects.
+func traceExpected(tc *suites.TraceCheck) string {
+	what := "spans"
+	if m := tc.Span; m != nil {
+		var sel []string
+		for _, f := range []struct{ key, val string }{{"name", m.Name}, {"operation", m.Operation}, {"tool", m.Tool}, {"model", m.Model}} {
+			if f.val != "" {
+				sel = append(sel, f.key+" "+strconv.Quote(f.val))
+			}
+		}
+		what = "spans of " + strings.Join(sel, ", ")
+	}
+	parts := []string{what + " numbering " + tc.Count.String()}
+	if tc.MaxDurationMs > 0 {
+		parts = append(parts, "each at most "+strconv.FormatFloat(tc.MaxDurationMs, 'f', -1, 64)+" ms")
+	}
+	if tc.NoErrors {
+		parts = append(parts, "none in error")
+	}
+	if len(tc.Events) > 0 {
+		parts = append(parts, "with the events "+strings.Join(tc.Events, ", "))
+	}
+	if len(tc.Order) > 0 {
+		parts = append(parts, "in the order "+strings.Join(tc.Order, ", "))
+	}
+	return cut(strings.Join(parts, "; "))
+}
+
+// spanList names the spans the agent sent, in the order they started.
+func spanList(tr *traces.Trace) string {
+	if tr == nil {
+		return "no spans: the run did not receive the agent's (set agent.otel: true or pass --otel)"
+	}
+	if len(tr.Spans) == 0 {
+		return "no spans"
+	}
+	names := make([]string, 0, min(len(tr.Spans), 20))
+	for i := range tr.Spans[:min(len(tr.Spans), 20)] {
+		sp := &tr.Spans[i]
+		n := sp.Name
+		if len(sp.Events) > 0 {
+			n += " [" + strings.Join(sp.Events, ", ") + "]"
+		}
+		if sp.IsError() {
+			n += " (error)"
+		}
+		names = append(names, n)
+	}
+	return cut(strings.Join(names, "; "))
 }
 
 // callList lists the calls of a trace: those of tool when there are any,

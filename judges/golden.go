@@ -28,6 +28,12 @@ const (
 	ReasonExprError     = "expr-error"
 	ReasonNotBool       = "not-bool"
 	ReasonUnsupported   = "unsupported"
+	// The reasons of the trace and events checks (docs/otel.md).
+	ReasonNoTrace      = "no-trace"      // the run received no spans: agent.otel is off
+	ReasonSpanCount    = "span-count"    // the selected spans are not as many as count says
+	ReasonSpanError    = "span-error"    // a selected span ended in error
+	ReasonSpanMissing  = "span-missing"  // a span the order names is not there
+	ReasonMissingEvent = "missing-event" // an event named is not there
 	// ReasonChanged: a part of the world that must stay as it was changed
 	// (check "unchanged").
 	ReasonChanged = "changed"

@@ -635,7 +635,7 @@ func (d *decoder) match(v *value, ptr string) *Match {
 }
 
 // checkKeys are the keys that make a check, one per kind.
-var checkKeys = []string{CheckExpr, CheckToolCalled, CheckToolNotCalled, CheckToolOrder, CheckMaxToolCalls, CheckMaxLatencyMs, CheckMaxCostUsd, CheckExec}
+var checkKeys = []string{CheckExpr, CheckToolCalled, CheckToolNotCalled, CheckToolOrder, CheckMaxToolCalls, CheckMaxLatencyMs, CheckMaxCostUsd, CheckExec, CheckTrace, CheckEvents}
 
 // check decodes one assertion; ids holds the ids used so far in the task.
 func (d *decoder) check(v *value, ptr, defaultID string, ids map[string]*value) *Check {
@@ -701,6 +701,53 @@ func (d *decoder) check(v *value, ptr, defaultID string, ids map[string]*value) 
 		c.MaxLatencyMs, _ = integer(kv)
 	case CheckMaxCostUsd:
 		c.MaxCostUsd, _ = number(kv)
+	case CheckTrace:
+		c.Trace = d.traceCheck(kv, ptr+"/trace")
+	case CheckEvents:
+		c.Events = stringList(kv)
 	}
 	return c
+}
+
+// traceCheck decodes a trace check, whose shape the schema has checked.
+func (d *decoder) traceCheck(v *value, ptr string) *TraceCheck {
+	tc := &TraceCheck{Count: Count{Op: ">=", N: 1}}
+	switch sv := v.get("span"); {
+	case sv == nil:
+	case sv.kind == kindString:
+		tc.Span = &SpanMatch{Name: str(sv)}
+	default:
+		tc.Span = &SpanMatch{Name: str(sv.get("name")), Operation: str(sv.get("operation")), Tool: str(sv.get("tool")), Model: str(sv.get("model"))}
+	}
+	if cv := v.get("count"); cv != nil {
+		if c, ok := parseCount(cv); ok {
+			tc.Count = c
+		} else {
+			d.errorf(cv, ptr+"/count", "expected a count such as \">= 1\", \"== 2\" or \"< 5\" (an operator >=, >, <=, <, ==, != and a whole number >= 0), got %s", describe(cv))
+		}
+	}
+	tc.MaxDurationMs, _ = number(v.get("maxDurationMs"))
+	tc.NoErrors = boolean(v.get("noErrors"))
+	tc.Order = stringList(v.get("order"))
+	tc.Events = stringList(v.get("events"))
+	return tc
+}
+
+// parseCount reads a count: a whole number (== n), or an operator and one.
+func parseCount(v *value) (Count, bool) {
+	if v.kind == kindNumber {
+		n, ok := integer(v)
+		return Count{Op: "==", N: n}, ok && n >= 0
+	}
+	if v.kind != kindString {
+		return Count{}, false
+	}
+	s := strings.TrimSpace(str(v))
+	for _, op := range []string{">=", "<=", "==", "!=", ">", "<"} {
+		if rest, ok := strings.CutPrefix(s, op); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
+			return Count{Op: op, N: n}, err == nil && n >= 0
+		}
+	}
+	return Count{}, false
 }

@@ -3,6 +3,7 @@ package suites
 import (
 	"errors"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"weak"
@@ -36,7 +37,34 @@ const (
 	// ExprArgs is the call's arguments, in the expressions of a stateful
 	// fixture (require, result, $expr), which see it with state.
 	ExprArgs = "args"
+	// ExprSpans is the variable that trace.spans, trace.llmCalls and the
+	// other members of TraceFields read (docs/otel.md): trace itself is
+	// the list of tool calls, so CompileExpr points those members here.
+	// No expression can name it.
+	ExprSpans = "\x00spans"
 )
+
+// TraceFields are the members of trace that say what the agent's spans
+// hold rather than index its tool calls: a map under ExprSpans with these
+// keys (tokens a map of input and output).
+var TraceFields = []string{"spans", "llmCalls", "toolCalls", "errors", "tokens", "durationMs"}
+
+// spansPatch points trace.F, for F in TraceFields, at ExprSpans.
+type spansPatch struct{}
+
+func (spansPatch) Visit(node *ast.Node) {
+	m, ok := (*node).(*ast.MemberNode)
+	if !ok {
+		return
+	}
+	id, ok := m.Node.(*ast.IdentifierNode)
+	if !ok || id.Value != ExprTrace {
+		return
+	}
+	if p, ok := m.Property.(*ast.StringNode); ok && slices.Contains(TraceFields, p.Value) {
+		m.Node = &ast.IdentifierNode{Value: ExprSpans}
+	}
+}
 
 // exprEnv declares the variables, all dynamically typed: their types are
 // known only when a trial has run, and an unknown name is a compile error.
@@ -50,6 +78,7 @@ var exprEnv = types.Map{
 
 	ExprState:        types.Any,
 	ExprInitialState: types.Any,
+	ExprSpans:        types.Any,
 
 	meter.Var: types.Any,
 }
@@ -139,6 +168,10 @@ var exprConfigs = sync.Pool{New: func() any {
 //   - trace: the tool calls in order, a []any of map[string]any with the
 //     keys "name" (string), "args" and "result" (JSON values decoded as
 //     above) and "isError" (bool).
+//   - trace.spans, trace.llmCalls, trace.toolCalls, trace.errors,
+//     trace.tokens.input, trace.tokens.output, trace.durationMs: what the
+//     spans the agent sent through OpenTelemetry hold (float64s; 0 when
+//     the run received none), read from ExprSpans.
 //   - latencyMs: the trial's latency in milliseconds (float64).
 //   - costUsd: the trial's cost in US dollars (float64).
 //   - toolCalls: the number of tool calls (int).
@@ -164,6 +197,7 @@ func CompileExpr(src string) (*vm.Program, error) {
 	if err != nil {
 		return nil, err
 	}
+	ast.Walk(&tree.Node, spansPatch{})
 	if err := metered(tree, cfg); err != nil {
 		return nil, err
 	}

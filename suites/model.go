@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/evalgate/evalgate/internal/inputfile"
@@ -280,6 +281,10 @@ const (
 	CheckMaxLatencyMs  = "maxLatencyMs"
 	CheckMaxCostUsd    = "maxCostUsd"
 	CheckExec          = "exec"
+	// CheckTrace and CheckEvents judge the spans the agent sent through
+	// OpenTelemetry (docs/otel.md).
+	CheckTrace  = "trace"
+	CheckEvents = "events"
 )
 
 // Check is one deterministic assertion (extension `assert`). Exactly one of
@@ -302,6 +307,9 @@ type Check struct {
 	MaxLatencyMs int64
 	MaxCostUsd   float64
 
+	Trace  *TraceCheck // trace
+	Events []string    // events: names each of which a span or a span's event has
+
 	// Exec is the command of a program check, and Dir the folder it runs
 	// in: the suite file's.
 	Exec []string
@@ -309,6 +317,54 @@ type Check struct {
 	// Negate makes the check pass when what it checks does not hold.
 	Negate bool
 }
+
+// TraceCheck is a trace check: the spans Span selects (every span when
+// nil) number as Count says, and hold its other conditions.
+type TraceCheck struct {
+	Span  *SpanMatch
+	Count Count
+	// MaxDurationMs bounds each selected span's duration; 0 when unset.
+	MaxDurationMs float64
+	// NoErrors: no selected span ended in error.
+	NoErrors bool
+	// Order names spans (by name, or by the tool an execute_tool span
+	// runs) whose first ones must start in this order.
+	Order []string
+	// Events must each be the name of an event of a selected span.
+	Events []string
+}
+
+// SpanMatch selects spans: each field set must equal the span's (Model
+// its response's model, else its request's).
+type SpanMatch struct {
+	Name, Operation, Tool, Model string
+}
+
+// Count is a comparison of a number of spans: Op is one of ">=", ">",
+// "<=", "<", "==", "!=".
+type Count struct {
+	Op string
+	N  int64
+}
+
+// Holds reports whether n compares with c.N as c.Op says.
+func (c Count) Holds(n int64) bool {
+	switch c.Op {
+	case ">":
+		return n > c.N
+	case "<=":
+		return n <= c.N
+	case "<":
+		return n < c.N
+	case "==":
+		return n == c.N
+	case "!=":
+		return n != c.N
+	}
+	return n >= c.N
+}
+
+func (c Count) String() string { return c.Op + " " + strconv.FormatInt(c.N, 10) }
 
 // Fixtures are the deterministic substitutes for live tools and memory.
 type Fixtures struct {

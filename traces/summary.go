@@ -25,43 +25,33 @@ const MaxRecordedEvents = 64
 // span, and the first MaxRecordedSpans spans, content-free.
 func (t *Trace) Summary() *results.AgentTrace {
 	sorted := t.Spans
+	tot := t.Totals()
 	s := &results.AgentTrace{
-		Count:   len(sorted),
-		Dropped: t.Dropped,
-		Invalid: t.Invalid,
-		Refused: t.Refused,
+		Count:      tot.Spans,
+		Dropped:    t.Dropped,
+		Invalid:    t.Invalid,
+		Refused:    t.Refused,
+		LLMCalls:   tot.LLMCalls,
+		ToolCalls:  tot.ToolCalls,
+		Errors:     tot.Errors,
+		Tokens:     results.Tokens{Input: tot.InputTokens, Output: tot.OutputTokens},
+		DurationMs: ms(tot.DurationNs),
 	}
-	var first, last uint64
+	first := tot.First
 	var model, tool []interval
 	events := map[string]int{}
 	for i := range sorted {
 		sp := &sorted[i]
-		if i == 0 || sp.Start < first {
-			first = sp.Start
-		}
-		last = max(last, sp.End)
 		switch {
 		case sp.IsModelCall():
-			s.LLMCalls++
 			model = append(model, interval{sp.Start, sp.End})
-			if sp.InputTokens > 0 {
-				s.Tokens.Input += sp.InputTokens
-			}
-			if sp.OutputTokens > 0 {
-				s.Tokens.Output += sp.OutputTokens
-			}
 		case sp.IsToolCall():
-			s.ToolCalls++
 			tool = append(tool, interval{sp.Start, sp.End})
-		}
-		if sp.IsError() {
-			s.Errors++
 		}
 		for _, e := range sp.Events {
 			events[e]++
 		}
 	}
-	s.DurationMs = ms(last - first)
 	s.ModelMs = ms(union(model))
 	s.ToolMs = ms(union(tool))
 	s.Events = topEvents(events)
@@ -100,6 +90,46 @@ func (t *Trace) Summary() *results.AgentTrace {
 		}
 	}
 	return s
+}
+
+// Totals are counts over a trace's spans.
+type Totals struct {
+	Spans, LLMCalls, ToolCalls, Errors int
+	// InputTokens and OutputTokens are the model calls' tokens.
+	InputTokens, OutputTokens int64
+	// First is the earliest start, DurationNs the time from it to the
+	// latest end.
+	First, DurationNs uint64
+}
+
+// Totals counts the trace's spans: model calls (chat, text completion,
+// content generation, embeddings) and their tokens, execute_tool spans,
+// spans in error, and the time they cover.
+func (t *Trace) Totals() Totals {
+	tot := Totals{Spans: len(t.Spans)}
+	var last uint64
+	for i := range t.Spans {
+		sp := &t.Spans[i]
+		if i == 0 || sp.Start < tot.First {
+			tot.First = sp.Start
+		}
+		last = max(last, sp.End)
+		switch {
+		case sp.IsModelCall():
+			tot.LLMCalls++
+			tot.InputTokens += max(sp.InputTokens, 0)
+			tot.OutputTokens += max(sp.OutputTokens, 0)
+		case sp.IsToolCall():
+			tot.ToolCalls++
+		}
+		if sp.IsError() {
+			tot.Errors++
+		}
+	}
+	if tot.Spans > 0 {
+		tot.DurationNs = last - tot.First
+	}
+	return tot
 }
 
 // ms is a duration in nanoseconds as milliseconds, to the microsecond.
