@@ -94,9 +94,9 @@ func idempotency(ev *evidence) Dimension {
 func observability(ev *evidence, r *results.Run) Dimension {
 	var d Dimension
 	if ev.spoke {
-		d.add(4, 4, "the agent speaks a protocol: it called tools or reported usage", "")
+		d.add(4, 4, "the agent speaks a protocol: it called tools, reported usage or sent OpenTelemetry spans", "")
 	} else {
-		d.add(4, 0, "", "no trial called a tool or reported usage: a plain agent, or a silent one")
+		d.add(4, 0, "", "no trial called a tool, reported usage or sent spans: a plain agent, or a silent one")
 	}
 	switch {
 	case ev.answered == 0:

@@ -52,7 +52,7 @@ type evidence struct {
 	faultNotIdem    int
 	sideRepeats     int
 
-	spoke          bool // a trial called a tool or reported usage: a protocol agent
+	spoke          bool // a trial called a tool, reported usage or sent spans: a protocol agent
 	answered       int  // trials that are not errors
 	usageReported  int  // of those, with usage
 	crashes        int  // trials ended by the agent's exit (agent-exit)
@@ -164,7 +164,7 @@ func (ev *evidence) trial(tr *results.Trial) {
 		ev.argViolations += u.SchemaViolations
 		ev.sideRepeats += u.SideEffectRepeats
 	}
-	if tr.ToolCalls > 0 || tr.UsageReported {
+	if tr.ToolCalls > 0 || tr.UsageReported || (tr.Spans != nil && tr.Spans.Count > 0) {
 		ev.spoke = true
 	}
 	switch tr.ErrorKind {

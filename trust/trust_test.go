@@ -214,3 +214,25 @@ func TestAdjustments(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { assert.DeepEqual(t, adjust(r, tc.history, tc.store), tc.want) })
 	}
 }
+
+// TestObservabilityFromSpans gives an agent that speaks no protocol but
+// sends OpenTelemetry spans the points of one that speaks: its spans
+// show what it did.
+func TestObservabilityFromSpans(t *testing.T) {
+	run := fullRun()
+	for i := range run.Suites[0].Tasks {
+		for j := range run.Suites[0].Tasks[i].Trials {
+			tr := &run.Suites[0].Tasks[i].Trials[j]
+			tr.ToolCalls, tr.UsageReported, tr.Tools = 0, false, nil
+		}
+	}
+	silent := Compute(Input{Run: run}).Dimensions.Observability
+	for i := range run.Suites[0].Tasks {
+		for j := range run.Suites[0].Tasks[i].Trials {
+			run.Suites[0].Tasks[i].Trials[j].Spans = &results.AgentTrace{Count: 3}
+		}
+	}
+	traced := Compute(Input{Run: run}).Dimensions.Observability
+	assert.Check(t, is.Equal(traced.Points, silent.Points+4))
+	assert.Check(t, is.Contains(traced.Evidence, "the agent speaks a protocol: it called tools, reported usage or sent OpenTelemetry spans (+4)"))
+}
