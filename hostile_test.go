@@ -214,6 +214,7 @@ func hostileCases() []hostileCase {
 		hostileInputCases(),
 		hostileExecCases(),
 		hostileMcpCases(),
+		hostileOtelCases(),
 		hostileProcCases(),
 		hostileFrontCases(),
 		hostilePfCases(),
