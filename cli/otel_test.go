@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/evalgate/evalgate/internal/testenv"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -53,7 +55,7 @@ func TestOTelWithTheNodeSDK(t *testing.T) {
 				assert.Check(t, tr.UsageReported)
 				assert.Check(t, tr.Tokens.Input > 0 && tr.Tokens.Output > 0, "%+v", tr.Tokens)
 				want := 2.5e-6*float64(tr.Tokens.Input) + 10e-6*float64(tr.Tokens.Output)
-				assert.Check(t, is.Equal(tr.AgentCostUsd, want))
+				assert.Check(t, math.Abs(tr.AgentCostUsd-want) < 1e-12, "cost %v, want %v", tr.AgentCostUsd, want)
 				assert.Check(t, is.Equal(tr.ToolCalls, 1))
 				assert.Assert(t, tr.Spans != nil)
 				assert.Check(t, is.Equal(tr.Spans.Count, 4))
@@ -70,6 +72,41 @@ func TestOTelWithTheNodeSDK(t *testing.T) {
 		assert.Check(t, is.Equal(r.code, ExitGateFail), "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 		assert.Check(t, is.Contains(r.stdout, `looks-up-the-order (trace): expected spans of operation "execute_tool", tool "lookup_order" numbering == 1; none in error, got invoke_agent order-status [task.completed]; chat mock-orders-1`))
 	})
+}
+
+// TestOTelWithTheGoSDK runs the example agent written on the OpenTelemetry
+// Go SDK (examples/otel-agent/goagent, protobuf over HTTP, the only
+// encoding its exporter has) on the example's suite and pricing: it
+// passes, with the same spans, tokens and cost the Node agent reports.
+func TestOTelWithTheGoSDK(t *testing.T) {
+	agent := testenv.Build(t, "goagent", "../examples/otel-agent/goagent")
+	example, err := filepath.Abs(otelAgent)
+	assert.NilError(t, err)
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(example, "evalgate.yaml"))
+	assert.NilError(t, err)
+	cfg := strings.Replace(string(src), "plain: [node_modules/.bin/node, agent.mjs]", "plain: ["+agent+"]", 1)
+	cfg = strings.Replace(cfg, "suites: [evals/]", "suites: ["+filepath.Join(example, "evals")+"]", 1)
+	cfg = strings.Replace(cfg, "out: ../../evalgate-out/otel-agent", "out: out", 1)
+	writeFiles(t, dir, map[string]string{"evalgate.yaml": cfg})
+	r := runCLI(t, dir, nil, "run")
+	assert.Assert(t, is.Equal(r.code, ExitPass), "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	run := readRunResults(t, filepath.Join(dir, "out"))
+	for _, task := range run.Suites[0].Tasks {
+		tr := task.Trials[0]
+		assert.Check(t, tr.UsageReported)
+		want := 2.5e-6*float64(tr.Tokens.Input) + 10e-6*float64(tr.Tokens.Output)
+		assert.Check(t, math.Abs(tr.AgentCostUsd-want) < 1e-12, "cost %v, want %v", tr.AgentCostUsd, want)
+		assert.Check(t, tr.Tokens.Input > 0 && tr.Tokens.Output > 0, "%+v", tr.Tokens)
+		assert.Check(t, is.Equal(tr.ToolCalls, 1))
+		assert.Check(t, is.Equal(tr.Spans.Count, 4))
+		assert.Check(t, is.Equal(tr.Spans.List[0].Name, "invoke_agent order-status"))
+		assert.Check(t, is.Equal(tr.Spans.List[0].Parent, -1))
+		for _, sp := range tr.Spans.List[1:] {
+			assert.Check(t, is.Equal(sp.Parent, 0), "%s is not a child of the agent's span", sp.Name)
+		}
+	}
+	assertNoContent(t, filepath.Join(dir, "out"), "Where is order", "orderId", "shippedOn")
 }
 
 // TestOTelAgentEnvironment gives a plain agent, with --otel, its trial's
