@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -127,6 +129,7 @@ func BenchmarkTrial100Spans(b *testing.B) {
 	body := gzipped(b, trialBody(b, 100))
 	client := &http.Client{}
 	b.ReportAllocs()
+	before := cpuTime()
 	for b.Loop() {
 		e, err := r.Open(b.Context())
 		if err != nil {
@@ -148,6 +151,16 @@ func BenchmarkTrial100Spans(b *testing.B) {
 		tr.Usage(nil)
 		tr.ToolCalls(0)
 	}
+	// The process's CPU, the client's sending included: an upper bound
+	// of evalgate's (bench/README.md).
+	b.ReportMetric(float64(cpuTime()-before)/float64(b.N), "cpu-ns/op")
+}
+
+// cpuTime is the user and system CPU this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // tableSink keeps spans in a table, with room for MaxSpans.
