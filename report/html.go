@@ -66,6 +66,7 @@ var htmlSections = []htmlSection{
 	{"assessment", func(v *htmlView) bool { return v.Assessment != nil }},
 	{"trust", func(v *htmlView) bool { return v.Run.Trust != nil }},
 	{"tasks", func(v *htmlView) bool { return len(v.Failing)+len(v.Passing) > 0 }},
+	{"spans", func(v *htmlView) bool { return v.Spans != nil }}, // html_spans.go
 	{"gates", func(v *htmlView) bool { return len(v.Run.Gates) > 0 }},
 	{"regression", func(v *htmlView) bool { return v.Run.Regression != nil }},
 }
@@ -82,6 +83,9 @@ type htmlView struct {
 	Trends     []htmlTrends // each suite's trend charts; nil without a history (history.go)
 	Failing    []htmlTask   // errored first, then by score
 	Passing    []htmlTask   // in suite order
+	// Spans are the charts of the agents' OpenTelemetry spans; nil
+	// without any (html_spans.go).
+	Spans *htmlSpans
 }
 
 // htmlSuite is a suite's card: its figures, score bar and task strip.
@@ -196,6 +200,7 @@ func newHTMLView(r *results.Run) *htmlView {
 		}
 		return a.Score < b.Score
 	})
+	v.Spans = newHTMLSpans(r, v.Failing)
 	f := r.Findings
 	v.Findings = barRows(
 		[]string{results.SeverityCritical, results.SeverityHigh, results.SeverityMedium, results.SeverityLow},
@@ -275,7 +280,7 @@ var htmlPage = sync.OnceValue(func() *template.Template {
 		"deref64":  func(p *float64) float64 { return *p },
 		"score2":   score2, // an assessment's scores, cut as its badge cuts them
 		"pct":      func(p *float64) string { return axis(*p) },
-	}).Parse(htmlTemplates + htmlHistoryTemplate))
+	}).Parse(htmlTemplates + htmlHistoryTemplate + htmlSpanTemplates))
 })
 
 // htmlText is text from the results as the page shows it: escaped for
@@ -364,6 +369,8 @@ svg text { fill: var(--fg); font: 13px system-ui, sans-serif; }
 line.threshold { stroke: var(--mark); stroke-width: 2px; }
 line.baseline { stroke: var(--baseline); stroke-width: 2px; stroke-dasharray: 4 2; }
 .trust-bar { fill: var(--baseline); }
+.span-model rect, rect.span-model, .key.span-model { fill: var(--baseline); background: var(--baseline); } .span-tool rect, rect.span-tool, .key.span-tool { fill: var(--pass); background: var(--pass); }
+.span-error rect, .key.span-error { fill: var(--fail); background: var(--fail); } .span-other rect { fill: var(--mark); opacity: .45; }
 svg.position { max-width: 24rem; }
 .plot { fill: none; stroke: var(--border); }
 .tierline { stroke: var(--border); stroke-dasharray: 3 2; }

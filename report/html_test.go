@@ -50,6 +50,7 @@ func TestHTML(t *testing.T) {
 		{name: "crafted", run: ciCraftedRun()},
 		{name: "failing", run: resultstest.Failing()},
 		{name: "full", run: resultstest.Full()}, // a trust scorecard, demoted
+		{name: "spans", run: spansRun()},        // an agent's OpenTelemetry spans
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
@@ -107,4 +108,47 @@ func TestHTMLCellBreaks(t *testing.T) {
 	} {
 		assert.Equal(t, string(cell(tc.in)), tc.want, tc.in)
 	}
+}
+
+// spansRun is the failing run with the spans an agent sent through
+// OpenTelemetry on each trial: a model call, a tool call in error, and a
+// span whose name is markup and escapes.
+func spansRun() *results.Run {
+	r := resultstest.Failing()
+	for i := range r.Suites {
+		for j := range r.Suites[i].Tasks {
+			for k := range r.Suites[i].Tasks[j].Trials {
+				r.Suites[i].Tasks[j].Trials[k].Spans = &results.AgentTrace{
+					Count: 5, LLMCalls: 1, ToolCalls: 1, Errors: 1, DurationMs: 40, ModelMs: 20, ToolMs: 10,
+					List: []results.AgentSpan{
+						{Name: "invoke_agent support", Parent: -1, DurationMs: 40, Operation: "invoke_agent"},
+						{Name: "chat gpt-4o", Parent: 0, StartMs: 1, DurationMs: 20, Operation: "chat", Model: "gpt-4o", InputTokens: 300, OutputTokens: 20},
+						{Name: "execute_tool refund", Parent: 0, StartMs: 22, DurationMs: 10, Operation: "execute_tool", Tool: "refund", Status: "error"},
+						{Name: "<script>\x1b[31m\n::error::forged", Parent: 0, StartMs: 33, DurationMs: 2},
+					},
+				}
+			}
+		}
+	}
+	return r
+}
+
+// TestHTMLSpans draws, for a task that did not pass, the waterfall of its
+// trial's spans, and per suite the share of their time, with each name
+// escaped.
+func TestHTMLSpans(t *testing.T) {
+	out, err := HTML(spansRun())
+	assert.NilError(t, err)
+	page := string(out)
+	assert.Check(t, strings.Contains(page, `<section id="spans">`))
+	assert.Check(t, strings.Contains(page, `<figure class="waterfall"`))
+	assert.Check(t, strings.Contains(page, `<figure class="share"`))
+	assert.Check(t, strings.Contains(page, `<g class="span-error"><text x="0" y="38">execute_tool refund</text>`))
+	assert.Check(t, strings.Contains(page, "(1 more not drawn)"))
+	for _, s := range []string{"<script>", "\x1b[31m", "\n::error::"} {
+		assert.Check(t, !strings.Contains(page, s), "the page holds %q", s)
+	}
+	out, err = HTML(resultstest.Failing())
+	assert.NilError(t, err)
+	assert.Check(t, !strings.Contains(string(out), `id="spans"`), "a run without spans has no span section")
 }
