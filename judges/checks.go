@@ -117,22 +117,30 @@ func (r *checker) toolNotCalled(c *suites.Check) (string, error) {
 }
 
 func (r *checker) toolOrder(c *suites.Check) (string, error) {
+	return order(c.Order, func(name string) int { return firstCall(r.obs.Trace, name) }, ReasonNotCalled), nil
+}
+
+// order is the reason an order check fails: missing when first (the
+// index of a name's first occurrence) finds one of names nowhere,
+// out-of-order when their first occurrences do not come in that order;
+// "" when it holds.
+func order(names []string, first func(string) int, missing string) string {
 	last := -1
 	inOrder := true
-	for _, name := range c.Order {
-		first := firstCall(r.obs.Trace, name)
-		if first < 0 {
-			return ReasonNotCalled, nil
+	for _, name := range names {
+		i := first(name)
+		if i < 0 {
+			return missing
 		}
-		if first <= last {
+		if i <= last {
 			inOrder = false
 		}
-		last = first
+		last = i
 	}
 	if !inOrder {
-		return ReasonOutOfOrder, nil
+		return ReasonOutOfOrder
 	}
-	return "", nil
+	return ""
 }
 
 // program asks the check's program, through the run's Programs.

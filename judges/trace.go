@@ -43,24 +43,11 @@ func (r *checker) trace(c *suites.Check) (string, error) {
 			return ReasonMissingEvent, nil
 		}
 	}
-	last := -1
-	inOrder := true
-	for _, name := range tc.Order {
-		first := slices.IndexFunc(tr.Spans, func(sp traces.Span) bool {
+	return order(tc.Order, func(name string) int {
+		return slices.IndexFunc(tr.Spans, func(sp traces.Span) bool {
 			return sp.Name == name || (sp.IsToolCall() && sp.Tool == name)
 		})
-		if first < 0 {
-			return ReasonSpanMissing, nil
-		}
-		if first <= last {
-			inOrder = false
-		}
-		last = first
-	}
-	if !inOrder {
-		return ReasonOutOfOrder, nil
-	}
-	return "", nil
+	}, ReasonSpanMissing), nil
 }
 
 // selects reports whether span sp is one m selects; nil selects every
