@@ -53,6 +53,13 @@
 // come in the listed order; maxToolCalls, maxLatencyMs and maxCostUsd when
 // the trial stays within the limit.
 //
+// trace and events judge the spans the agent sent through OpenTelemetry
+// (Observation.Spans, docs/otel.md): trace selects spans by name,
+// operation, tool or model and checks their count, durations, errors,
+// order and events; events asks for span or span event names. Expressions
+// read trace.spans, trace.llmCalls, trace.toolCalls, trace.errors,
+// trace.tokens.input, trace.tokens.output and trace.durationMs.
+//
 // # End state
 //
 // A task with a world (fixtures.state) may check it when the trial ends:
@@ -82,4 +89,9 @@
 //	negated         a check with negate: true, and what it checks held
 //	changed         a part of the world that had to stay as it was changed (unchanged)
 //	no-world        an end-state check ran on a trial without a world
+//	no-trace        a trace or events check ran on a trial whose spans the run did not receive
+//	span-count      the selected spans were not as many as count says (trace)
+//	span-error      a selected span ended in error (trace noErrors)
+//	span-missing    a span the order names is not there (trace order)
+//	missing-event   an event named is not there (trace events, events)
 package judges
