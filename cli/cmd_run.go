@@ -25,6 +25,7 @@ func (c *Command) runFlagSet(f *pipeline.Flags) *flag.FlagSet {
 	fs.StringVar(&f.Balance, "balance", "", "with --shard, assign tasks to shards by their past latency in this `results` (a results.json, a folder holding one, a baseline or git:<ref>:<path>) instead of by hash")
 	fs.BoolVar(&f.Transcripts, "transcripts", false, "write per-task transcripts (inputs, outputs, tool calls: not content-free)")
 	fs.BoolVar(&f.OTel, "otel", false, "receive the spans the agent sends through OpenTelemetry (agent.otel: in evalgate.yaml; docs/otel.md)")
+	fs.StringVar(&f.OTLPEndpoint, "otlp-endpoint", "", "send the run as a trace to this OTLP/HTTP `url` (otel.endpoint in evalgate.yaml; docs/otel.md)")
 	fs.BoolVar(&f.NoColor, "no-color", false, "no colour in the terminal report (NO_COLOR is honoured too)")
 	fs.BoolVar(&f.Quiet, "quiet", false, "print only the verdict")
 	fs.Var(optionalBool{&f.Explain}, "explain", "print what each failing check expected and got, quoting the task and the agent (the default on a terminal outside CI; explain: in evalgate.yaml; never written to an output file)")

@@ -1,9 +1,15 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"math"
+	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +18,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/evalgate/evalgate/internal/testenv"
+	"github.com/evalgate/evalgate/internal/waittest"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -79,16 +86,7 @@ func TestOTelWithTheNodeSDK(t *testing.T) {
 // encoding its exporter has) on the example's suite and pricing: it
 // passes, with the same spans, tokens and cost the Node agent reports.
 func TestOTelWithTheGoSDK(t *testing.T) {
-	agent := testenv.Build(t, "goagent", "../examples/otel-agent/goagent")
-	example, err := filepath.Abs(otelAgent)
-	assert.NilError(t, err)
-	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join(example, "evalgate.yaml"))
-	assert.NilError(t, err)
-	cfg := strings.Replace(string(src), "plain: [node_modules/.bin/node, agent.mjs]", "plain: ["+agent+"]", 1)
-	cfg = strings.Replace(cfg, "suites: [evals/]", "suites: ["+filepath.Join(example, "evals")+"]", 1)
-	cfg = strings.Replace(cfg, "out: ../../evalgate-out/otel-agent", "out: out", 1)
-	writeFiles(t, dir, map[string]string{"evalgate.yaml": cfg})
+	dir := goExample(t)
 	r := runCLI(t, dir, nil, "run")
 	assert.Assert(t, is.Equal(r.code, ExitPass), "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	run := readRunResults(t, filepath.Join(dir, "out"))
@@ -169,4 +167,142 @@ func assertNoContent(t *testing.T, out string, words ...string) {
 		return nil
 	})
 	assert.NilError(t, err)
+}
+
+// TestExportToJaeger sends a run of the Go example agent, with its spans
+// forwarded, to a real Jaeger (EVALGATE_JAEGER, the binary
+// scripts/install-jaeger.sh builds; the test skips without it unless
+// EVALGATE_REQUIRE_JAEGER=1), and reads the trace back from Jaeger's query
+// API: the run, its suite, tasks and trials, the tool calls, and the
+// agent's spans under their trial, with no content attribute. The
+// collector's headers come from the environment and appear in no output.
+func TestExportToJaeger(t *testing.T) {
+	bin := os.Getenv("EVALGATE_JAEGER")
+	if bin == "" {
+		if os.Getenv("EVALGATE_REQUIRE_JAEGER") == "1" {
+			t.Fatal("EVALGATE_JAEGER is not set: run scripts/install-jaeger.sh and set it to the path it prints")
+		}
+		t.Skip("EVALGATE_JAEGER is not set; scripts/install-jaeger.sh builds Jaeger")
+	}
+	otlp, query := jaeger(t, bin)
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-collector-key=collector-secret-77")
+	dir := goExample(t)
+	r := runCLI(t, dir, nil, "run", "--otlp-endpoint", otlp)
+	assert.Assert(t, is.Equal(r.code, ExitPass), "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Check(t, !strings.Contains(r.stderr, "warning"), "stderr:\n%s", r.stderr)
+	assertNoContent(t, filepath.Join(dir, "out"), "collector-secret-77")
+
+	type span struct {
+		TraceID, SpanID, OperationName string
+		References                     []struct{ SpanID string }
+		Tags                           []struct {
+			Key   string
+			Value any
+		}
+	}
+	var spans []span
+	waittest.Until(t, "the run's trace in Jaeger", func() bool {
+		resp, err := http.Get(query + "/api/traces?service=evalgate&limit=10")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var body struct{ Data []struct{ Spans []span } }
+		if json.NewDecoder(resp.Body).Decode(&body) != nil || len(body.Data) == 0 {
+			return false
+		}
+		spans = body.Data[0].Spans
+		return len(spans) >= 1+1+2+2+2+8 // run, suite, tasks, trials, tool calls, the agent's
+	})
+	byName := map[string][]span{}
+	byID := map[string]span{}
+	for _, s := range spans {
+		byName[s.OperationName] = append(byName[s.OperationName], s)
+		byID[s.SpanID] = s
+		for _, tag := range s.Tags {
+			assert.Check(t, !strings.Contains(tag.Key, "messages") && !strings.Contains(tag.Key, "arguments"), "span %s has content attribute %s", s.OperationName, tag.Key)
+		}
+	}
+	assert.Check(t, is.Len(byName["evalgate.run"], 1))
+	assert.Check(t, is.Len(byName["evalgate.suite"], 1))
+	assert.Check(t, is.Len(byName["evalgate.task"], 2))
+	assert.Check(t, is.Len(byName["evalgate.trial"], 2))
+	assert.Check(t, is.Len(byName["evalgate.tool_call"], 2))
+	assert.Check(t, is.Len(byName["chat mock-orders-1"], 4))
+	for _, agentSpan := range byName["invoke_agent order-status"] {
+		assert.Assert(t, is.Len(agentSpan.References, 1))
+		assert.Check(t, is.Equal(byID[agentSpan.References[0].SpanID].OperationName, "evalgate.trial"), "the agent's span is not under its trial")
+	}
+	assert.Check(t, is.Len(byName["invoke_agent order-status"], 2))
+}
+
+// TestExportUnreachable: a collector that cannot be reached is a warning
+// naming it, its password redacted; the verdict and exit code stand.
+func TestExportUnreachable(t *testing.T) {
+	dir := goExample(t)
+	r := runCLI(t, dir, nil, "run", "--otlp-endpoint", "http://user:collector-password-5@127.0.0.1:9")
+	assert.Check(t, is.Equal(r.code, ExitPass), "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Check(t, is.Contains(r.stderr, "evalgate: warning: could not send the run's trace to http://user:xxxxx@127.0.0.1:9"))
+	assert.Check(t, !strings.Contains(r.stderr+r.stdout, "collector-password-5"))
+}
+
+// goExample is a project running the Go example agent on the example's
+// suite with agent.otel, in a folder of its own.
+func goExample(t *testing.T) string {
+	t.Helper()
+	agent := testenv.Build(t, "goagent", "../examples/otel-agent/goagent")
+	example, err := filepath.Abs(otelAgent)
+	assert.NilError(t, err)
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(example, "evalgate.yaml"))
+	assert.NilError(t, err)
+	cfg := strings.Replace(string(src), "plain: [node_modules/.bin/node, agent.mjs]", "plain: ["+agent+"]", 1)
+	cfg = strings.Replace(cfg, "suites: [evals/]", "suites: ["+filepath.Join(example, "evals")+"]", 1)
+	cfg = strings.Replace(cfg, "out: ../../evalgate-out/otel-agent", "out: out", 1)
+	writeFiles(t, dir, map[string]string{"evalgate.yaml": cfg})
+	return dir
+}
+
+// jaeger starts Jaeger with an in-memory store on free loopback ports,
+// until the test ends, and returns its OTLP/HTTP endpoint and query API.
+func jaeger(t *testing.T, bin string) (otlp, query string) {
+	t.Helper()
+	port := func() string {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		assert.NilError(t, err)
+		defer l.Close()
+		return l.Addr().String()
+	}
+	otlpAddr, queryAddr, grpcAddr := port(), port(), port()
+	cfg := fmt.Sprintf(`service:
+  extensions: [jaeger_storage, jaeger_query]
+  pipelines:
+    traces: {receivers: [otlp], processors: [], exporters: [jaeger_storage_exporter]}
+  telemetry: {metrics: {level: none}, logs: {level: warn}}
+extensions:
+  jaeger_query: {storage: {traces: mem}, http: {endpoint: "%s"}, grpc: {endpoint: "%s"}}
+  jaeger_storage: {backends: {mem: {memory: {max_traces: 1000}}}}
+receivers:
+  otlp: {protocols: {http: {endpoint: "%s"}}}
+exporters:
+  jaeger_storage_exporter: {trace_storage: mem}
+`, queryAddr, grpcAddr, otlpAddr)
+	path := filepath.Join(t.TempDir(), "jaeger.yaml")
+	assert.NilError(t, os.WriteFile(path, []byte(cfg), 0o644))
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin, "--config", "file:"+path)
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	assert.NilError(t, cmd.Start())
+	t.Cleanup(func() { cancel(); cmd.Wait() })
+	query = "http://" + queryAddr
+	waittest.Until(t, "Jaeger's query API", func() bool {
+		resp, err := http.Get(query + "/api/services")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	return "http://" + otlpAddr, query
 }

@@ -74,6 +74,18 @@ type Config struct {
 	// Pricing prices the model calls an agent reports through
 	// OpenTelemetry, by model name (docs/otel.md).
 	Pricing map[string]Pricing
+	// OTel is the otel: block: where the run is sent as a trace
+	// (docs/otel.md).
+	OTel OTelExport
+}
+
+// OTelExport is where a run is sent as a trace; Endpoint is "" when it
+// is not.
+type OTelExport struct {
+	Endpoint string
+	// Forward sends the agents' spans too; true unless the file says
+	// forward: false.
+	Forward bool
 }
 
 // User configures the user simulator, the model that plays the user of a
@@ -508,6 +520,16 @@ func (p *parser) config(n *yaml.Node, c *Config) {
 		"trust":   func(v *yaml.Node) { c.Trust = p.trust(v) },
 		"history": func(v *yaml.Node) { c.History = p.history(v) }, // history.go
 		"pricing": func(v *yaml.Node) { c.Pricing = p.pricingTable(v) },
+		"otel": func(v *yaml.Node) {
+			c.OTel.Forward = true
+			p.fields(v, "otel", map[string]func(*yaml.Node){
+				"endpoint": func(v *yaml.Node) { p.str(v, "otel.endpoint", &c.OTel.Endpoint) },
+				"forward":  func(v *yaml.Node) { p.boolean(v, "otel.forward", &c.OTel.Forward) },
+			})
+			if c.OTel.Endpoint == "" {
+				p.errorf(v, "otel: endpoint is required: the OTLP/HTTP address of a collector, such as http://127.0.0.1:4318")
+			}
+		},
 		"user": func(v *yaml.Node) {
 			p.fields(v, "user", map[string]func(*yaml.Node){
 				"simulator": func(v *yaml.Node) { c.User.Simulator = p.openai(v, "user.simulator", false) },

@@ -44,6 +44,7 @@ trust:
   history: [history/last.json]
 pricing:
   gpt-4o: {inputPerMTok: 2.5, outputPerMTok: 10}
+otel: {endpoint: "http://127.0.0.1:4318", forward: false}
 `
 	c, err := Parse(path, []byte(src))
 	assert.NilError(t, err)
@@ -70,6 +71,7 @@ pricing:
 		Out:         filepath.Join(dir, "out"),
 		Trust:       &Trust{Owner: "@acme/support", History: []string{filepath.Join(dir, "history/last.json")}, MaxRepeats: 3},
 		Pricing:     map[string]Pricing{"gpt-4o": {InputPerMTok: 2.5, OutputPerMTok: 10}},
+		OTel:        OTelExport{Endpoint: "http://127.0.0.1:4318"},
 	}
 	assert.Check(t, is.DeepEqual(want, c, cmpopts.IgnoreUnexported(Config{}), cmpopts.IgnoreFields(OpenAI{}, "APIKeyEnvAt")), "config")
 
@@ -119,7 +121,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown keys list the allowed ones",
 			src:  "suites: [a]\nrunner: {}\n",
-			want: []string{`evalgate.yaml:2:1: config: unknown key "runner"; expected one of "agent", "assessment", "baseline", "concurrency", "explain", "gates", "history", "judge", "out", "pricing", "suites", "timeout", "trials", "trust", "user"`},
+			want: []string{`evalgate.yaml:2:1: config: unknown key "runner"; expected one of "agent", "assessment", "baseline", "concurrency", "explain", "gates", "history", "judge", "otel", "out", "pricing", "suites", "timeout", "trials", "trust", "user"`},
 		},
 		{
 			name: "a misspelt key names the one meant",
@@ -164,6 +166,14 @@ func TestParseErrors(t *testing.T) {
 				`evalgate.yaml:2:21: pricing.m.inputPerMTok: expected a number >= 0`,
 				`evalgate.yaml:2:25: pricing.m: unknown key "outputPerMtok"; did you mean "outputPerMTok"?`,
 				`evalgate.yaml:3:3: pricing: model "m" is priced twice`,
+			},
+		},
+		{
+			name: "otel needs an endpoint",
+			src:  "otel: {forwrd: true}\n",
+			want: []string{
+				`evalgate.yaml:1:8: otel: unknown key "forwrd"; did you mean "forward"?`,
+				`evalgate.yaml:1:7: otel: endpoint is required: the OTLP/HTTP address of a collector, such as http://127.0.0.1:4318`,
 			},
 		},
 		{
@@ -400,4 +410,12 @@ func TestParseDeepGate(t *testing.T) {
 	deep := strings.Repeat("(", 500_000) + "passed" + strings.Repeat(")", 500_000)
 	_, err := Parse("evalgate.yaml", []byte("gates:\n  - passed\n  - "+deep+"\n"))
 	assert.Error(t, err, "evalgate.yaml:3:5: gates[1]: expected an expression of at most 4096 bytes, got 1000006 bytes; split it into several gates")
+}
+
+// TestParseOTelForwardsByDefault: otel: with an endpoint alone sends the
+// agents' spans too.
+func TestParseOTelForwardsByDefault(t *testing.T) {
+	c, err := Parse("evalgate.yaml", []byte("otel: {endpoint: http://127.0.0.1:4318}\n"))
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(c.OTel, OTelExport{Endpoint: "http://127.0.0.1:4318", Forward: true}))
 }

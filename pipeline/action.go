@@ -11,6 +11,7 @@ import (
 	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/internal/redact"
+	"github.com/evalgate/evalgate/otelexport"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 )
@@ -51,6 +52,8 @@ func (c *Env) LearnSecrets(cfg *config.Config) {
 	for _, name := range secretEnv(cfg) {
 		vals = append(vals, c.Getenv(name))
 	}
+	vals = append(vals, otelexport.HeaderSecrets(c.Getenv)...)
+	vals = append(vals, redact.URLSecrets(cfg.OTel.Endpoint)...)
 	c.secrets = redact.New(vals...)
 }
 

@@ -60,6 +60,8 @@ type Flags struct {
 	NoCache     bool
 	NoPublish   bool
 	OTel        bool
+	// OTLPEndpoint is --otlp-endpoint: where the run is sent as a trace.
+	OTLPEndpoint string
 	// Explain is --explain as given; nil when it was not.
 	Explain *bool
 	History HistoryFlags // history.go

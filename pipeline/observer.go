@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/evalgate/evalgate/internal/redact"
+	"github.com/evalgate/evalgate/otelexport"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/runner"
@@ -20,11 +21,12 @@ type observer struct {
 	events      *report.Events
 	transcripts bool
 	out         string
-	cmp         *comparison      // the baseline; nil without one
-	spill       *trialSpill      // the trials of passed tasks, until results.json
-	tally       *trust.Tally     // the trust evidence, counted before the trials are spilled; nil without trust:
-	secrets     *redact.Redactor // redacted from transcripts
-	explain     *explainer       // what failing checks expected and got; nil when not shown
+	cmp         *comparison          // the baseline; nil without one
+	spill       *trialSpill          // the trials of passed tasks, until results.json
+	tally       *trust.Tally         // the trust evidence, counted before the trials are spilled; nil without trust:
+	secrets     *redact.Redactor     // redacted from transcripts
+	explain     *explainer           // what failing checks expected and got; nil when not shown
+	export      *otelexport.Exporter // the run's trace; nil when it is not sent
 
 	mu     sync.Mutex // guards err (Trial runs on worker goroutines)
 	err    error      // the first write error; the run is then exit 3
@@ -42,6 +44,9 @@ func (o *observer) fail(err error) {
 }
 
 func (o *observer) Trial(s *suites.Suite, t *suites.Task, tr *runner.TrialRecord) {
+	if o.export != nil {
+		o.export.Trial(s, t, tr)
+	}
 	if o.explain != nil {
 		o.explain.trial(s, t, tr)
 	}

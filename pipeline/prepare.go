@@ -12,6 +12,7 @@ import (
 	"github.com/evalgate/evalgate/gates"
 	"github.com/evalgate/evalgate/internal/memtune"
 	"github.com/evalgate/evalgate/internal/process"
+	"github.com/evalgate/evalgate/otelexport"
 	"github.com/evalgate/evalgate/runner"
 	"github.com/evalgate/evalgate/suites"
 	"github.com/evalgate/evalgate/traces"
@@ -87,7 +88,10 @@ func (c *Env) prepare(f *Flags, paths []string) (*job, error) {
 	if err := c.checkKeys(cfg, j.plan); err != nil {
 		return nil, err
 	}
-	if j.agent, err = c.newAgent(cfg, f); err != nil {
+	if endpoint := cmp.Or(f.OTLPEndpoint, cfg.OTel.Endpoint); endpoint != "" {
+		j.export = otelexport.New(endpoint, cfg.OTel.Endpoint == "" || cfg.OTel.Forward)
+	}
+	if j.agent, err = c.newAgent(j, cfg, f); err != nil {
 		if none := c.NoConfig(cfg); none != "" && errors.Is(err, errNoAgent) {
 			err = fmt.Errorf("%w (%s)", err, none)
 		}
@@ -105,11 +109,11 @@ func (c *Env) prepare(f *Flags, paths []string) (*job, error) {
 }
 
 // newAgent builds the agent driver: --agent-cmd, else the config's agent.
-func (c *Env) newAgent(cfg *config.Config, f *Flags) (runner.Agent, error) {
+func (c *Env) newAgent(j *job, cfg *config.Config, f *Flags) (runner.Agent, error) {
 	a := cfg.Agent
 	otel := a.OTel || f.OTel
 	drop := judgeKeys(cfg)
-	if otel {
+	if otel || f.OTLPEndpoint != "" || cfg.OTel.Endpoint != "" {
 		// The headers an SDK sends its collector hold its credentials;
 		// the agent's collector is evalgate's receiver.
 		drop = append(drop, traces.HeaderVariables...)
@@ -120,7 +124,11 @@ func (c *Env) newAgent(cfg *config.Config, f *Flags) (runner.Agent, error) {
 			agent = &runner.MCP{Agent: agent}
 		}
 		if otel {
-			agent = &runner.OTel{Agent: agent, Pricing: cfg.Pricing}
+			o := &runner.OTel{Agent: agent, Pricing: cfg.Pricing}
+			if j.export != nil {
+				o.Parent = j.export.Parent
+			}
+			agent = o
 		}
 		return agent
 	}

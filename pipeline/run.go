@@ -20,6 +20,7 @@ import (
 	"github.com/evalgate/evalgate/internal/memtune"
 	"github.com/evalgate/evalgate/internal/process"
 	"github.com/evalgate/evalgate/judges"
+	"github.com/evalgate/evalgate/otelexport"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/runner"
@@ -74,7 +75,8 @@ type job struct {
 	restore  results.Restore // in merge, the trials left in the shards' files; nil in run
 	trustIn  *trust.Input    // what the scorecard reads besides the run; nil without trust:
 	trust    *trust.Scorecard
-	history  *runHistory // the history store's window; nil without history (history.go)
+	history  *runHistory          // the history store's window; nil without history (history.go)
+	export   *otelexport.Exporter // where the run is sent as a trace; nil when it is not
 }
 
 // execute runs the job and writes every output, one step after the
@@ -105,6 +107,7 @@ func (j *job) execute(ctx context.Context) error {
 	if tampered == nil {
 		j.recordHistory(ctx, run)
 	}
+	j.exportTrace(ctx, run)
 	j.sayAssessment()
 	if tampered != nil {
 		// Nothing is published from a run whose agents reached the runner:
@@ -388,6 +391,7 @@ func (j *job) openOutputs() (obs *observer, closeAll func(), err error) {
 		cmp:         j.cmp,
 		spill:       j.spill,
 		secrets:     c.secrets,
+		export:      j.export,
 	}
 	if c.explains(j.flags, j.cfg) {
 		obs.explain = &explainer{term: obs.term, secrets: c.secrets, pending: map[[2]string]*explained{}}
@@ -476,4 +480,18 @@ func (j *job) warnUnpriced(o *runner.OTel) {
 	j.c.Say(j.c.Stderr, "evalgate: warning: the agent's spans reported tokens of %s, which evalgate.yaml's pricing does not price: their cost counted as 0. "+
 		"Add the %s under pricing: {MODEL: {inputPerMTok, outputPerMTok}} (docs/otel.md)\n",
 		strings.Join(names, ", "), pluralWord(len(models), "model", "models"))
+}
+
+// exportTrace sends the run as a trace when it is exported; a collector
+// that does not take it is a warning, never a changed verdict.
+func (j *job) exportTrace(ctx context.Context, run *results.Run) {
+	if j.export == nil {
+		return
+	}
+	if err := j.export.Export(ctx, run); err != nil {
+		j.c.Say(j.c.Stderr, "evalgate: warning: %v; the verdict does not depend on it\n", err)
+	}
+	if n := j.export.Dropped(); n > 0 {
+		j.c.Say(j.c.Stderr, "evalgate: warning: %d %s of the run's trace not sent: over the %d a run sends (docs/otel.md)\n", n, pluralWord(n, "span", "spans"), otelexport.MaxSpans)
+	}
 }

@@ -26,6 +26,10 @@ type OTel struct {
 	// Pricing prices a model call's tokens by the model it names
 	// (gen_ai.response.model, else gen_ai.request.model).
 	Pricing map[string]chat.Pricing
+	// Parent is the span a trial's spans are children of, given to the
+	// agent as TRACEPARENT: the trial's span of an exported run; nil
+	// makes one up per trial.
+	Parent func(req *Request) traces.Parent
 
 	once sync.Once
 	rcv  *traces.Receiver
@@ -49,7 +53,11 @@ func (o *OTel) Run(ctx context.Context, req *Request, tools Tools) *Outcome {
 	}
 	defer ep.Close()
 	r := *req
-	r.Env = append(slices.Clip(req.Env), ep.Env(traces.NewParent())...)
+	parent := traces.NewParent()
+	if o.Parent != nil {
+		parent = o.Parent(req)
+	}
+	r.Env = append(slices.Clip(req.Env), ep.Env(parent)...)
 	out := o.Agent.Run(ctx, &r, tools)
 	if out.Fatal != nil {
 		return out

@@ -93,6 +93,7 @@ type Observer interface {
 // handed to the Observer and then dropped: results keep only Result.
 type TrialRecord struct {
 	Trial   int
+	Start   time.Time // when the agent started
 	Mode    string
 	Input   json.RawMessage
 	Output  json.RawMessage
@@ -521,6 +522,7 @@ func (r *run) trial(ctx context.Context, s *suites.Suite, ref *suites.TaskRef, n
 	}
 	rec := &TrialRecord{
 		Trial:      n,
+		Start:      start,
 		Mode:       req.Mode,
 		Input:      t.Input,
 		Output:     out.Output,

@@ -1,0 +1,70 @@
+package otelexport
+
+import (
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/runner"
+	"github.com/evalgate/evalgate/suites"
+	"github.com/evalgate/evalgate/traces"
+)
+
+func TestHeaderSecrets(t *testing.T) {
+	env := map[string]string{
+		"OTEL_EXPORTER_OTLP_HEADERS":        "api-key=abc%20secret%2Cvalue, x=y",
+		"OTEL_EXPORTER_OTLP_TRACES_HEADERS": "authorization=Bearer t0ken",
+	}
+	got := HeaderSecrets(func(k string) string { return env[k] })
+	assert.DeepEqual(t, got, []string{"abc%20secret%2Cvalue", "abc secret,value", "y", "Bearer t0ken"})
+}
+
+// TestSpanTree builds the run's spans: each trial under its task, each
+// task under its suite, the suite under the run, a tool call under its
+// trial, and the agent's spans under their trial (the one whose parent
+// was TRACEPARENT) or their own parent, over the budget dropped.
+func TestSpanTree(t *testing.T) {
+	e := New("http://127.0.0.1:4318", true)
+	s := &suites.Suite{ID: "s"}
+	task := &suites.Task{ID: "t"}
+	parent := e.Parent(&runner.Request{SuiteID: "s", TaskID: "t", Trial: 1})
+	start := time.Unix(1_000, 0)
+	agent := traces.Span{ID: traces.SpanID{1}, Parent: parent.Span, Name: "invoke_agent a", Kind: traces.KindInternal, InputTokens: -1, OutputTokens: -1}
+	chat := traces.Span{ID: traces.SpanID{2}, Parent: traces.SpanID{1}, Name: "chat m", Operation: traces.OpChat, RequestModel: "m", InputTokens: 5, OutputTokens: 2, Events: []string{"tool.called"}}
+	e.Trial(s, task, &runner.TrialRecord{
+		Trial: 1, Start: start,
+		Result: results.Trial{Trial: 1, Status: results.StatusFailed, LatencyMs: 20, Checks: []results.Check{{ID: "a", Passed: true}, {ID: "b"}}},
+		Trace:  []fixtures.Call{{Name: "lookup", StartMs: 2, DurationMs: 3}},
+		Spans:  &traces.Trace{Spans: []traces.Span{agent, chat}},
+	})
+	run := &results.Run{RunID: "r", StartedAt: start, FinishedAt: start.Add(time.Second),
+		Suites: []results.Suite{{ID: "s", Tasks: []results.Task{{ID: "t", Status: results.StatusFailed}}}}}
+	names := map[string]string{} // name -> parent's name
+	byID := map[string]string{}
+	stubs := e.stubs(run)
+	for _, st := range stubs {
+		byID[st.SpanContext.SpanID().String()] = st.Name
+		assert.Check(t, is.Equal(st.SpanContext.TraceID(), e.traceID), "%s is in another trace", st.Name)
+	}
+	for _, st := range stubs {
+		names[st.Name] = byID[st.Parent.SpanID().String()]
+	}
+	assert.DeepEqual(t, names, map[string]string{
+		SpanRun: "", SpanSuite: SpanRun, SpanTask: SpanSuite, SpanTrial: SpanTask, SpanToolCall: SpanTrial,
+		"invoke_agent a": SpanTrial, "chat m": "invoke_agent a",
+	})
+	for _, st := range stubs {
+		switch st.Name {
+		case SpanTrial:
+			assert.Check(t, is.Equal([8]byte(st.SpanContext.SpanID()), [8]byte(parent.Span)), "the trial is not the agent's TRACEPARENT")
+			assert.Check(t, is.Equal(st.EndTime.Sub(st.StartTime), 20*time.Millisecond))
+		case "chat m":
+			assert.Check(t, is.Len(st.Attributes, 4)) // operation, request model, tokens in and out
+			assert.Check(t, is.Len(st.Events, 1))
+		}
+	}
+}
