@@ -1,10 +1,10 @@
 // Package otelexport sends a run as a trace to an OpenTelemetry collector,
-// through the OpenTelemetry Go SDK's OTLP/HTTP exporter (docs/otel.md):
+// through the OpenTelemetry Go SDK's OTLP exporter over HTTP (docs/otel.md):
 // evalgate.run → evalgate.suite → evalgate.task → evalgate.trial →
 // evalgate.tool_call, with outcomes, scores and failed check ids as
 // attributes, and, when forwarding, the spans the agent sent re-parented
 // under their trial, with only the attributes evalgate keeps (no
-// content). The headers come from the environment, as the SDK reads them
+// content). The headers come from the environment, as the SDKs read them
 // (OTEL_EXPORTER_OTLP_HEADERS). A collector that cannot be reached is an
 // error the caller reports as a warning: it changes no verdict.
 package otelexport
@@ -13,12 +13,13 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"net/url"
+	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
@@ -43,7 +44,7 @@ const Timeout = 10 * time.Second
 type Exporter struct {
 	endpoint string
 	forward  bool
-	opts     []otlptracehttp.Option
+	client   *client
 	traceID  trace.TraceID
 	runID    trace.SpanID
 
@@ -79,19 +80,15 @@ type callRec struct {
 // (the SDK's OTEL_EXPORTER_OTLP_ENDPOINT: /v1/traces is added unless the
 // path already ends so). forward sends the agents' spans too.
 func New(endpoint string, forward bool) *Exporter {
-	url := strings.TrimSuffix(endpoint, "/")
-	if !strings.HasSuffix(url, "/v1/traces") {
-		url += "/v1/traces"
+	u := strings.TrimSuffix(endpoint, "/")
+	if !strings.HasSuffix(u, "/v1/traces") {
+		u += "/v1/traces"
 	}
 	e := &Exporter{
 		endpoint: endpoint,
 		forward:  forward,
-		opts: []otlptracehttp.Option{
-			otlptracehttp.WithEndpointURL(url),
-			otlptracehttp.WithTimeout(Timeout),
-			otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}),
-		},
-		ids: map[trialKey]trace.SpanID{},
+		client:   &client{url: u, headers: envHeaders(os.Getenv), http: &http.Client{Timeout: Timeout}},
+		ids:      map[trialKey]trace.SpanID{},
 	}
 	rand.Read(e.traceID[:])
 	e.runID = newSpanID()
@@ -172,7 +169,7 @@ func (e *Exporter) Dropped() int {
 // take it; the run's verdict does not depend on it.
 func (e *Exporter) Export(ctx context.Context, run *results.Run) error {
 	spans := tracetest.SpanStubs(e.stubs(run)).Snapshots()
-	exp, err := otlptracehttp.New(ctx, e.opts...)
+	exp, err := otlptrace.New(ctx, e.client)
 	if err != nil {
 		return e.err(err)
 	}
@@ -193,22 +190,14 @@ func (e *Exporter) err(err error) error {
 
 // HeaderSecrets are the values of the headers the environment gives the
 // SDK for its collector (OTEL_EXPORTER_OTLP_HEADERS and
-// OTEL_EXPORTER_OTLP_TRACES_HEADERS: name=value pairs, comma-separated,
-// values URL-encoded), each as written and decoded: credentials to
-// redact from everything evalgate prints and writes.
+// OTEL_EXPORTER_OTLP_TRACES_HEADERS), each as written and URL-decoded:
+// credentials to redact from everything evalgate prints and writes.
 func HeaderSecrets(getenv func(string) string) []string {
 	var vals []string
-	for _, name := range traces.HeaderVariables {
-		for pair := range strings.SplitSeq(getenv(name), ",") {
-			_, v, ok := strings.Cut(pair, "=")
-			if !ok {
-				continue
-			}
-			v = strings.TrimSpace(v)
-			vals = append(vals, v)
-			if d, err := url.QueryUnescape(v); err == nil && d != v {
-				vals = append(vals, d)
-			}
+	for _, h := range envHeaders(getenv) {
+		vals = append(vals, h.raw)
+		if h.value != h.raw {
+			vals = append(vals, h.value)
 		}
 	}
 	return vals

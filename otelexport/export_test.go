@@ -1,8 +1,14 @@
 package otelexport
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
+
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -67,4 +73,42 @@ func TestSpanTree(t *testing.T) {
 			assert.Check(t, is.Len(st.Events, 1))
 		}
 	}
+}
+
+// TestExportSendsHeadersFromTheEnvironment sends a run to a collector on
+// loopback: one protobuf request holding the run's spans, with the
+// environment's headers; a collector that refuses it is an error naming
+// the endpoint.
+func TestExportSendsHeadersFromTheEnvironment(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-key=a%20b")
+	var got struct {
+		key, ct, path string
+		spans         int
+	}
+	status := http.StatusOK
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.key, got.ct, got.path = r.Header.Get("X-Key"), r.Header.Get("Content-Type"), r.URL.Path
+		b, _ := io.ReadAll(r.Body)
+		var td tracepb.TracesData
+		if proto.Unmarshal(b, &td) == nil {
+			for _, rs := range td.ResourceSpans {
+				for _, ss := range rs.ScopeSpans {
+					got.spans += len(ss.Spans)
+				}
+			}
+		}
+		w.WriteHeader(status)
+	}))
+	defer srv.Close()
+	start := time.Unix(1_000, 0)
+	run := &results.Run{RunID: "r", StartedAt: start, FinishedAt: start.Add(time.Second)}
+	assert.NilError(t, New(srv.URL, true).Export(t.Context(), run))
+	assert.Check(t, is.Equal(got.key, "a b"))
+	assert.Check(t, is.Equal(got.ct, "application/x-protobuf"))
+	assert.Check(t, is.Equal(got.path, "/v1/traces"))
+	assert.Check(t, is.Equal(got.spans, 1))
+
+	status = http.StatusUnauthorized
+	err := New(srv.URL+"/v1/traces", true).Export(t.Context(), run)
+	assert.Check(t, is.ErrorContains(err, "could not send the run's trace to "+srv.URL+"/v1/traces: traces export: the collector answered 401 Unauthorized"))
 }
