@@ -30,13 +30,6 @@ func readTree(t *testing.T, dir string) map[string]string {
 	return tree
 }
 
-func starterFile(t *testing.T, name string) string {
-	t.Helper()
-	data, err := scaffold.ReadFile("scaffold/" + name)
-	assert.NilError(t, err)
-	return string(data)
-}
-
 // TestInitThenRunPasses is the first contact: init, then run with the real
 // starter agent (python3), from the project's folder and from elsewhere.
 func TestInitThenRunPasses(t *testing.T) {
@@ -133,96 +126,4 @@ func TestInitDir(t *testing.T) {
 	assert.Equal(t, r.code, 3)
 	assert.Equal(t, r.stdout, "created   inside/evalgate.yaml\n")
 	assert.Assert(t, strings.Contains(r.stderr, `could not create "inside/evals"`), r.stderr)
-}
-
-// TestInitKeepsUserFiles: a file already there is kept and named, the
-// missing ones are written, and the message promises a passing run only
-// for the starter's own files; --force replaces the scaffold files but
-// never the user's .gitignore lines.
-func TestInitKeepsUserFiles(t *testing.T) {
-	dir := t.TempDir()
-	mine := "suites: [tests/]\nagent:\n  exec: [node, agent.js]\n"
-	writeFiles(t, dir, map[string]string{"evalgate.yaml": mine, ".gitignore": "node_modules/\n"})
-
-	r := runCLI(t, dir, nil, "init")
-	assert.Equal(t, r.code, 0, r.stderr)
-	assert.Assert(t, strings.Contains(r.stdout, "kept      evalgate.yaml (already there, not the starter's; --force replaces it)\n"), r.stdout)
-	assert.Assert(t, strings.Contains(r.stdout, "created   evals/agent.py\n"), r.stdout)
-	assert.Assert(t, strings.Contains(r.stdout, "runs the suites in evalgate.yaml against the agent it names"), r.stdout)
-	assert.Assert(t, !strings.Contains(r.stdout, "every task passes"), r.stdout)
-	tree := readTree(t, dir)
-	assert.Equal(t, tree["evalgate.yaml"], mine)
-	assert.Equal(t, tree[".gitignore"], "node_modules/\n"+gitignoreComment+"\nevalgate-out/\n.evalgate/cache/\n")
-
-	r = runCLI(t, dir, nil, "init")
-	assert.Equal(t, r.code, 0, r.stderr)
-	assert.Equal(t, r.stdout, "nothing to do: evalgate.yaml, evals/starter.yaml, evals/agent.py and .github/workflows/evalgate.yml are already there, "+
-		"and .gitignore already ignores evalgate-out/ and .evalgate/cache/.\n"+
-		"(`evalgate init --force` replaces the files that are not the starter's.)\n")
-
-	r = runCLI(t, dir, nil, "init", "--force")
-	assert.Equal(t, r.code, 0, r.stderr)
-	assert.Assert(t, strings.Contains(r.stdout, "overwrote evalgate.yaml\n"), r.stdout)
-	assert.Assert(t, strings.Contains(r.stdout, "every task passes"), r.stdout)
-	after := readTree(t, dir)
-	assert.Equal(t, after["evalgate.yaml"], starterFile(t, "evalgate.yaml"))
-	assert.Equal(t, after[".gitignore"], tree[".gitignore"])
-}
-
-func TestInitGitignore(t *testing.T) {
-	type testCase struct {
-		name    string
-		before  *string // nil: no .gitignore
-		want    string
-		wantMsg string // the .gitignore line of the report; "" for none
-	}
-	text := func(s string) *string { return &s }
-	added := gitignoreComment + "\nevalgate-out/\n.evalgate/cache/\n"
-	run := func(t *testing.T, tc testCase) {
-		dir := t.TempDir()
-		if tc.before != nil {
-			writeFiles(t, dir, map[string]string{".gitignore": *tc.before})
-		}
-		r := runCLI(t, dir, nil, "init")
-		assert.Equal(t, r.code, 0, r.stderr)
-		got, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
-		assert.NilError(t, err)
-		assert.Equal(t, string(got), tc.want)
-		if tc.wantMsg != "" {
-			assert.Assert(t, strings.Contains(r.stdout, tc.wantMsg+"\n"), r.stdout)
-		} else {
-			assert.Assert(t, !strings.Contains(r.stdout, ".gitignore ("), r.stdout)
-		}
-
-		// A second init leaves the file as it is.
-		r = runCLI(t, dir, nil, "init")
-		assert.Equal(t, r.code, 0, r.stderr)
-		assert.Assert(t, strings.HasPrefix(r.stdout, "nothing to do:"), r.stdout)
-		again, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
-		assert.NilError(t, err)
-		assert.Equal(t, string(again), tc.want)
-	}
-	for _, tc := range []testCase{
-		{name: "created", want: added,
-			wantMsg: "created   .gitignore (ignores evalgate-out/ and .evalgate/cache/)"},
-		{name: "empty file", before: text(""), want: added,
-			wantMsg: "updated   .gitignore (added evalgate-out/ and .evalgate/cache/)"},
-		{name: "extended", before: text("node_modules/\n*.pyc\n"), want: "node_modules/\n*.pyc\n" + added,
-			wantMsg: "updated   .gitignore (added evalgate-out/ and .evalgate/cache/)"},
-		{name: "no newline at the end", before: text("# mine\nnode_modules/"), want: "# mine\nnode_modules/\n" + added,
-			wantMsg: "updated   .gitignore (added evalgate-out/ and .evalgate/cache/)"},
-		{name: "one line there", before: text("evalgate-out/\n"), want: "evalgate-out/\n" + gitignoreComment + "\n.evalgate/cache/\n",
-			wantMsg: "updated   .gitignore (added .evalgate/cache/)"},
-		{name: "both there", before: text("evalgate-out/\n.evalgate/cache/\n"), want: "evalgate-out/\n.evalgate/cache/\n"},
-		{name: "slash variants count", before: text("/evalgate-out\n  /.evalgate/cache/  \n"), want: "/evalgate-out\n  /.evalgate/cache/  \n"},
-		{name: "a negated line is the user's choice", before: text("!evalgate-out/\n.evalgate/cache\n"), want: "!evalgate-out/\n.evalgate/cache\n"},
-		{name: "the comment is not repeated", before: text(gitignoreComment + "\nevalgate-out/\n"), want: gitignoreComment + "\nevalgate-out/\n.evalgate/cache/\n",
-			wantMsg: "updated   .gitignore (added .evalgate/cache/)"},
-		{name: "a broader pattern does not count", before: text(".evalgate/\n"), want: ".evalgate/\n" + added,
-			wantMsg: "updated   .gitignore (added evalgate-out/ and .evalgate/cache/)"},
-		{name: "CRLF line endings", before: text("node_modules/\r\n"), want: "node_modules/\r\n" + strings.ReplaceAll(added, "\n", "\r\n"),
-			wantMsg: "updated   .gitignore (added evalgate-out/ and .evalgate/cache/)"},
-	} {
-		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
-	}
 }

@@ -14,7 +14,7 @@ files=()
 while IFS= read -r f; do files+=("$f"); done < <(
 	{
 		find .github/workflows examples/workflows action/testdata/e2e -name '*.yml' -o -name '*.yaml' 2>/dev/null
-		echo cli/scaffold/workflow.yml
+		echo scaffold/files/workflow.yml
 	} | grep -v '/suites/' | sort
 )
 echo "actionlint: ${#files[@]} workflow files"

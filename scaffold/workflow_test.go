@@ -1,4 +1,4 @@
-package cli
+package scaffold
 
 import (
 	"bytes"
@@ -16,10 +16,8 @@ import (
 // "GitHub Actions" section and of the guide's "Quick start".
 func TestInitWritesTheDocumentedWorkflow(t *testing.T) {
 	dir := t.TempDir()
-	var stdout, stderr bytes.Buffer
-	cmd := &Command{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr}
-	code := cmd.Main([]string{"evalgate", "init", "--dir", dir})
-	assert.Equal(t, code, 0, "init: %s%s", stdout.String(), stderr.String())
+	var stdout bytes.Buffer
+	assert.NilError(t, Init(&stdout, Options{Dir: dir, Template: Starter}))
 	written, err := os.ReadFile(filepath.Join(dir, ".github", "workflows", "evalgate.yml"))
 	assert.NilError(t, err)
 

@@ -1,4 +1,4 @@
-package cli
+package scaffold
 
 import (
 	"bytes"
@@ -14,12 +14,6 @@ import (
 	"text/template"
 )
 
-// Templates of init.
-const (
-	templateStarter = "starter"
-	templateAudit   = "agent-audit"
-)
-
 // auditDefaultFile is the definition the audit grades when init is given
 // none.
 const auditDefaultFile = "AGENTS.md"
@@ -30,7 +24,7 @@ const auditDefaultFile = "AGENTS.md"
 var auditSuite = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("suite").Funcs(template.FuncMap{
 		"quote": func(s string) string { b, _ := json.Marshal(s); return string(b) }, // a JSON string is a YAML one
-	}).ParseFS(scaffold, "scaffold/agent-audit/suite.yaml.tmpl")).Lookup("suite.yaml.tmpl")
+	}).ParseFS(embedded, "files/agent-audit/suite.yaml.tmpl")).Lookup("suite.yaml.tmpl")
 })
 
 // auditTask is one definition file the audit grades.
@@ -39,7 +33,7 @@ type auditTask struct{ ID, Path string }
 // auditFiles are the files `init --template agent-audit` writes for the
 // definition files paths (relative to the project folder): the project
 // file, the suite with a task per file, and the workflow.
-func auditFiles(paths []string) ([]scaffoldFile, error) {
+func auditFiles(paths []string) ([]file, error) {
 	if len(paths) == 0 {
 		paths = []string{auditDefaultFile}
 	}
@@ -61,10 +55,10 @@ func auditFiles(paths []string) ([]scaffoldFile, error) {
 		return nil, err
 	}
 	suite.WriteString("\n")
-	return []scaffoldFile{
-		{src: "scaffold/agent-audit/evalgate.yaml", dst: "evalgate.yaml", mode: 0o644},
+	return []file{
+		{src: "files/agent-audit/evalgate.yaml", dst: "evalgate.yaml", mode: 0o644},
 		{dst: "evals/agent-audit.yaml", mode: 0o644, data: suite.Bytes()},
-		{src: "scaffold/workflow.yml", dst: workflowFile, mode: 0o644},
+		{src: "files/workflow.yml", dst: workflowFile, mode: 0o644},
 	}, nil
 }
 
