@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/evalgate/evalgate/pipeline"
 	"github.com/evalgate/evalgate/suites"
@@ -43,29 +40,11 @@ func exportCmd(_ context.Context, c *Command, args []string) error {
 	if _, err := c.Stdout.Write(out); err != nil {
 		return err
 	}
-	type line struct {
-		pos  suites.Pos
-		text string
-	}
-	var lines []line
-	for _, e := range rep.Extensions {
-		lines = append(lines, line{e.Pos, e.String()})
-	}
-	for _, u := range rep.Unscoreable {
-		what := "left out (--keep-unscoreable keeps it, without scoring)"
-		if *keep {
-			what = "kept without scoring"
-		}
-		lines = append(lines, line{u.Pos, u.String() + "; " + what})
-	}
-	slices.SortStableFunc(lines, func(a, b line) int {
-		return cmp.Or(cmp.Compare(a.pos.Line, b.pos.Line), cmp.Compare(a.pos.Col, b.pos.Col))
-	})
-	for _, l := range lines {
-		c.env.Say(c.Stderr, "evalgate: %s\n", l.text)
+	for _, l := range rep.Notes(*keep) {
+		c.env.Say(c.Stderr, "evalgate: %s\n", l)
 	}
 	tasks := rep.Tasks
-	c.env.Say(c.Stderr, "evalgate: %s\n", openwopSummary(rep))
+	c.env.Say(c.Stderr, "evalgate: %s\n", rep.Summary())
 	lost := len(rep.Unscoreable)
 	switch {
 	case lost == 0 && len(rep.Extensions) == 0:
@@ -85,31 +64,4 @@ func exportCmd(_ context.Context, c *Command, args []string) error {
 	return &pipeline.Error{Outcome: pipeline.GateFailed, Err: fmt.Errorf(
 		"%d of %d %s left out: only evalgate extensions score %s; the rest is strictly openwop-portable",
 		lost, tasks, pluralWord(tasks, "task", "tasks"), pluralWord(lost, "it", "them"))}
-}
-
-// openwopSummary counts the extensions of a suite by what an openwop export
-// does with them, in the words both `validate --openwop` and `export`
-// print.
-func openwopSummary(rep *suites.OpenWOPReport) string {
-	n := len(rep.Extensions)
-	if n == 0 {
-		return "no evalgate extensions"
-	}
-	var parts []string
-	for _, a := range []struct {
-		action, words string
-	}{
-		{suites.ExtDropped, "dropped"},
-		{suites.ExtTranslated, "translated to openwop"},
-		{suites.ExtDroppedMatch, "dropped with the match they change"},
-	} {
-		if k := rep.Count(a.action); k > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", k, a.words))
-		}
-	}
-	s := fmt.Sprintf("%d evalgate %s (export --openwop: %s)", n, pluralWord(n, "extension", "extensions"), strings.Join(parts, ", "))
-	if u := len(rep.Unscoreable); u > 0 {
-		s += fmt.Sprintf("; %d of %d %s scored only by them", u, rep.Tasks, pluralWord(rep.Tasks, "task is", "tasks are"))
-	}
-	return s
 }

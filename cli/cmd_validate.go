@@ -62,10 +62,10 @@ func validateCmd(_ context.Context, c *Command, args []string) error {
 			}
 			if !rep.Portable() {
 				portable = false
-				c.env.Say(c.Stdout, "%s: not strictly openwop-portable: %s\n%v\n", s.Path, openwopSummary(rep), rep.Errors())
+				c.env.Say(c.Stdout, "%s: not strictly openwop-portable: %s\n%v\n", s.Path, rep.Summary(), rep.Errors())
 				continue
 			}
-			c.env.Say(c.Stdout, "%s: strictly openwop-portable: %s\n", s.Path, openwopSummary(rep))
+			c.env.Say(c.Stdout, "%s: strictly openwop-portable: %s\n", s.Path, rep.Summary())
 		}
 		if !portable {
 			return invalid(errors.New("some suites use evalgate extensions; `evalgate export --openwop FILE` strips them"))

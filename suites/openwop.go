@@ -2,8 +2,10 @@ package suites
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"regexp/syntax"
+	"slices"
 	"strings"
 )
 
@@ -110,6 +112,61 @@ func (r *OpenWOPReport) Count(action string) int {
 		}
 	}
 	return n
+}
+
+// Summary counts the extensions by what an openwop export does with
+// them, in the words both `validate --openwop` and `export` print.
+func (r *OpenWOPReport) Summary() string {
+	n := len(r.Extensions)
+	if n == 0 {
+		return "no evalgate extensions"
+	}
+	var parts []string
+	for _, a := range []struct {
+		action, words string
+	}{
+		{ExtDropped, "dropped"},
+		{ExtTranslated, "translated to openwop"},
+		{ExtDroppedMatch, "dropped with the match they change"},
+	} {
+		if k := r.Count(a.action); k > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", k, a.words))
+		}
+	}
+	s := fmt.Sprintf("%d evalgate %s (export --openwop: %s)", n, plural(n, "extension", "extensions"), strings.Join(parts, ", "))
+	if u := len(r.Unscoreable); u > 0 {
+		s += fmt.Sprintf("; %d of %d %s scored only by them", u, r.Tasks, plural(r.Tasks, "task is", "tasks are"))
+	}
+	return s
+}
+
+// Notes are the lines `export` prints about the report, in the file's
+// order: each extension, and each unscoreable task with what the export
+// did with it (kept without scoring with keep, else left out).
+func (r *OpenWOPReport) Notes(keep bool) []string {
+	type note struct {
+		pos  Pos
+		text string
+	}
+	var notes []note
+	for _, e := range r.Extensions {
+		notes = append(notes, note{e.Pos, e.String()})
+	}
+	for _, u := range r.Unscoreable {
+		what := "left out (--keep-unscoreable keeps it, without scoring)"
+		if keep {
+			what = "kept without scoring"
+		}
+		notes = append(notes, note{u.Pos, u.String() + "; " + what})
+	}
+	slices.SortStableFunc(notes, func(a, b note) int {
+		return cmp.Or(cmp.Compare(a.pos.Line, b.pos.Line), cmp.Compare(a.pos.Col, b.pos.Col))
+	})
+	lines := make([]string, len(notes))
+	for i, n := range notes {
+		lines[i] = n.text
+	}
+	return lines
 }
 
 // Errors returns the report as errors of kind ErrOpenWOP, one per

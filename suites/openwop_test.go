@@ -134,3 +134,37 @@ func strictOpenWOP(t *testing.T, path string) error {
 	assert.NilError(t, err)
 	return sch.Validate(inst)
 }
+
+// TestOpenWOPReportWords pins the words of a report that `export` and
+// `validate --openwop` print: the summary, and the notes in the file's
+// order whatever the report's.
+func TestOpenWOPReportWords(t *testing.T) {
+	rep := &OpenWOPReport{
+		Tasks: 3,
+		Extensions: []Extension{
+			{Pos: Pos{File: "s.yaml", Line: 9, Col: 5}, Pointer: "/tasks/1/assert", Action: ExtDropped, Message: "dropped"},
+			{Pos: Pos{File: "s.yaml", Line: 2, Col: 3}, Pointer: "/tasks/0/golden/match", Action: ExtDroppedMatch, Message: "match dropped"},
+		},
+		Unscoreable: []UnscoreableTask{{Pos: Pos{File: "s.yaml", Line: 4, Col: 3}, Pointer: "/tasks/0", TaskID: "t0"}},
+	}
+	type testCase struct {
+		keep bool
+		want []string
+	}
+	for _, tc := range []testCase{
+		{keep: false, want: []string{
+			"s.yaml:2:3: /tasks/0/golden/match: match dropped",
+			`s.yaml:4:3: /tasks/0: task "t0" is scored only by evalgate extensions; no openwop runner can score it without them; left out (--keep-unscoreable keeps it, without scoring)`,
+			"s.yaml:9:5: /tasks/1/assert: dropped",
+		}},
+		{keep: true, want: []string{
+			"s.yaml:2:3: /tasks/0/golden/match: match dropped",
+			`s.yaml:4:3: /tasks/0: task "t0" is scored only by evalgate extensions; no openwop runner can score it without them; kept without scoring`,
+			"s.yaml:9:5: /tasks/1/assert: dropped",
+		}},
+	} {
+		assert.DeepEqual(t, rep.Notes(tc.keep), tc.want)
+	}
+	assert.Equal(t, rep.Summary(), "2 evalgate extensions (export --openwop: 1 dropped, 1 dropped with the match they change); 1 of 3 tasks are scored only by them")
+	assert.Equal(t, (&OpenWOPReport{Tasks: 1}).Summary(), "no evalgate extensions")
+}
