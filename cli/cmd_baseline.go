@@ -5,14 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/evalgate/evalgate/action"
 	"github.com/evalgate/evalgate/pipeline"
 	"github.com/evalgate/evalgate/regression"
-	"github.com/evalgate/evalgate/results"
 )
 
 // baselineCmd is `evalgate baseline promote [RESULTS] [--out FILE] [--force]`
@@ -53,9 +51,9 @@ func baselineCmd(ctx context.Context, c *Command, args []string) error {
 	if run.RunID == "" {
 		return invalid(fmt.Errorf("could not promote %s: the results have no run id", pos[0]))
 	}
-	problems, err := promoteProblems(ctx, run, *out)
+	problems, err := regression.PromoteProblemsAt(ctx, run, *out)
 	if err != nil {
-		return err
+		return runError(err)
 	}
 	if len(problems) > 0 && !*force {
 		var b strings.Builder
@@ -75,26 +73,6 @@ func baselineCmd(ctx context.Context, c *Command, args []string) error {
 	c.env.Say(c.Stdout, "evalgate: baseline %s written from run %s (%d %s, %d %s)\n", filepath.ToSlash(*out), run.RunID,
 		len(run.Suites), pluralWord(len(run.Suites), "suite", "suites"), run.TaskCount, pluralWord(run.TaskCount, "task", "tasks"))
 	return nil
-}
-
-// promoteProblems says why run should not replace the baseline at out: the
-// run's own problems, and the tasks of the baseline already there that it
-// lacks. A file at out that is not a baseline is a problem too, rather than
-// overwritten unseen.
-func promoteProblems(ctx context.Context, run *results.Run, out string) ([]regression.PromoteProblem, error) {
-	if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
-		return regression.PromoteProblems(run, nil), nil
-	} else if err != nil {
-		return nil, runError(fmt.Errorf("could not read the baseline %q: %w", out, err))
-	}
-	old, err := regression.Load(ctx, out, "")
-	if err != nil {
-		return append(regression.PromoteProblems(run, nil), regression.PromoteProblem{
-			What: fmt.Sprintf("%s is there and is not a baseline evalgate can read (%v)", filepath.ToSlash(out), err),
-			Fix:  "choose another --out",
-		}), nil
-	}
-	return regression.PromoteProblems(run, old), nil
 }
 
 // baselineFetchCmd is `evalgate baseline fetch [--config F] [--baseline

@@ -2,9 +2,12 @@ package regression
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -41,6 +44,26 @@ type PromoteProblem struct {
 }
 
 func (p PromoteProblem) String() string { return p.What + ": " + p.Fix }
+
+// PromoteProblemsAt says why run should not replace the baseline at out:
+// the run's own problems, and the tasks of the baseline already there that
+// it lacks. A file at out that is not a baseline is a problem too, rather
+// than overwritten unseen. The error is a failure to look at out.
+func PromoteProblemsAt(ctx context.Context, run *results.Run, out string) ([]PromoteProblem, error) {
+	if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
+		return PromoteProblems(run, nil), nil
+	} else if err != nil {
+		return nil, fmt.Errorf("could not read the baseline %q: %w", out, err)
+	}
+	old, err := Load(ctx, out, "")
+	if err != nil {
+		return append(PromoteProblems(run, nil), PromoteProblem{
+			What: fmt.Sprintf("%s is there and is not a baseline evalgate can read (%v)", filepath.ToSlash(out), err),
+			Fix:  "choose another --out",
+		}), nil
+	}
+	return PromoteProblems(run, old), nil
+}
 
 // PromoteProblems says why run r should not become the baseline in place of
 // old (nil when there is none yet). A baseline is the bar every later run
