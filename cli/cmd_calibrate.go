@@ -3,151 +3,32 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
-	"math"
-	"time"
 
-	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/pipeline"
 )
 
-// calibrateFlags are the flags of `evalgate calibrate`.
-type calibrateFlags struct {
-	labels       string
-	config       string
-	minAgreement float64
-	noCache      bool
-}
-
-func (c *Command) calibrateFlagSet(f *calibrateFlags) *flag.FlagSet {
-	fs := c.newFlags("calibrate", "--labels FILE")
-	fs.StringVar(&f.labels, "labels", "", "JSON Lines `file` of human labels: {\"input\", \"output\", \"criterion\", \"human\": true|false|0..1}, or a graded criterion's \"scale\" with \"human\": its level (required)")
-	fs.StringVar(&f.config, "config", "", "project `file` with the judge block (default: evalgate.yaml here or in the nearest folder above, up to the repository root)")
-	fs.Float64Var(&f.minAgreement, "min-agreement", judges.DefaultMinAgreement, "the Spearman ρ the judge must reach; below it the exit code is 1")
-	fs.BoolVar(&f.noCache, "no-cache", false, "ask the judge again instead of reusing cached verdicts")
-	return fs
-}
-
+// calibrateCmd is `evalgate calibrate --labels FILE`: pipeline.Env.Calibrate
+// measures the judge against the labels.
 func calibrateCmd(ctx context.Context, c *Command, args []string) error {
-	var f calibrateFlags
-	fs := c.calibrateFlagSet(&f)
+	var r pipeline.CalibrateRequest
+	fs := c.newFlags("calibrate", "--labels FILE")
+	fs.StringVar(&r.Labels, "labels", "", "JSON Lines `file` of human labels: {\"input\", \"output\", \"criterion\", \"human\": true|false|0..1}, or a graded criterion's \"scale\" with \"human\": its level (required)")
+	fs.StringVar(&r.Config, "config", "", "project `file` with the judge block (default: evalgate.yaml here or in the nearest folder above, up to the repository root)")
+	fs.Float64Var(&r.MinAgreement, "min-agreement", judges.DefaultMinAgreement, "the Spearman ρ the judge must reach; below it the exit code is 1")
+	fs.BoolVar(&r.NoCache, "no-cache", false, "ask the judge again instead of reusing cached verdicts")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	switch {
 	case fs.NArg() > 0:
 		return invalid(fmt.Errorf("calibrate takes no arguments, got %q; pass the labels with --labels", fs.Arg(0)))
-	case f.labels == "":
+	case r.Labels == "":
 		return invalid(errors.New("--labels is required: a JSON Lines file of human-labelled examples"))
-	case !(f.minAgreement > 0 && f.minAgreement <= 1):
+	case !(r.MinAgreement > 0 && r.MinAgreement <= 1):
 		// A bar at or below 0 passes a judge no better than a coin.
-		return invalid(fmt.Errorf("--min-agreement: expected a correlation above 0 and at most 1, such as 0.8, got %g", f.minAgreement))
+		return invalid(fmt.Errorf("--min-agreement: expected a correlation above 0 and at most 1, such as 0.8, got %g", r.MinAgreement))
 	}
-	cfg, err := c.env.LoadConfig(f.config)
-	if err != nil {
-		return invalid(err)
-	}
-	if o := cfg.Judge.OpenAI; o != nil && o.APIKeyEnv != "" && c.Getenv(o.APIKeyEnv) == "" {
-		return invalid(&config.Error{Pos: o.APIKeyEnvAt, Message: fmt.Sprintf(
-			"judge.openai.apiKeyEnv: the environment variable %s is not set; the judge needs it to be calibrated", o.APIKeyEnv)})
-	}
-	rj, err := c.env.NewRubricJudge(cfg, f.noCache, 0)
-	if err != nil {
-		return invalid(err)
-	}
-	if rj == nil {
-		return invalid(errors.New("no judge configured: set judge.openai or judge.exec in evalgate.yaml"))
-	}
-	labels, err := judges.ReadLabels(f.labels)
-	if err != nil {
-		var les judges.LabelErrors
-		if errors.As(err, &les) {
-			return invalid(fmt.Errorf("invalid labels:\n%w", err))
-		}
-		return invalid(err)
-	}
-
-	scores, err := judges.JudgeLabels(ctx, rj.Rubric, labels)
-	c.env.WarnCacheRejected(rj)
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return &pipeline.Error{Outcome: pipeline.Interrupted, Err: errors.New("interrupted: nothing was written")}
-	case err != nil:
-		if uerr := pipeline.JudgeDown(cfg, rj.Unavailable()); uerr != nil {
-			return uerr
-		}
-		return runError(fmt.Errorf("could not calibrate the judge on %s: %w", f.labels, err))
-	}
-	human := make([]float64, len(labels))
-	for i, l := range labels {
-		human[i] = l.Human
-	}
-	cal := &judges.Calibration{
-		JudgeID:      rj.Judge.ID(),
-		Fingerprint:  judges.Fingerprint(rj.Judge.Identity()),
-		Labels:       f.labels,
-		MinAgreement: f.minAgreement,
-		Date:         time.Now().UTC().Truncate(time.Second),
-		Agreement:    judges.Measure(scores, human),
-	}
-	if sc := labels[0].Scale; sc != nil {
-		cal.Agreement = judges.MeasureGraded(scores, human, sc.Min, sc.Max)
-	}
-	cal.Passed = cal.Rho != nil && *cal.Rho >= f.minAgreement
-	path := pipeline.CalibrationFile(cfg)
-	if err := judges.WriteCalibration(path, cal); err != nil {
-		return runError(err)
-	}
-	c.printCalibration(c.Stdout, cal, path)
-	if !cal.Passed {
-		return pipeline.ErrGateFailed
-	}
-	return nil
-}
-
-// printCalibration writes the agreement report of a calibration.
-func (c *Command) printCalibration(w io.Writer, cal *judges.Calibration, path string) {
-	a := cal.Agreement
-	c.env.Say(w, "judge %s on %d labels from %s\n\n", cal.JudgeID, a.N, cal.Labels)
-	fmt.Fprintf(w, "  Spearman ρ  %s  (bar %.2f)\n", figure(a.Rho), cal.MinAgreement)
-	if a.Scale != nil {
-		printGradedAgreement(w, a)
-	} else {
-		printConfusion(w, a)
-	}
-	switch {
-	case a.Rho == nil:
-		fmt.Fprintf(w, "not calibrated: ρ is undefined (the judge or the labels give one answer to every example); add labels of both kinds\n")
-	case cal.Passed:
-		fmt.Fprintf(w, "calibrated: ρ %.3f ≥ %.2f\n", *a.Rho, cal.MinAgreement)
-	default:
-		fmt.Fprintf(w, "not calibrated: ρ %.3f < %.2f; do not let this judge gate until it agrees with people\n", *a.Rho, cal.MinAgreement)
-	}
-	c.env.Say(w, "wrote %s\n", path)
-}
-
-// printConfusion writes κ, accuracy and the confusion table of yes/no labels.
-func printConfusion(w io.Writer, a judges.Agreement) {
-	fmt.Fprintf(w, "  Cohen's κ   %s\n", figure(a.Kappa))
-	fmt.Fprintf(w, "  accuracy    %.3f  (%d of %d)\n\n", a.Accuracy, a.Confusion.BothMet+a.Confusion.Neither, a.N)
-	fmt.Fprintf(w, "  %-14s %9s %14s\n", "", "human met", "human not met")
-	fmt.Fprintf(w, "  %-14s %9d %14d\n", "judge met", a.Confusion.BothMet, a.Confusion.JudgeOnly)
-	fmt.Fprintf(w, "  %-14s %9d %14d\n\n", "judge not met", a.Confusion.HumanOnly, a.Confusion.Neither)
-}
-
-// printGradedAgreement writes the weighted κ and exact agreement of graded
-// labels.
-func printGradedAgreement(w io.Writer, a judges.Agreement) {
-	fmt.Fprintf(w, "  weighted κ  %s  (quadratic, levels %d to %d)\n", figure(a.Kappa), a.Scale.Min, a.Scale.Max)
-	fmt.Fprintf(w, "  exact level %.3f  (%d of %d)\n\n", a.Accuracy, int(math.Round(a.Accuracy*float64(a.N))), a.N)
-}
-
-func figure(v *float64) string {
-	if v == nil {
-		return "undefined"
-	}
-	return fmt.Sprintf("%.3f", *v)
+	return c.env.Calibrate(ctx, &r)
 }

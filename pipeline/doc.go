@@ -20,5 +20,7 @@
 //
 // Env.Run is `evalgate run`; Env.Merge is `evalgate merge`, which merges
 // the results of a sharded run (results.Merge) and takes the run from step
-// 4. How a run ended is an *Error; package cli maps it to the exit code.
+// 4; Env.Calibrate is `evalgate calibrate`, which measures the project's
+// rubric judge against human labels (calibrate.go). How a run ended is an
+// *Error; package cli maps it to the exit code.
 package pipeline
