@@ -19,7 +19,7 @@ import (
 // go install, or an evidently made-up placeholder in angle brackets.
 func TestDocumentedRefsExist(t *testing.T) {
 	root := ".."
-	files := []string{"README.md", ".pre-commit-hooks.yaml", filepath.Join("cli", "scaffold", "workflow.yml")}
+	files := []string{"README.md", ".pre-commit-hooks.yaml", filepath.Join("scaffold", "files", "workflow.yml")}
 	for _, glob := range []string{"docs/*.md", "examples/workflows/*.yml"} {
 		m, err := filepath.Glob(filepath.Join(root, glob))
 		assert.NilError(t, err)
