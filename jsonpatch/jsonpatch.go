@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evalgate/evalgate/internal/jsonpointer"
 	"github.com/evalgate/evalgate/jsonvalue"
 )
 
@@ -143,39 +144,9 @@ func Clone(v any) any {
 	return v
 }
 
-// Tokens splits an RFC 6901 pointer into its unescaped reference tokens;
-// nil for "", the whole document.
-func Tokens(ptr string) ([]string, error) {
-	if ptr == "" {
-		return nil, nil
-	}
-	if ptr[0] != '/' {
-		return nil, fmt.Errorf("a JSON pointer starts with \"/\"")
-	}
-	toks := strings.Split(ptr[1:], "/")
-	for i, t := range toks {
-		if !strings.Contains(t, "~") {
-			continue
-		}
-		for j := 0; j < len(t); j++ {
-			if t[j] == '~' && (j+1 == len(t) || (t[j+1] != '0' && t[j+1] != '1')) {
-				return nil, fmt.Errorf(`"~" in a JSON pointer is followed by 0 or 1 ("~0" is "~", "~1" is "/")`)
-			}
-		}
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-	}
-	return toks, nil
-}
-
-// Escape escapes text as one reference token of a pointer: "~" as "~0"
-// and "/" as "~1".
-func Escape(text string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(text, "~", "~0"), "/", "~1")
-}
-
 // Get returns the value at ptr in doc.
 func Get(doc any, ptr string) (any, error) {
-	toks, err := Tokens(ptr)
+	toks, err := jsonpointer.Tokens(ptr)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +154,7 @@ func Get(doc any, ptr string) (any, error) {
 	for i, t := range toks {
 		next, ok := child(cur, t)
 		if !ok {
-			return nil, fmt.Errorf("no value at %s", quotePointer(prefix(toks, i+1)))
+			return nil, fmt.Errorf("no value at %s", quotePointer(jsonpointer.Join(toks[:i+1])))
 		}
 		cur = next
 	}
@@ -222,21 +193,11 @@ func index(tok string, max int) (int, bool) {
 	return i, true
 }
 
-// prefix is the pointer of the first n tokens.
-func prefix(toks []string, n int) string {
-	var b strings.Builder
-	for _, t := range toks[:n] {
-		b.WriteByte('/')
-		b.WriteString(Escape(t))
-	}
-	return b.String()
-}
-
 func apply(doc any, op Op, ch *change) (any, *Error) {
 	fail := func(format string, args ...any) *Error {
 		return &Error{Op: op.Op, Path: op.Path, Reason: fmt.Sprintf(format, args...)}
 	}
-	toks, err := Tokens(op.Path)
+	toks, err := jsonpointer.Tokens(op.Path)
 	if err != nil {
 		return doc, fail("%v", err)
 	}
@@ -264,7 +225,7 @@ func apply(doc any, op Op, ch *change) (any, *Error) {
 		}
 		return doc, nil
 	case Move, Copy:
-		from, err := Tokens(op.From)
+		from, err := jsonpointer.Tokens(op.From)
 		if err != nil {
 			return doc, fail("from: %v", err)
 		}
@@ -313,7 +274,7 @@ func put(doc any, toks []string, v any, add bool, fail func(string, ...any) *Err
 		case map[string]any:
 			old, ok := x[last]
 			if !ok && !add {
-				return parent, fail("no value at %s", quotePointer(prefix(toks, len(toks))))
+				return parent, fail("no value at %s", quotePointer(jsonpointer.Join(toks)))
 			}
 			if ok {
 				ch.dropped = &old
@@ -336,14 +297,14 @@ func put(doc any, toks []string, v any, add bool, fail func(string, ...any) *Err
 			}
 			i, ok := index(last, len(x)-1)
 			if !ok {
-				return parent, fail("no value at %s", quotePointer(prefix(toks, len(toks))))
+				return parent, fail("no value at %s", quotePointer(jsonpointer.Join(toks)))
 			}
 			old := x[i]
 			ch.dropped = &old
 			x[i] = v
 			return x, nil
 		}
-		return parent, fail("%s is neither an object nor an array", quotePointer(prefix(toks, len(toks)-1)))
+		return parent, fail("%s is neither an object nor an array", quotePointer(jsonpointer.Join(toks[:len(toks)-1])))
 	})
 }
 
@@ -368,7 +329,7 @@ func take(doc any, toks []string, fail func(string, ...any) *Error) (any, any, *
 			got = x[i]
 			return append(x[:i], x[i+1:]...), nil
 		}
-		return parent, fail("no value at %s", quotePointer(prefix(toks, len(toks))))
+		return parent, fail("no value at %s", quotePointer(jsonpointer.Join(toks)))
 	})
 	return got, doc, e
 }
@@ -383,7 +344,7 @@ func edit(node any, toks []string, fail func(string, ...any) *Error, leaf func(p
 		}
 		next, ok := child(node, toks[depth])
 		if !ok {
-			return node, fail("no value at %s", quotePointer(prefix(toks, depth+1)))
+			return node, fail("no value at %s", quotePointer(jsonpointer.Join(toks[:depth+1])))
 		}
 		changed, e := walk(next, depth+1)
 		if e != nil {

@@ -113,12 +113,6 @@ func TestApplyKeepsValues(t *testing.T) {
 	assert.Equal(t, string(jsonvalue.Canonical(value)), `{"n":1}`)
 }
 
-func TestEscape(t *testing.T) {
-	toks, err := Tokens("/" + Escape("a/b~c") + "/x")
-	assert.NilError(t, err)
-	assert.DeepEqual(t, toks, []string{"a/b~c", "x"})
-}
-
 func FuzzApply(f *testing.F) {
 	f.Add(`{"a":[1,2,{"b":null}]}`, "add", "/a/1", "/a/0", `3`)
 	f.Add(`{"a":{"b":1}}`, "move", "/c", "/a/b", `null`)

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/evalgate/evalgate/internal/jsonpointer"
 )
 
 // Position finds the value at the JSON pointer in the JSON document r
@@ -15,27 +17,12 @@ import (
 // It follows the document's structure without checking it, so it is
 // meant for documents that were decoded once already.
 func Position(r io.Reader, pointer string) (line, col int, ok bool) {
-	want, valid := pointerTokens(pointer)
-	if !valid {
+	want, err := jsonpointer.Tokens(pointer)
+	if err != nil {
 		return 0, 0, false
 	}
 	p := &positioner{r: bufio.NewReaderSize(r, 64<<10), line: 1, col: 1, want: want}
 	return p.value(0)
-}
-
-// pointerTokens splits a JSON pointer into its unescaped tokens.
-func pointerTokens(pointer string) ([]string, bool) {
-	if pointer == "" {
-		return nil, true
-	}
-	if pointer[0] != '/' {
-		return nil, false
-	}
-	toks := strings.Split(pointer[1:], "/")
-	for i, t := range toks {
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-	}
-	return toks, true
 }
 
 // positioner walks a JSON document toward the value at want.

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/evalgate/evalgate/internal/inputfile"
+	"github.com/evalgate/evalgate/internal/jsonpointer"
 )
 
 // dataset is one entry of a suite's datasets (DESIGN §16): a file of rows
@@ -98,7 +99,7 @@ func (b *builder) expandDatasets(root *value) {
 		}
 		ds := &dataset{index: k, template: tmpl, fileVal: file}
 		b.s.datasets = append(b.s.datasets, ds)
-		ptr := pointerIndex("/datasets", k)
+		ptr := jsonpointer.AppendIndex("/datasets", k)
 		if !b.openDataset(ds, file, ptr) || !b.openReader(ds, dv, ptr) || !b.checkTemplate(ds, ptr) {
 			continue
 		}
@@ -149,7 +150,7 @@ func (b *builder) openReader(ds *dataset, dv *value, ptr string) bool {
 			continue
 		}
 		fail := func(format string, args ...any) bool {
-			b.d.errorf(f.val, pointer(ptr, f.key), "%s: "+format, append([]any{f.key}, args...)...)
+			b.d.errorf(f.val, jsonpointer.Append(ptr, f.key), "%s: "+format, append([]any{f.key}, args...)...)
 			return false
 		}
 		if ds.format != formatCSV {
@@ -210,11 +211,11 @@ func templateNames(v *value, ptr string, out map[string]templateUse, order *[]st
 		}
 	case kindArray:
 		for i, it := range v.items {
-			templateNames(it, pointerIndex(ptr, i), out, order)
+			templateNames(it, jsonpointer.AppendIndex(ptr, i), out, order)
 		}
 	case kindObject:
 		for _, f := range v.fields {
-			templateNames(f.val, pointer(ptr, f.key), out, order)
+			templateNames(f.val, jsonpointer.Append(ptr, f.key), out, order)
 		}
 	}
 }
@@ -243,7 +244,7 @@ func (b *builder) checkTemplate(ds *dataset, ptr string) bool {
 // rows of the suite's datasets so far, against MaxDatasetRows. It returns
 // false when the suite is over that limit.
 func (b *builder) readRows(ds *dataset, rows *int) bool {
-	ptr := pointerIndex("/datasets", ds.index)
+	ptr := jsonpointer.AppendIndex("/datasets", ds.index)
 	defer func() { ds.repeats = nil }()
 	problems := 0
 	ok := true
@@ -441,7 +442,7 @@ func (b *builder) checkHeader(ds *dataset) bool {
 	}
 	used := map[string]templateUse{}
 	var order []string
-	templateNames(ds.template, pointerIndex("/datasets", ds.index)+"/task", used, &order)
+	templateNames(ds.template, jsonpointer.AppendIndex("/datasets", ds.index)+"/task", used, &order)
 	ok := true
 	for _, name := range order {
 		if !slices.Contains(ds.header, name) {
@@ -749,7 +750,7 @@ func (b *builder) rowTask(ds *dataset, r *row) *Error {
 		return rerr
 	}
 	i := len(b.s.Tasks)
-	ptr := pointerIndex("/tasks", i)
+	ptr := jsonpointer.AppendIndex("/tasks", i)
 	errs := suiteSchema.validateTask(b.file, tv, i)
 	n := len(b.d.errs)
 	t := b.d.task(tv, ptr, i)
@@ -798,7 +799,7 @@ type rowAt struct{ ds, line int32 }
 // problem of the template itself, the same for every row, is reported once
 // for the dataset, with the rows that have it (see repeats).
 func (ds *dataset) place(errs Errors, x *expander, r *row, ptr string) Errors {
-	base := pointerIndex("/datasets", ds.index) + "/task"
+	base := jsonpointer.AppendIndex("/datasets", ds.index) + "/task"
 	what := "key"
 	if ds.format == formatCSV {
 		what = "column"

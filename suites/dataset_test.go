@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalgate/evalgate/internal/jsonpointer"
 	"gotest.tools/v3/assert"
 )
 
@@ -157,7 +158,7 @@ datasets:
 		var errs Errors
 		assert.Assert(t, errors.As(err, &errs) && len(errs) != 0, "error is not a list of errors: %v", err)
 		for _, e := range errs {
-			assert.Assert(t, e.Message != "" && e.Pos.Line > 0 && validPointer(e.Pointer), "malformed error: %#v", e)
+			assert.Assert(t, e.Message != "" && e.Pos.Line > 0 && jsonpointer.Valid(e.Pointer), "malformed error: %#v", e)
 			for _, h := range goTypeHints {
 				if strings.Contains(e.Message, h) {
 					assert.Assert(t, strings.Contains(string(data), h), "message leaks %q: %v", h, e)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evalgate/evalgate/internal/jsonpointer"
 	"github.com/evalgate/evalgate/internal/meter"
 )
 
@@ -288,7 +289,7 @@ func (d *decoder) suite(root *value) *Suite {
 // that its id is new. Tasks come one at a time, so a large suite never has
 // more than one task's tree in memory.
 func (d *decoder) addTask(s *Suite, tv *value, i int) {
-	ptr := pointerIndex("/tasks", i)
+	ptr := jsonpointer.AppendIndex("/tasks", i)
 	t := d.task(tv, ptr, i)
 	s.Tasks = append(s.Tasks, t.ref())
 	idv := tv.get("taskId")
@@ -309,7 +310,7 @@ func (d *decoder) tools(v *value) []Tool {
 	var tools []Tool
 	first := map[string]*value{}
 	for i, tv := range objects(v) {
-		ptr := pointerIndex("/tools", i)
+		ptr := jsonpointer.AppendIndex("/tools", i)
 		t := Tool{Name: str(tv.get("name")), Description: str(tv.get("description")), SideEffect: boolean(tv.get("sideEffect"))}
 		if sv := tv.get("inputSchema"); sv != nil {
 			t.InputSchema = raw(sv)
@@ -356,14 +357,14 @@ func (d *decoder) task(v *value, ptr string, index int) *Task {
 		for i, rv := range objects(fv.get("toolResponses")) {
 			if use := describeUse(rv); use != "" {
 				k := presentKeys(rv, worldKeys)[0]
-				d.needWorld(hasWorld(v, &t.Fixtures), rv.getField(k), pointerIndex(ptr+"/fixtures/toolResponses", i)+"/"+k, use)
+				d.needWorld(hasWorld(v, &t.Fixtures), rv.getField(k), jsonpointer.AppendIndex(ptr+"/fixtures/toolResponses", i)+"/"+k, use)
 			}
 		}
 	}
 	if slices.Contains(t.Tags, ScenarioBudgetExceeded) && !d.again && !hasBudget(t.Expected.Assert) {
 		for i, tv := range v.get("tags").items {
 			if tv.kind == kindString && tv.lit == ScenarioBudgetExceeded {
-				d.errorf(tv, pointerIndex(ptr+"/tags", i),
+				d.errorf(tv, jsonpointer.AppendIndex(ptr+"/tags", i),
 					"a %s task needs the budget it must keep: add a maxToolCalls or maxCostUsd check to expected.assert", ScenarioBudgetExceeded)
 				break
 			}
@@ -417,7 +418,7 @@ func (d *decoder) adversarial(v *value, ptr string, fx *Fixtures) *Adversarial {
 	}
 	for i, det := range a.Detectors {
 		if det == "canary" && len(fx.Canaries) == 0 {
-			d.errorf(v.get("detectors").items[i], pointerIndex(ptr+"/detectors", i),
+			d.errorf(v.get("detectors").items[i], jsonpointer.AppendIndex(ptr+"/detectors", i),
 				`detector "canary" needs canaries to look for; add fixtures.canaries`)
 		}
 	}
@@ -466,8 +467,8 @@ func (d *decoder) fixtures(v *value, ptr string) Fixtures {
 			r.Raw, r.HasRaw = rw.lit, true
 		}
 		r.Fault = str(rv.get("fault"))
-		d.oneAnswer(rv, pointerIndex(ptr+"/toolResponses", i))
-		d.stateful(rv, pointerIndex(ptr+"/toolResponses", i), &r)
+		d.oneAnswer(rv, jsonpointer.AppendIndex(ptr+"/toolResponses", i))
+		d.stateful(rv, jsonpointer.AppendIndex(ptr+"/toolResponses", i), &r)
 		fx.ToolResponses = append(fx.ToolResponses, r)
 	}
 	return fx
@@ -503,7 +504,7 @@ func (d *decoder) expected(v *value, ptr string) Expected {
 		e.Match = d.match(mv, ptr+"/match")
 	}
 	for i, cv := range objects(v.get("rubric")) {
-		cptr := pointerIndex(ptr+"/rubric", i)
+		cptr := jsonpointer.AppendIndex(ptr+"/rubric", i)
 		c := Criterion{Criterion: str(cv.get("criterion")), Pos: d.pos(cv)}
 		c.Weight, _ = number(cv.get("weight"))
 		if av := cv.get("assert"); av != nil && av.kind == kindObject {
@@ -516,7 +517,7 @@ func (d *decoder) expected(v *value, ptr string) Expected {
 		if cv.kind != kindObject {
 			continue
 		}
-		e.Assert = append(e.Assert, d.check(cv, pointerIndex(ptr+"/assert", i), fmt.Sprintf("assert[%d]", i), ids))
+		e.Assert = append(e.Assert, d.check(cv, jsonpointer.AppendIndex(ptr+"/assert", i), fmt.Sprintf("assert[%d]", i), ids))
 	}
 	if sv := v.get("outputSchema"); sv != nil {
 		e.OutputSchemaRaw = raw(sv)
@@ -542,7 +543,7 @@ func (d *decoder) expected(v *value, ptr string) Expected {
 	case KindRubric:
 		for _, key := range []string{"match", "assert", "outputSchema", "state", "unchanged", "goldCalls", "goldIgnore"} {
 			if f := v.getField(key); f != nil {
-				d.keyErrorf(f, pointer(ptr, key), `kind "rubric" is scored by its criteria; %q belongs to kind "golden" (a criterion can have its own "assert")`, key)
+				d.keyErrorf(f, jsonpointer.Append(ptr, key), `kind "rubric" is scored by its criteria; %q belongs to kind "golden" (a criterion can have its own "assert")`, key)
 			}
 		}
 		rv := v.get("rubric")
@@ -578,7 +579,7 @@ func (d *decoder) match(v *value, ptr string) *Match {
 		IgnoreCase: boolean(v.get("ignoreCase")),
 		Pos:        d.pos(v),
 	}
-	if pv := v.get("path"); pv != nil && pv.kind == kindString && !validPointer(m.Path) {
+	if pv := v.get("path"); pv != nil && pv.kind == kindString && !jsonpointer.Valid(m.Path) {
 		d.errorf(pv, ptr+"/path", `expected a JSON pointer such as "/answer" or "/items/0", got %s`, describe(pv))
 	}
 	val := v.get("value")

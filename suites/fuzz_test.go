@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalgate/evalgate/internal/jsonpointer"
 	"gotest.tools/v3/assert"
 )
 
@@ -61,7 +62,7 @@ func FuzzParse(f *testing.F) {
 			}
 			// A dataset's problems are in its file.
 			inFile := e.Pos.File == path || strings.HasPrefix(e.Pos.File, "testdata")
-			assert.Assert(t, e.Message != "" && inFile && validPointer(e.Pointer), "malformed error: %#v", e)
+			assert.Assert(t, e.Message != "" && inFile && jsonpointer.Valid(e.Pointer), "malformed error: %#v", e)
 			if yaml && e.Kind == ErrSyntax {
 				assert.Assert(t, e.Pos.Line <= len(lineStarts(data)), "error outside the file's lines: %v", e)
 			}

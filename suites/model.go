@@ -8,6 +8,7 @@ import (
 
 	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/evalgate/evalgate/internal/inputfile"
+	"github.com/evalgate/evalgate/internal/jsonpointer"
 	"github.com/evalgate/evalgate/internal/meter"
 	"github.com/expr-lang/expr/vm"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -558,7 +559,7 @@ func (s *Suite) Full(t *TaskRef) (*Task, error) {
 // with the expression programs the suite shares.
 func (s *Suite) decodeAgain(t *TaskRef, tv *value, file string) (*Task, error) {
 	d := &decoder{file: s.Path, again: true}
-	full := d.task(tv, pointerIndex("/tasks", t.Index), t.Index)
+	full := d.task(tv, jsonpointer.AppendIndex("/tasks", t.Index), t.Index)
 	if len(d.errs) > 0 || full.ID != t.ID {
 		return nil, fmt.Errorf("could not decode task %q again: %s changed during the run", t.ID, file)
 	}

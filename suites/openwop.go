@@ -7,6 +7,8 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+
+	"github.com/evalgate/evalgate/internal/jsonpointer"
 )
 
 // shape describes where the openwop v1 fields are, so that everything else
@@ -220,7 +222,7 @@ func (w *owWalker) walk(v *value, sh *shape, ptr string) *value {
 			out = &value{kind: kindArray, line: v.line, col: v.col}
 		}
 		for i, it := range v.items {
-			if c := w.walk(it, sh.items, pointerIndex(ptr, i)); c != nil && w.build {
+			if c := w.walk(it, sh.items, jsonpointer.AppendIndex(ptr, i)); c != nil && w.build {
 				out.items = append(out.items, c)
 			}
 		}
@@ -253,13 +255,13 @@ func (w *owWalker) object(v *value, sh *shape, ptr string) *value {
 			if f.key == "$schema" && ptr == "" {
 				msg = "an evalgate extension for editors; openwop objects are closed, so the export drops it"
 			}
-			w.extension(f.keyLine, f.keyCol, pointer(ptr, f.key), ExtDropped, msg)
+			w.extension(f.keyLine, f.keyCol, jsonpointer.Append(ptr, f.key), ExtDropped, msg)
 			continue
 		}
 		if child == nil && !w.build {
 			continue // a value kept whole: nothing to look at
 		}
-		if c := w.walk(f.val, child, pointer(ptr, f.key)); c != nil && w.build {
+		if c := w.walk(f.val, child, jsonpointer.Append(ptr, f.key)); c != nil && w.build {
 			f.val = c
 			out.fields = append(out.fields, f)
 		}
@@ -277,7 +279,7 @@ func (w *owWalker) datasets(f field) {
 	w.build = false
 	for k, dv := range objects(f.val) {
 		if tmpl := dv.get("task"); tmpl != nil && tmpl.kind == kindObject {
-			w.object(tmpl, taskShape, pointerIndex("/datasets", k)+"/task")
+			w.object(tmpl, taskShape, jsonpointer.AppendIndex("/datasets", k)+"/task")
 		}
 	}
 	w.build = build
@@ -296,7 +298,7 @@ func exportRows(s *Suite, portable *value, rep *OpenWOPReport, keep bool) error 
 		portable.fields = append(portable.fields, field{key: "tasks", val: tasks})
 	}
 	for _, ds := range s.datasets {
-		ptr := pointerIndex("/datasets", ds.index) + "/task"
+		ptr := jsonpointer.AppendIndex("/datasets", ds.index) + "/task"
 		var failed error
 		rs := rowSink{
 			bad: func(e *Error) bool { failed = e; return false },
@@ -374,7 +376,7 @@ func (w *owWalker) match(v *value, ptr string) *value {
 		translated = openwopEquivalent(strategy.lit, v.get("value"))
 	}
 	for i, f := range v.fields {
-		fp := pointer(ptr, f.key)
+		fp := jsonpointer.Append(ptr, f.key)
 		switch {
 		case noop[i]:
 			w.extension(f.keyLine, f.keyCol, fp, ExtDropped, "an evalgate extension that changes nothing here; the export drops it")

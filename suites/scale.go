@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/evalgate/evalgate/internal/jsonpointer"
 )
 
 // MaxScaleLevels bounds how many levels one scale may have (max − min + 1):
@@ -86,7 +88,7 @@ func (d *decoder) scale(v *value, ptr string) *Scale {
 	}
 	seen := make([]bool, len(s.Levels))
 	for _, f := range lv.fields {
-		lptr := pointer(ptr+"/levels", f.key)
+		lptr := jsonpointer.Append(ptr+"/levels", f.key)
 		n, err := strconv.Atoi(f.key)
 		if err != nil || strconv.Itoa(n) != f.key {
 			d.keyErrorf(&f, lptr, "expected a level, a whole number from %d to %d written as a key such as %q, got %q", lo, hi, strconv.Itoa(s.Min), f.key)
@@ -105,7 +107,7 @@ func (d *decoder) scale(v *value, ptr string) *Scale {
 			ids := map[string]*value{}
 			for j, cv := range objects(f.val.get("assert")) {
 				if cv.kind == kindObject {
-					l.Assert = append(l.Assert, d.check(cv, pointerIndex(lptr+"/assert", j), fmt.Sprintf("assert[%d]", j), ids))
+					l.Assert = append(l.Assert, d.check(cv, jsonpointer.AppendIndex(lptr+"/assert", j), fmt.Sprintf("assert[%d]", j), ids))
 				}
 			}
 		}
@@ -124,7 +126,7 @@ func (d *decoder) scale(v *value, ptr string) *Scale {
 	if s.Deterministic() {
 		for i, l := range s.Levels[1:] {
 			if l.Assert == nil {
-				d.errorf(lv, pointer(ptr+"/levels", strconv.Itoa(s.Min+i+1)), "the scale is graded by assert, so level %d needs \"assert\" too (a level without checks would always hold)", s.Min+i+1)
+				d.errorf(lv, jsonpointer.Append(ptr+"/levels", strconv.Itoa(s.Min+i+1)), "the scale is graded by assert, so level %d needs \"assert\" too (a level without checks would always hold)", s.Min+i+1)
 				return nil
 			}
 		}

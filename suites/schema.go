@@ -17,6 +17,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/evalgate/evalgate/internal/jsonpointer"
 	"github.com/evalgate/evalgate/internal/meter"
 	"github.com/evalgate/evalgate/internal/spelling"
 )
@@ -162,9 +163,9 @@ func (s *schemaSet) validateTask(file string, task *value, i int) Errors {
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return Errors{{Pos: Pos{File: file, Line: task.line, Col: task.col}, Pointer: pointerIndex("/tasks", i), Message: err.Error(), Kind: ErrSchema}}
+		return Errors{{Pos: Pos{File: file, Line: task.line, Col: task.col}, Pointer: jsonpointer.AppendIndex("/tasks", i), Message: err.Error(), Kind: ErrSchema}}
 	}
-	r := &schemaReporter{file: file, root: task, base: pointerIndex("/tasks", i), schema: doc, kind: ErrSchema}
+	r := &schemaReporter{file: file, root: task, base: jsonpointer.AppendIndex("/tasks", i), schema: doc, kind: ErrSchema}
 	r.walk(ve, nil)
 	return r.errs
 }
@@ -310,7 +311,7 @@ func (r *schemaReporter) walk(ve, parent *jsonschema.ValidationError) {
 		}
 		if len(fitting) == 0 && len(types) > 0 {
 			v := r.root.lookup(ve.InstanceLocation)
-			r.add(v, 0, 0, pointerFromTokens(ve.InstanceLocation), fmt.Sprintf("expected %s, got %s", typeList(types), describe(v)))
+			r.add(v, 0, 0, jsonpointer.Join(ve.InstanceLocation), fmt.Sprintf("expected %s, got %s", typeList(types), describe(v)))
 			return
 		}
 		for _, c := range fitting {
@@ -360,7 +361,7 @@ func isLeaf(k jsonschema.ErrorKind) bool {
 
 func (r *schemaReporter) leaf(ve *jsonschema.ValidationError) {
 	loc := ve.InstanceLocation
-	ptr := pointerFromTokens(loc)
+	ptr := jsonpointer.Join(loc)
 	v := r.root.lookup(loc)
 	switch k := ve.ErrorKind.(type) {
 	case *kind.Required:
@@ -381,7 +382,7 @@ func (r *schemaReporter) leaf(ve *jsonschema.ValidationError) {
 				r.add(v, 0, 0, ptr, msg)
 				continue
 			}
-			r.add(v, f.keyLine, f.keyCol, pointer(ptr, p), msg)
+			r.add(v, f.keyLine, f.keyCol, jsonpointer.Append(ptr, p), msg)
 		}
 	case *kind.PropertyNames:
 		msg := fmt.Sprintf("key %q is not allowed here", k.Property)
@@ -391,7 +392,7 @@ func (r *schemaReporter) leaf(ve *jsonschema.ValidationError) {
 			msg += "; expected one of " + strings.Join(names, ", ")
 		}
 		if f := v.getField(k.Property); f != nil {
-			r.add(v, f.keyLine, f.keyCol, pointer(ptr, k.Property), msg)
+			r.add(v, f.keyLine, f.keyCol, jsonpointer.Append(ptr, k.Property), msg)
 			return
 		}
 		r.add(v, 0, 0, ptr, msg)
@@ -511,9 +512,9 @@ func (r *schemaReporter) schemaAt(url string) *value {
 	if frag == "" {
 		return r.schema
 	}
-	tokens := strings.Split(strings.TrimPrefix(frag, "/"), "/")
-	for i, t := range tokens {
-		tokens[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+	tokens, err := jsonpointer.Tokens("/" + strings.TrimPrefix(frag, "/"))
+	if err != nil {
+		return nil
 	}
 	v := r.schema.lookup(tokens)
 	if v.kind != kindObject {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/evalgate/evalgate/internal/jsonpointer"
 )
 
 // canaryText is the per-run canary's placeholder (fixtures replaces it),
@@ -183,7 +185,7 @@ func (t Template) Render(args any, pointer bool) (string, error) {
 			return "", fmt.Errorf("argument %q is an object or an array, which has no text to put in %q", strings.Join(p.arg, "."), t.Text)
 		}
 		if pointer {
-			text = strings.ReplaceAll(strings.ReplaceAll(text, "~", "~0"), "/", "~1")
+			text = jsonpointer.Escape(text)
 		}
 		b.WriteString(text)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/evalgate/evalgate/jsonvalue"
 )
@@ -227,46 +226,6 @@ func newline(b *bytes.Buffer, prefix, indent string) {
 	}
 	b.WriteByte('\n')
 	b.WriteString(prefix)
-}
-
-// pointer builds JSON pointers (RFC 6901) while the decoder walks the tree.
-func pointer(parent string, token string) string {
-	if strings.ContainsAny(token, "~/") {
-		token = strings.ReplaceAll(token, "~", "~0")
-		token = strings.ReplaceAll(token, "/", "~1")
-	}
-	return parent + "/" + token
-}
-
-// pointerIndex appends an array index to a JSON pointer.
-func pointerIndex(parent string, i int) string {
-	return parent + "/" + strconv.Itoa(i)
-}
-
-// pointerFromTokens joins unescaped reference tokens into a JSON pointer.
-func pointerFromTokens(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteString(pointer("", t))
-	}
-	return b.String()
-}
-
-// validPointer reports whether s is a JSON pointer: empty, or "/"-separated
-// tokens in which "~" is always followed by "0" or "1".
-func validPointer(s string) bool {
-	if s == "" {
-		return true
-	}
-	if s[0] != '/' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] == '~' && (i+1 == len(s) || (s[i+1] != '0' && s[i+1] != '1')) {
-			return false
-		}
-	}
-	return true
 }
 
 // isJSONNumber reports whether s is a number literal as JSON writes it.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/evalgate/evalgate/internal/jsonpointer"
 )
 
 // patchOps are the JSON Patch operations an effect may use (RFC 6902).
@@ -63,7 +65,7 @@ func (d *decoder) stateful(rv *value, ptr string, r *ToolResponse) {
 			continue
 		}
 		r.Require = append(r.Require, ev.lit)
-		d.worldExpr(ev, pointerIndex(ptr+"/require", i), true)
+		d.worldExpr(ev, jsonpointer.AppendIndex(ptr+"/require", i), true)
 	}
 	if fv := rv.get("from"); fv != nil && fv.kind == kindString {
 		r.From = d.pointerTemplate(fv, ptr+"/from")
@@ -76,7 +78,7 @@ func (d *decoder) stateful(rv *value, ptr string, r *ToolResponse) {
 		if ov.kind != kindObject {
 			continue
 		}
-		optr := pointerIndex(ptr+"/effect", i)
+		optr := jsonpointer.AppendIndex(ptr+"/effect", i)
 		op := PatchOp{Op: str(ov.get("op")), Pos: d.pos(ov)}
 		if pv := ov.get("path"); pv != nil && pv.kind == kindString {
 			if t := d.pointerTemplate(pv, optr+"/path"); t != nil {
@@ -139,7 +141,7 @@ func (d *decoder) pointerTemplate(v *value, ptr string) *Template {
 		d.errorf(v, ptr, "%v", err)
 		return nil
 	}
-	if !validPointer(t.sample()) {
+	if !jsonpointer.Valid(t.sample()) {
 		d.errorf(v, ptr, `expected a JSON pointer such as "/orders/{args.orderId}" (it starts with "/", and "~" is followed by 0 or 1), got %s`, describe(v))
 		return nil
 	}
@@ -159,7 +161,7 @@ func (d *decoder) valueTemplates(v *value, ptr string) {
 		d.useArgs(t, v, ptr)
 	case kindArray:
 		for i, it := range v.items {
-			d.valueTemplates(it, pointerIndex(ptr, i))
+			d.valueTemplates(it, jsonpointer.AppendIndex(ptr, i))
 		}
 	case kindObject:
 		if ev := v.get("$expr"); ev != nil {
@@ -171,7 +173,7 @@ func (d *decoder) valueTemplates(v *value, ptr string) {
 			return
 		}
 		for _, f := range v.fields {
-			d.valueTemplates(f.val, pointer(ptr, f.key))
+			d.valueTemplates(f.val, jsonpointer.Append(ptr, f.key))
 		}
 	}
 }
@@ -258,8 +260,8 @@ func (d *decoder) expectedWorld(v *value, ptr string, e *Expected, ids map[strin
 		if pv.kind != kindString {
 			continue
 		}
-		if !validPointer(pv.lit) {
-			d.errorf(pv, pointerIndex(ptr+"/goldIgnore", i), `expected a JSON pointer into the world such as "/log", got %s`, describe(pv))
+		if !jsonpointer.Valid(pv.lit) {
+			d.errorf(pv, jsonpointer.AppendIndex(ptr+"/goldIgnore", i), `expected a JSON pointer into the world such as "/log", got %s`, describe(pv))
 			continue
 		}
 		e.GoldIgnore = append(e.GoldIgnore, pv.lit)
@@ -278,7 +280,7 @@ func (d *decoder) expectedWorld(v *value, ptr string, e *Expected, ids map[strin
 		}
 		for i, c := range e.Assert {
 			if c.ID == k {
-				d.errorf(idv, pointerIndex(ptr+"/assert", i)+"/id", "the check id %q is the id of the end-state check of expected.%s; choose another", k, field)
+				d.errorf(idv, jsonpointer.AppendIndex(ptr+"/assert", i)+"/id", "the check id %q is the id of the end-state check of expected.%s; choose another", k, field)
 			}
 		}
 	}
@@ -289,8 +291,8 @@ func (d *decoder) expectedWorld(v *value, ptr string, e *Expected, ids map[strin
 		if pv.kind != kindString {
 			continue
 		}
-		if !validPointer(pv.lit) {
-			d.errorf(pv, pointerIndex(ptr+"/unchanged", i), `expected a JSON pointer into the world such as "/orders/A-17", or "" for all of it, got %s`, describe(pv))
+		if !jsonpointer.Valid(pv.lit) {
+			d.errorf(pv, jsonpointer.AppendIndex(ptr+"/unchanged", i), `expected a JSON pointer into the world such as "/orders/A-17", or "" for all of it, got %s`, describe(pv))
 			continue
 		}
 		e.Unchanged = append(e.Unchanged, pv.lit)
@@ -322,7 +324,7 @@ func (d *decoder) turns(v *value, ptr string) []Turn {
 		if tv.kind != kindObject {
 			continue
 		}
-		tptr := pointerIndex(ptr, i)
+		tptr := jsonpointer.AppendIndex(ptr, i)
 		t := Turn{User: raw(tv.get("user")), Pos: d.pos(tv)}
 		if ev := tv.get("expect"); ev != nil && ev.kind == kindObject {
 			e := &Expected{Kind: KindGolden}
@@ -332,7 +334,7 @@ func (d *decoder) turns(v *value, ptr string) []Turn {
 			}
 			for j, cv := range objects(ev.get("assert")) {
 				if cv.kind == kindObject {
-					e.Assert = append(e.Assert, d.check(cv, pointerIndex(tptr+"/expect/assert", j), fmt.Sprintf("assert[%d]", j), ids))
+					e.Assert = append(e.Assert, d.check(cv, jsonpointer.AppendIndex(tptr+"/expect/assert", j), fmt.Sprintf("assert[%d]", j), ids))
 				}
 			}
 			if e.Match == nil && len(e.Assert) == 0 {
@@ -416,7 +418,7 @@ func (d *decoder) handlerPaths(hv *value, ptr string) {
 		if w.kind != kindString || !strings.ContainsAny(w.lit, `/\`) {
 			continue // a program on PATH, a flag or a plain word
 		}
-		wptr := pointerIndex(ptr, i)
+		wptr := jsonpointer.AppendIndex(ptr, i)
 		rel := filepath.FromSlash(w.lit)
 		if !filepath.IsLocal(rel) {
 			d.errorf(w, wptr, "a handler runs in the suite's folder and names files inside it: expected a program on PATH (such as python3) or a path relative to the suite's folder (such as handlers/bank.py), got %s", describe(w))
