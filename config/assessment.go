@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/evalgate/evalgate/assess"
+	"github.com/evalgate/evalgate/internal/yamlmap"
 )
 
 // Assessment is the `assessment:` section (DESIGN §11): who is assessed
@@ -42,45 +43,46 @@ func (a *Assessment) Options() assess.Options {
 	}
 }
 
-func (p *parser) assessment(n *yaml.Node, c *Config) {
+func (p *parser) assessment(n *yaml.Node, at yamlmap.Field, c *Config) {
 	a := &Assessment{}
 	c.Assessment = a
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return // "assessment:" alone: AAAF's defaults
 	}
-	p.fields(n, "assessment", map[string]func(*yaml.Node){
+	p.Fields(n, at, yamlmap.Keys{
 		"agent": func(v *yaml.Node) {
-			p.fields(v, "assessment.agent", map[string]func(*yaml.Node){
-				"id":   func(v *yaml.Node) { p.str(v, "assessment.agent.id", &a.AgentID) },
-				"name": func(v *yaml.Node) { p.str(v, "assessment.agent.name", &a.AgentName) },
+			agent := at.Key("agent")
+			p.Fields(v, agent, yamlmap.Keys{
+				"id":   func(v *yaml.Node) { p.Str(v, agent.Key("id"), &a.AgentID) },
+				"name": func(v *yaml.Node) { p.Str(v, agent.Key("name"), &a.AgentName) },
 			})
 		},
-		"organization":      func(v *yaml.Node) { p.str(v, "assessment.organization", &a.Organization) },
-		"weights":           func(v *yaml.Node) { p.weights(v, a) },
-		"taxonomy":          func(v *yaml.Node) { p.taxonomy(v, a) },
-		"latencyBaselineMs": func(v *yaml.Node) { p.latencyBaselines(v, a) },
-		"validDays":         func(v *yaml.Node) { p.int(v, "assessment.validDays", 1, &a.ValidDays) },
-		"history":           func(v *yaml.Node) { p.strs(v, "assessment.history", &a.History) },
+		"organization":      func(v *yaml.Node) { p.Str(v, at.Key("organization"), &a.Organization) },
+		"weights":           func(v *yaml.Node) { p.weights(v, at.Key("weights"), a) },
+		"taxonomy":          func(v *yaml.Node) { p.taxonomy(v, at.Key("taxonomy"), a) },
+		"latencyBaselineMs": func(v *yaml.Node) { p.latencyBaselines(v, at.Key("latencyBaselineMs"), a) },
+		"validDays":         func(v *yaml.Node) { p.Int(v, at.Key("validDays"), 1, &a.ValidDays) },
+		"history":           func(v *yaml.Node) { p.Strs(v, at.Key("history"), &a.History) },
 	})
 }
 
 // weights reads weights: {performance: {dimension: w}, capability: {...}}.
 // An unknown axis or dimension is an error naming the valid ones.
-func (p *parser) weights(n *yaml.Node, a *Assessment) {
+func (p *parser) weights(n *yaml.Node, at yamlmap.Field, a *Assessment) {
 	a.Weights = map[string]float64{}
-	set := map[string]func(*yaml.Node){}
+	set := yamlmap.Keys{}
 	for _, axis := range assess.Axes {
 		set[axis] = func(v *yaml.Node) {
-			where := "assessment.weights." + axis
-			dims := map[string]func(*yaml.Node){}
+			axisAt := at.Key(axis)
+			dims := yamlmap.Keys{}
 			for _, d := range assess.Dimensions[axis] {
 				dims[d] = func(v *yaml.Node) {
 					var w float64
-					p.float(v, where+"."+d, &w)
+					p.Float(v, axisAt.Key(d), &w)
 					a.Weights[d] = w
 				}
 			}
-			p.fields(v, where, dims)
+			p.Fields(v, axisAt, dims)
 			if v.Kind != yaml.MappingNode {
 				return
 			}
@@ -93,38 +95,38 @@ func (p *parser) weights(n *yaml.Node, a *Assessment) {
 				sum += w
 			}
 			if sum <= 0 {
-				p.errorf(v, "%s: the weights of the axis sum to 0; give at least one dimension a weight above 0", where)
+				p.Errorf(v, axisAt, "the weights of the axis sum to 0; give at least one dimension a weight above 0")
 			}
 		}
 	}
-	p.fields(n, "assessment.weights", set)
+	p.Fields(n, at, set)
 }
 
-func (p *parser) taxonomy(n *yaml.Node, a *Assessment) {
-	p.strs(n, "assessment.taxonomy", &a.Taxonomy)
+func (p *parser) taxonomy(n *yaml.Node, at yamlmap.Field, a *Assessment) {
+	p.Strs(n, at, &a.Taxonomy)
 	seen := map[string]bool{}
 	for i, d := range a.Taxonomy {
-		at := n
+		item := n
 		if n.Kind == yaml.SequenceNode && i < len(n.Content) {
-			at = n.Content[i]
+			item = n.Content[i]
 		}
 		switch {
 		case strings.TrimSpace(d) == "":
-			p.errorf(at, "assessment.taxonomy[%d]: expected a domain name, got an empty string", i)
+			p.Errorf(item, at.Index(i), "expected a domain name, got an empty string")
 		case seen[d]:
-			p.errorf(at, "assessment.taxonomy[%d]: domain %q is listed twice", i, d)
+			p.Errorf(item, at.Index(i), "domain %q is listed twice", d)
 		}
 		seen[d] = true
 	}
 	if n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
-		p.errorf(n, "assessment.taxonomy: expected at least one domain; leave the key out for AAAF's 12")
+		p.Errorf(n, at, "expected at least one domain; leave the key out for AAAF's 12")
 	}
 }
 
 // latencyBaselines reads {complexity: milliseconds} for levels 1 to 5.
-func (p *parser) latencyBaselines(n *yaml.Node, a *Assessment) {
+func (p *parser) latencyBaselines(n *yaml.Node, at yamlmap.Field, a *Assessment) {
 	if n.Kind != yaml.MappingNode {
-		p.errorf(n, "assessment.latencyBaselineMs: expected a mapping of complexity levels 1 to 5 to milliseconds")
+		p.Errorf(n, at, "expected a mapping of complexity levels 1 to 5 to milliseconds")
 		return
 	}
 	a.LatencyBaselineMs = map[int]float64{}
@@ -132,12 +134,12 @@ func (p *parser) latencyBaselines(n *yaml.Node, a *Assessment) {
 		k, v := n.Content[i], n.Content[i+1]
 		level, err := strconv.Atoi(k.Value)
 		if err != nil || level < 1 || level > 5 {
-			p.errorf(k, "assessment.latencyBaselineMs: unknown level %q; expected a complexity level from 1 to 5", k.Value)
+			p.Errorf(k, at, "unknown level %q; expected a complexity level from 1 to 5", k.Value)
 			continue
 		}
 		ms, err := strconv.ParseFloat(v.Value, 64)
 		if v.Kind != yaml.ScalarNode || err != nil || ms <= 0 {
-			p.errorf(v, "assessment.latencyBaselineMs.%d: expected a number of milliseconds above 0", level)
+			p.Errorf(v, at.Key(strconv.Itoa(level)), "expected a number of milliseconds above 0")
 			continue
 		}
 		a.LatencyBaselineMs[level] = ms

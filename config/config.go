@@ -19,12 +19,8 @@ package config
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -34,9 +30,7 @@ import (
 	"github.com/evalgate/evalgate/internal/chat"
 	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/evalgate/evalgate/internal/inputfile"
-	"github.com/evalgate/evalgate/internal/spelling"
 	"github.com/evalgate/evalgate/internal/yamlmap"
-	"github.com/evalgate/evalgate/suites"
 )
 
 // DefaultFile is the name of the project file Find looks for.
@@ -203,23 +197,22 @@ func Parse(path string, data []byte) (*Config, error) {
 	// Dir stays relative when path is, so suite files keep repository-relative
 	// names in reports and annotations.
 	c := &Config{File: path, Dir: filepath.Dir(path)}
-	p := &parser{file: path}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line, msg := suites.YAMLErrorLine(data, err)
-		return nil, Errors{{Pos: diag.Pos{File: path, Line: line, Col: 1}, Message: "invalid YAML: " + msg}}
+	root, err := yamlmap.Parse(path, data)
+	if err != nil {
+		return nil, err
 	}
-	if len(doc.Content) == 0 {
+	if root == nil {
 		return c, nil
 	}
-	p.config(doc.Content[0], c)
-	if len(p.errs) > 0 {
-		return nil, p.errs
+	p := &parser{Reader: yamlmap.Reader{File: path, Naming: yamlmap.BySetting, Root: "config"}}
+	p.config(root, c)
+	if len(p.Errs) > 0 {
+		return nil, p.Errs
 	}
 	c.resolve()
 	p.checkInRepo(c)
-	if len(p.errs) > 0 {
-		return nil, p.errs
+	if len(p.Errs) > 0 {
+		return nil, p.Errs
 	}
 	return c, nil
 }
@@ -339,9 +332,10 @@ func (c *Config) Path(p string) string {
 	return filepath.Join(c.Dir, p)
 }
 
+// parser reads the file's settings, naming each problem's field by its
+// setting (agent.openai: ...), as the docs and the flags name them.
 type parser struct {
-	file string
-	errs Errors
+	yamlmap.Reader
 	// inRepo are the settings that must name a file in the repository,
 	// with their place in the file; checkInRepo checks them once resolved.
 	inRepo []repoFile
@@ -349,15 +343,15 @@ type parser struct {
 
 // repoFile is a setting naming a file that must lie in the repository.
 type repoFile struct {
-	node  *yaml.Node
-	where string  // the setting, e.g. agent.openai.systemPromptFile
-	path  *string // the setting's value, resolved against the config's folder
+	node *yaml.Node
+	at   yamlmap.Field // the setting, e.g. agent.openai.systemPromptFile
+	path *string       // the setting's value, resolved against the config's folder
 }
 
 // repoStr reads a string setting that names a file in the repository.
-func (p *parser) repoStr(n *yaml.Node, where string, dst *string) {
-	p.str(n, where, dst)
-	p.inRepo = append(p.inRepo, repoFile{node: n, where: where, path: dst})
+func (p *parser) repoStr(n *yaml.Node, at yamlmap.Field, dst *string) {
+	p.Str(n, at, dst)
+	p.inRepo = append(p.inRepo, repoFile{node: n, at: at, path: dst})
 }
 
 // checkInRepo reports each repoStr setting that is an absolute path or
@@ -373,166 +367,80 @@ func (p *parser) checkInRepo(c *Config) {
 			continue
 		}
 		if filepath.IsAbs(written) {
-			p.errorf(f.node, "%s: %q is an absolute path; name a file in the repository, relative to %s, such as prompts/agent.md", f.where, written, c.folderName())
+			p.Errorf(f.node, f.at, "%q is an absolute path; name a file in the repository, relative to %s, such as prompts/agent.md", written, c.folderName())
 			continue
 		}
 		real, err := resolveLinks(*f.path)
 		if err != nil {
-			p.errorf(f.node, "%s: could not resolve %q: %v", f.where, written, err)
+			p.Errorf(f.node, f.at, "could not resolve %q: %v", written, err)
 			continue
 		}
 		if within(root, real) {
 			continue
 		}
-		msg := fmt.Sprintf("%s: %q leads outside the repository", f.where, written)
+		msg := fmt.Sprintf("%q leads outside the repository", written)
 		if within(root, absPath(*f.path)) {
 			msg += " through a symbolic link (to " + real + ")"
 		}
-		p.errorf(f.node, "%s; name a file inside %s", msg, root)
-	}
-}
-
-func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
-	p.errs = append(p.errs, &Error{Pos: diag.Pos{File: p.file, Line: n.Line, Col: n.Column}, Message: fmt.Sprintf(format, args...)})
-}
-
-// fields walks a mapping, calling set for each known key and reporting
-// unknown keys with the list of allowed ones.
-func (p *parser) fields(n *yaml.Node, where string, set map[string]func(*yaml.Node)) {
-	yamlmap.Fields(n, set, func(at *yaml.Node, problem yamlmap.Problem, key string) {
-		switch problem {
-		case yamlmap.NotMapping:
-			p.errorf(at, "%s: expected a mapping", where)
-		case yamlmap.Unknown:
-			if near := spelling.Nearest(key, slices.Sorted(maps.Keys(set)), max(1, len(key)/3)); near != "" {
-				p.errorf(at, "%s: unknown key %q; did you mean %q?", where, key, near)
-				return
-			}
-			p.errorf(at, "%s: unknown key %q; expected one of %s", where, key, keyList(set))
-		case yamlmap.Repeated:
-			p.errorf(at, "%s: key %q is set twice", where, key)
-		}
-	})
-}
-
-func keyList(set map[string]func(*yaml.Node)) string {
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, strconv.Quote(k))
-	}
-	sort.Strings(keys)
-	return strings.Join(keys, ", ")
-}
-
-func (p *parser) str(n *yaml.Node, where string, dst *string) {
-	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		p.errorf(n, "%s: expected a string", where)
-		return
-	}
-	*dst = n.Value
-}
-
-func (p *parser) boolean(n *yaml.Node, where string, dst *bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		p.errorf(n, "%s: expected true or false", where)
-		return
-	}
-	*dst = n.Value == "true" || n.Value == "True" || n.Value == "TRUE"
-}
-
-func (p *parser) strs(n *yaml.Node, where string, dst *[]string) {
-	switch n.Kind {
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			p.errorf(n, "%s: expected a string or a list of strings", where)
-			return
-		}
-		*dst = []string{n.Value}
-	case yaml.SequenceNode:
-		out := make([]string, 0, len(n.Content))
-		for _, e := range n.Content {
-			if e.Kind != yaml.ScalarNode {
-				p.errorf(e, "%s: expected a list of strings", where)
-				return
-			}
-			out = append(out, e.Value)
-		}
-		*dst = out
-	default:
-		p.errorf(n, "%s: expected a string or a list of strings", where)
+		p.Errorf(f.node, f.at, "%s; name a file inside %s", msg, root)
 	}
 }
 
 // command accepts a list (argv) or a string (run by /bin/sh -c).
-func (p *parser) command(n *yaml.Node, where string, dst *[]string) {
+func (p *parser) command(n *yaml.Node, at yamlmap.Field, dst *[]string) {
 	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
 		*dst = []string{"/bin/sh", "-c", n.Value}
 		return
 	}
-	p.strs(n, where, dst)
+	p.Strs(n, at, dst)
 	if len(*dst) == 0 {
-		p.errorf(n, "%s: expected a non-empty command", where)
+		p.Errorf(n, at, "expected a non-empty command")
 	}
-}
-
-func (p *parser) int(n *yaml.Node, where string, min int, dst *int) {
-	v, err := strconv.Atoi(n.Value)
-	if n.Kind != yaml.ScalarNode || err != nil || v < min {
-		p.errorf(n, "%s: expected an integer >= %d", where, min)
-		return
-	}
-	*dst = v
-}
-
-func (p *parser) float(n *yaml.Node, where string, dst *float64) {
-	v, err := strconv.ParseFloat(n.Value, 64)
-	if n.Kind != yaml.ScalarNode || err != nil || v < 0 {
-		p.errorf(n, "%s: expected a number >= 0", where)
-		return
-	}
-	*dst = v
 }
 
 func (p *parser) config(n *yaml.Node, c *Config) {
-	p.fields(n, "config", map[string]func(*yaml.Node){
-		"assessment": func(v *yaml.Node) { p.assessment(v, c) }, // assessment.go
+	var root yamlmap.Field
+	p.Fields(n, root, yamlmap.Keys{
+		"assessment": func(v *yaml.Node) { p.assessment(v, root.Key("assessment"), c) }, // assessment.go
 
-		"suites":      func(v *yaml.Node) { p.suites(v, c) },
-		"agent":       func(v *yaml.Node) { p.agent(v, &c.Agent) },
-		"judge":       func(v *yaml.Node) { p.judge(v, &c.Judge) },
-		"concurrency": func(v *yaml.Node) { p.int(v, "concurrency", 1, &c.Concurrency) },
-		"trials":      func(v *yaml.Node) { p.int(v, "trials", 1, &c.Trials) },
+		"suites":      func(v *yaml.Node) { p.suites(v, root.Key("suites"), c) },
+		"agent":       func(v *yaml.Node) { p.agent(v, root.Key("agent"), &c.Agent) },
+		"judge":       func(v *yaml.Node) { p.judge(v, root.Key("judge"), &c.Judge) },
+		"concurrency": func(v *yaml.Node) { p.Int(v, root.Key("concurrency"), 1, &c.Concurrency) },
+		"trials":      func(v *yaml.Node) { p.Int(v, root.Key("trials"), 1, &c.Trials) },
 		"timeout": func(v *yaml.Node) {
 			d, err := time.ParseDuration(v.Value)
 			if v.Kind != yaml.ScalarNode || err != nil || d <= 0 {
-				p.errorf(v, "timeout: expected a positive duration such as 90s or 2m")
+				p.Errorf(v, root.Key("timeout"), "expected a positive duration such as 90s or 2m")
 				return
 			}
 			c.Timeout = d
 		},
-		"baseline": func(v *yaml.Node) { p.str(v, "baseline", &c.Baseline) },
-		"gates":    func(v *yaml.Node) { p.gates(v, &c.Gates) },
-		"out":      func(v *yaml.Node) { p.str(v, "out", &c.Out) },
+		"baseline": func(v *yaml.Node) { p.Str(v, root.Key("baseline"), &c.Baseline) },
+		"gates":    func(v *yaml.Node) { p.gates(v, root.Key("gates"), &c.Gates) },
+		"out":      func(v *yaml.Node) { p.Str(v, root.Key("out"), &c.Out) },
 		"explain": func(v *yaml.Node) {
 			c.Explain = new(bool)
-			p.boolean(v, "explain", c.Explain)
+			p.Bool(v, root.Key("explain"), c.Explain)
 		},
-		"trust":   func(v *yaml.Node) { c.Trust = p.trust(v) },
-		"history": func(v *yaml.Node) { c.History = p.history(v) }, // history.go
-		"pricing": func(v *yaml.Node) { c.Pricing = p.pricingTable(v) },
+		"trust":   func(v *yaml.Node) { c.Trust = p.trust(v, root.Key("trust")) },
+		"history": func(v *yaml.Node) { c.History = p.history(v, root.Key("history")) }, // history.go
+		"pricing": func(v *yaml.Node) { c.Pricing = p.pricingTable(v, root.Key("pricing")) },
 		"otel": func(v *yaml.Node) {
 			c.OTel.Forward = true
-			p.fields(v, "otel", map[string]func(*yaml.Node){
-				"endpoint": func(v *yaml.Node) { p.str(v, "otel.endpoint", &c.OTel.Endpoint) },
-				"forward":  func(v *yaml.Node) { p.boolean(v, "otel.forward", &c.OTel.Forward) },
+			otel := root.Key("otel")
+			p.Fields(v, otel, yamlmap.Keys{
+				"endpoint": func(v *yaml.Node) { p.Str(v, otel.Key("endpoint"), &c.OTel.Endpoint) },
+				"forward":  func(v *yaml.Node) { p.Bool(v, otel.Key("forward"), &c.OTel.Forward) },
 			})
 			if c.OTel.Endpoint == "" {
-				p.errorf(v, "otel: endpoint is required: the OTLP/HTTP address of a collector, such as http://127.0.0.1:4318")
+				p.Errorf(v, otel, "endpoint is required: the OTLP/HTTP address of a collector, such as http://127.0.0.1:4318")
 			}
 		},
 		"user": func(v *yaml.Node) {
-			p.fields(v, "user", map[string]func(*yaml.Node){
-				"simulator": func(v *yaml.Node) { c.User.Simulator = p.openai(v, "user.simulator", false) },
+			user := root.Key("user")
+			p.Fields(v, user, yamlmap.Keys{
+				"simulator": func(v *yaml.Node) { c.User.Simulator = p.openai(v, user.Key("simulator"), false) },
 			})
 		},
 	})
@@ -541,8 +449,8 @@ func (p *parser) config(n *yaml.Node, c *Config) {
 // gates reads the gate expressions and compiles them, so that a gate that
 // does not compile is reported at its place in the file, like any other
 // mistake in it.
-func (p *parser) gates(n *yaml.Node, dst *[]string) {
-	p.strs(n, "gates", dst)
+func (p *parser) gates(n *yaml.Node, at yamlmap.Field, dst *[]string) {
+	p.Strs(n, at, dst)
 	nodes := n.Content
 	if n.Kind == yaml.ScalarNode {
 		nodes = []*yaml.Node{n}
@@ -562,7 +470,7 @@ func (p *parser) gates(n *yaml.Node, dst *[]string) {
 		if !exact && e.Line > 0 {
 			msg = e.Where() + ": " + msg // where in the expression, when the file cannot say
 		}
-		p.errs = append(p.errs, &Error{Pos: diag.Pos{File: p.file, Line: line, Col: col}, Message: fmt.Sprintf("gates[%d]: %s", e.Index, msg)})
+		p.ErrorfAt(diag.Pos{File: p.File, Line: line, Col: col}, at.Index(e.Index), "%s", msg)
 	}
 }
 
@@ -584,27 +492,28 @@ func exprPos(n *yaml.Node, line, col int) (fileLine, fileCol int, exact bool) {
 	return n.Line, n.Column, false
 }
 
-func (p *parser) agent(n *yaml.Node, a *Agent) {
-	p.fields(n, "agent", map[string]func(*yaml.Node){
-		"exec":       func(v *yaml.Node) { p.command(v, "agent.exec", &a.Exec) },
-		"plain":      func(v *yaml.Node) { p.command(v, "agent.plain", &a.Plain) },
-		"openai":     func(v *yaml.Node) { a.OpenAI = p.openai(v, "agent.openai", true) },
-		"modelClass": func(v *yaml.Node) { p.str(v, "agent.modelClass", &a.ModelClass) },
-		"dir":        func(v *yaml.Node) { p.str(v, "agent.dir", &a.Dir) },
-		"version":    func(v *yaml.Node) { p.str(v, "agent.version", &a.Version) },
-		"health":     func(v *yaml.Node) { p.command(v, "agent.health", &a.Health) },
-		"mcp":        func(v *yaml.Node) { p.boolean(v, "agent.mcp", &a.MCP) },
-		"otel":       func(v *yaml.Node) { p.boolean(v, "agent.otel", &a.OTel) },
+func (p *parser) agent(n *yaml.Node, at yamlmap.Field, a *Agent) {
+	p.Fields(n, at, yamlmap.Keys{
+		"exec":       func(v *yaml.Node) { p.command(v, at.Key("exec"), &a.Exec) },
+		"plain":      func(v *yaml.Node) { p.command(v, at.Key("plain"), &a.Plain) },
+		"openai":     func(v *yaml.Node) { a.OpenAI = p.openai(v, at.Key("openai"), true) },
+		"modelClass": func(v *yaml.Node) { p.Str(v, at.Key("modelClass"), &a.ModelClass) },
+		"dir":        func(v *yaml.Node) { p.Str(v, at.Key("dir"), &a.Dir) },
+		"version":    func(v *yaml.Node) { p.Str(v, at.Key("version"), &a.Version) },
+		"health":     func(v *yaml.Node) { p.command(v, at.Key("health"), &a.Health) },
+		"mcp":        func(v *yaml.Node) { p.Bool(v, at.Key("mcp"), &a.MCP) },
+		"otel":       func(v *yaml.Node) { p.Bool(v, at.Key("otel"), &a.OTel) },
 		"env": func(v *yaml.Node) {
+			env := at.Key("env")
 			if v.Kind != yaml.MappingNode {
-				p.errorf(v, "agent.env: expected a mapping of names to values")
+				p.Errorf(v, env, "expected a mapping of names to values")
 				return
 			}
 			a.Env = map[string]string{}
 			for i := 0; i+1 < len(v.Content); i += 2 {
 				k, val := v.Content[i], v.Content[i+1]
 				if val.Kind != yaml.ScalarNode {
-					p.errorf(val, "agent.env.%s: expected a string", k.Value)
+					p.Errorf(val, env.Key(k.Value), "expected a string")
 					continue
 				}
 				a.Env[k.Value] = val.Value
@@ -618,97 +527,97 @@ func (p *parser) agent(n *yaml.Node, a *Agent) {
 		}
 	}
 	if set > 1 {
-		p.errorf(n, "agent: set only one of \"exec\", \"plain\", \"openai\"")
+		p.Errorf(n, at, "set only one of \"exec\", \"plain\", \"openai\"")
 	}
 	if a.OTel && a.OpenAI != nil {
-		p.errorf(n, "agent.otel: applies to exec and plain agents; an openai agent's calls are made by evalgate, which counts them itself")
+		p.Errorf(n, at.Key("otel"), "applies to exec and plain agents; an openai agent's calls are made by evalgate, which counts them itself")
 	}
 	if a.MCP && a.OpenAI != nil {
-		p.errorf(n, "agent.mcp: applies to exec and plain agents; an openai agent's tools are answered by evalgate's own loop")
+		p.Errorf(n, at.Key("mcp"), "applies to exec and plain agents; an openai agent's tools are answered by evalgate's own loop")
 	}
 	switch a.ModelClass {
 	case "", "reasoning", "writing", "coding", "research", "classification", "general":
 	default:
-		p.errorf(n, "agent.modelClass: expected one of \"reasoning\", \"writing\", \"coding\", \"research\", \"classification\", \"general\", got %q", a.ModelClass)
+		p.Errorf(n, at.Key("modelClass"), "expected one of \"reasoning\", \"writing\", \"coding\", \"research\", \"classification\", \"general\", got %q", a.ModelClass)
 	}
 }
 
 // openai reads an OpenAI-compatible endpoint. The prompt, turns and
 // temperature are the agent's: the judge has its own fixed prompt and
 // temperature 0, so they are unknown keys under judge.openai.
-func (p *parser) openai(n *yaml.Node, where string, agent bool) *OpenAI {
+func (p *parser) openai(n *yaml.Node, at yamlmap.Field, agent bool) *OpenAI {
 	o := &OpenAI{}
-	keys := map[string]func(*yaml.Node){
-		"baseURL": func(v *yaml.Node) { p.str(v, where+".baseURL", &o.BaseURL) },
-		"model":   func(v *yaml.Node) { p.str(v, where+".model", &o.Model) },
+	keys := yamlmap.Keys{
+		"baseURL": func(v *yaml.Node) { p.Str(v, at.Key("baseURL"), &o.BaseURL) },
+		"model":   func(v *yaml.Node) { p.Str(v, at.Key("model"), &o.Model) },
 		"apiKeyEnv": func(v *yaml.Node) {
-			p.str(v, where+".apiKeyEnv", &o.APIKeyEnv)
-			o.APIKeyEnvAt = diag.Pos{File: p.file, Line: v.Line, Col: v.Column}
+			p.Str(v, at.Key("apiKeyEnv"), &o.APIKeyEnv)
+			o.APIKeyEnvAt = p.Pos(v)
 		},
-		"systemPrompt":     func(v *yaml.Node) { p.str(v, where+".systemPrompt", &o.SystemPrompt) },
-		"systemPromptFile": func(v *yaml.Node) { p.repoStr(v, where+".systemPromptFile", &o.SystemPromptFile) },
-		"maxTurns":         func(v *yaml.Node) { p.int(v, where+".maxTurns", 1, &o.MaxTurns) },
+		"systemPrompt":     func(v *yaml.Node) { p.Str(v, at.Key("systemPrompt"), &o.SystemPrompt) },
+		"systemPromptFile": func(v *yaml.Node) { p.repoStr(v, at.Key("systemPromptFile"), &o.SystemPromptFile) },
+		"maxTurns":         func(v *yaml.Node) { p.Int(v, at.Key("maxTurns"), 1, &o.MaxTurns) },
 		"temperature": func(v *yaml.Node) {
 			var t float64
-			p.float(v, where+".temperature", &t)
+			p.Float(v, at.Key("temperature"), &t)
 			o.Temperature = &t
 		},
-		"pricing": func(v *yaml.Node) { p.pricing(v, where+".pricing", &o.Pricing) },
+		"pricing": func(v *yaml.Node) { p.pricing(v, at.Key("pricing"), &o.Pricing) },
 	}
 	if !agent {
 		for _, k := range []string{"systemPrompt", "systemPromptFile", "maxTurns", "temperature"} {
 			delete(keys, k)
 		}
 	}
-	p.fields(n, where, keys)
+	p.Fields(n, at, keys)
 	if o.BaseURL == "" {
-		p.errorf(n, "%s: baseURL is required", where)
+		p.Errorf(n, at, "baseURL is required")
 	}
 	if o.Model == "" {
-		p.errorf(n, "%s: model is required", where)
+		p.Errorf(n, at, "model is required")
 	}
 	if o.SystemPrompt != "" && o.SystemPromptFile != "" {
-		p.errorf(n, "%s: set only one of \"systemPrompt\", \"systemPromptFile\"", where)
+		p.Errorf(n, at, "set only one of \"systemPrompt\", \"systemPromptFile\"")
 	}
 	return o
 }
 
-func (p *parser) judge(n *yaml.Node, j *Judge) {
-	p.fields(n, "judge", map[string]func(*yaml.Node){
-		"openai":      func(v *yaml.Node) { j.OpenAI = p.openai(v, "judge.openai", false) },
-		"exec":        func(v *yaml.Node) { p.command(v, "judge.exec", &j.Exec) },
-		"samples":     func(v *yaml.Node) { p.int(v, "judge.samples", 1, &j.Samples) },
-		"concurrency": func(v *yaml.Node) { p.int(v, "judge.concurrency", 1, &j.Concurrency) },
-		"calibration": func(v *yaml.Node) { p.repoStr(v, "judge.calibration", &j.Calibration) },
+func (p *parser) judge(n *yaml.Node, at yamlmap.Field, j *Judge) {
+	p.Fields(n, at, yamlmap.Keys{
+		"openai":      func(v *yaml.Node) { j.OpenAI = p.openai(v, at.Key("openai"), false) },
+		"exec":        func(v *yaml.Node) { p.command(v, at.Key("exec"), &j.Exec) },
+		"samples":     func(v *yaml.Node) { p.Int(v, at.Key("samples"), 1, &j.Samples) },
+		"concurrency": func(v *yaml.Node) { p.Int(v, at.Key("concurrency"), 1, &j.Concurrency) },
+		"calibration": func(v *yaml.Node) { p.repoStr(v, at.Key("calibration"), &j.Calibration) },
 	})
 	if j.OpenAI != nil && j.Exec != nil {
-		p.errorf(n, "judge: set only one of \"openai\", \"exec\"")
+		p.Errorf(n, at, "set only one of \"openai\", \"exec\"")
 	}
 }
 
 // pricing reads one model's prices.
-func (p *parser) pricing(n *yaml.Node, where string, dst *Pricing) {
-	p.fields(n, where, map[string]func(*yaml.Node){
-		"inputPerMTok":  func(v *yaml.Node) { p.float(v, where+".inputPerMTok", &dst.InputPerMTok) },
-		"outputPerMTok": func(v *yaml.Node) { p.float(v, where+".outputPerMTok", &dst.OutputPerMTok) },
+func (p *parser) pricing(n *yaml.Node, at yamlmap.Field, dst *Pricing) {
+	p.Fields(n, at, yamlmap.Keys{
+		"inputPerMTok":  func(v *yaml.Node) { p.Float(v, at.Key("inputPerMTok"), &dst.InputPerMTok) },
+		"outputPerMTok": func(v *yaml.Node) { p.Float(v, at.Key("outputPerMTok"), &dst.OutputPerMTok) },
 	})
 }
 
 // pricingTable reads the top-level pricing: model names to their prices.
-func (p *parser) pricingTable(n *yaml.Node) map[string]Pricing {
+func (p *parser) pricingTable(n *yaml.Node, at yamlmap.Field) map[string]Pricing {
 	if n.Kind != yaml.MappingNode {
-		p.errorf(n, "pricing: expected a mapping of model names to {inputPerMTok, outputPerMTok}")
+		p.Errorf(n, at, "expected a mapping of model names to {inputPerMTok, outputPerMTok}")
 		return nil
 	}
 	out := make(map[string]Pricing, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if _, dup := out[k.Value]; dup {
-			p.errorf(k, "pricing: model %q is priced twice", k.Value)
+			p.Errorf(k, at, "model %q is priced twice", k.Value)
 			continue
 		}
 		var pr Pricing
-		p.pricing(v, "pricing."+k.Value, &pr)
+		p.pricing(v, at.Key(k.Value), &pr)
 		out[k.Value] = pr
 	}
 	return out

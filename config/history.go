@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/evalgate/evalgate/internal/yamlmap"
 )
 
 // History is the history: block (docs/history.md): where runs are
@@ -21,21 +23,21 @@ type History struct {
 	Ref string
 }
 
-func (p *parser) history(n *yaml.Node) *History {
+func (p *parser) history(n *yaml.Node, at yamlmap.Field) *History {
 	h := &History{}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return h // "history:" alone reads the default store
 	}
-	p.fields(n, "history", map[string]func(*yaml.Node){
+	p.Fields(n, at, yamlmap.Keys{
 		"store": func(v *yaml.Node) {
-			p.str(v, "history.store", &h.Store)
+			p.Str(v, at.Key("store"), &h.Store)
 			if h.Store != "" && !storeURL(h.Store) {
-				p.errorf(v, "history.store: expected dir:PATH, git:BRANCH, postgres: or a postgres:// URL, got %q", redactedStore(h.Store))
+				p.Errorf(v, at.Key("store"), "expected dir:PATH, git:BRANCH, postgres: or a postgres:// URL, got %q", redactedStore(h.Store))
 			}
 		},
-		"keep":   func(v *yaml.Node) { p.int(v, "history.keep", 1, &h.Keep) },
-		"record": func(v *yaml.Node) { p.boolean(v, "history.record", &h.Record) },
-		"ref":    func(v *yaml.Node) { p.str(v, "history.ref", &h.Ref) },
+		"keep":   func(v *yaml.Node) { p.Int(v, at.Key("keep"), 1, &h.Keep) },
+		"record": func(v *yaml.Node) { p.Bool(v, at.Key("record"), &h.Record) },
+		"ref":    func(v *yaml.Node) { p.Str(v, at.Key("ref"), &h.Ref) },
 	})
 	return h
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/evalgate/evalgate/internal/spelling"
+	"github.com/evalgate/evalgate/internal/yamlmap"
 )
 
 // writtenPath is a path as the file writes it, and where.
@@ -21,8 +22,8 @@ type writtenPath struct {
 }
 
 // suites reads the suites setting: a path or a list of them.
-func (p *parser) suites(n *yaml.Node, c *Config) {
-	p.strs(n, "suites", &c.Suites)
+func (p *parser) suites(n *yaml.Node, at yamlmap.Field, c *Config) {
+	p.Strs(n, at, &c.Suites)
 	nodes := n.Content
 	if n.Kind == yaml.ScalarNode {
 		nodes = []*yaml.Node{n}
@@ -32,7 +33,7 @@ func (p *parser) suites(n *yaml.Node, c *Config) {
 	}
 	c.suites = make([]writtenPath, len(nodes))
 	for i, v := range nodes {
-		c.suites[i] = writtenPath{value: v.Value, pos: diag.Pos{File: p.file, Line: v.Line, Col: v.Column}}
+		c.suites[i] = writtenPath{value: v.Value, pos: p.Pos(v)}
 	}
 }
 

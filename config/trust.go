@@ -1,6 +1,10 @@
 package config
 
-import "go.yaml.in/yaml/v3"
+import (
+	"go.yaml.in/yaml/v3"
+
+	"github.com/evalgate/evalgate/internal/yamlmap"
+)
 
 // DefaultMaxRepeats is trust.maxRepeats when the config sets none.
 const DefaultMaxRepeats = 3
@@ -18,15 +22,15 @@ type Trust struct {
 	MaxRepeats int
 }
 
-func (p *parser) trust(n *yaml.Node) *Trust {
+func (p *parser) trust(n *yaml.Node, at yamlmap.Field) *Trust {
 	t := &Trust{MaxRepeats: DefaultMaxRepeats}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return t // "trust:" alone turns the scorecard on with the defaults
 	}
-	p.fields(n, "trust", map[string]func(*yaml.Node){
-		"owner":      func(v *yaml.Node) { p.str(v, "trust.owner", &t.Owner) },
-		"history":    func(v *yaml.Node) { p.strs(v, "trust.history", &t.History) },
-		"maxRepeats": func(v *yaml.Node) { p.int(v, "trust.maxRepeats", 1, &t.MaxRepeats) },
+	p.Fields(n, at, yamlmap.Keys{
+		"owner":      func(v *yaml.Node) { p.Str(v, at.Key("owner"), &t.Owner) },
+		"history":    func(v *yaml.Node) { p.Strs(v, at.Key("history"), &t.History) },
+		"maxRepeats": func(v *yaml.Node) { p.Int(v, at.Key("maxRepeats"), 1, &t.MaxRepeats) },
 	})
 	return t
 }

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalgate/evalgate/internal/jsonpointer"
 	"gotest.tools/v3/assert"
+
+	"github.com/evalgate/evalgate/internal/jsonpointer"
 )
 
 // TestDatasetErrors parses every suite of testdata/datasets, each with

@@ -9,11 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalgate/evalgate/internal/jsonpointer"
 	"github.com/expr-lang/expr"
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/golden"
+
+	"github.com/evalgate/evalgate/internal/jsonpointer"
 )
 
 // testFiles lists the suite files of a testdata folder.

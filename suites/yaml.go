@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/evalgate/evalgate/internal/yamlmap"
 )
 
 // yamlReader converts a yaml.Node tree into the position-keeping tree,
@@ -97,7 +99,7 @@ func parseYAML(file string, data []byte) (root *value, errs Errors) {
 // yamlError turns a yaml v3 parse error into an Error at the line of the
 // problem.
 func yamlError(file string, data []byte, err error) *Error {
-	line, msg := YAMLErrorLine(data, err)
+	line, msg := yamlmap.ErrorLine(data, err)
 	return &Error{Pos: Pos{File: file, Line: line, Col: 1}, Message: msg, Kind: ErrSyntax}
 }
 

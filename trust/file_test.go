@@ -41,15 +41,15 @@ attestations:
   - nope
 `, []string{
 			`trust.yaml:1:8: /owner: expected a non-empty string [trust]`,
-			`trust.yaml:2:1: /atestations: unknown key "atestations"; expected one of "owner", "attestations" [trust]`,
+			`trust.yaml:2:1: /atestations: unknown key "atestations"; did you mean "attestations"? [trust]`,
 			`trust.yaml:4:12: /attestations/0/kind: expected "security-review" or "tl4-signoff", got "security-reveiw" [trust]`,
 			`trust.yaml:4:44: /attestations/0/date: expected a date as YYYY-MM-DD, such as 2026-11-02, got "2026-13-01" [trust]`,
 			`trust.yaml:4:70: /attestations/0/agentVersion: expected a semver version such as 1.4.0, got "latest" [trust]`,
 			`trust.yaml:5:5: /attestations/1: an attestation needs "kind", "by", "date" and "agentVersion"; missing "by", "date", "agentVersion" [trust]`,
-			`trust.yaml:6:5: /attestations/2: expected a mapping with the keys "kind", "by", "date", "agentVersion" [trust]`,
+			`trust.yaml:6:5: /attestations/2: expected a mapping with the keys "agentVersion", "by", "date", "kind" [trust]`,
 		}},
 		{"not YAML", "attestations: [\n", []string{`trust.yaml:1:1: invalid YAML: did not find expected node content`}},
-		{"not a mapping", "- a\n", []string{`trust.yaml:1:1: expected a mapping with the keys "owner", "attestations" [trust]`}},
+		{"not a mapping", "- a\n", []string{`trust.yaml:1:1: expected a mapping with the keys "attestations", "owner" [trust]`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseFile("trust.yaml", []byte(tc.src))

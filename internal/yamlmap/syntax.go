@@ -1,4 +1,4 @@
-package suites
+package yamlmap
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// YAMLErrorLine returns the line (from 1) of the problem that a yaml v3
+// ErrorLine returns the line (from 1) of the problem that a yaml v3
 // syntax error in data reports, and its message without the "yaml: line N:"
 // prefix.
 //
@@ -21,12 +21,12 @@ import (
 // the construct holding the problem starts (the parser's context mark: a
 // list opened ten lines up) rather than the problem's own line (its problem
 // mark). It prints the problem's line only when that construct starts on
-// the document's first line. So YAMLErrorLine parses the document again from
+// the document's first line. So ErrorLine parses the document again from
 // the construct's line, where the construct does start on the first line,
 // and reads the problem's line from that message. When the construct starts
 // on another line, the message says where. A problem at the end of the
 // file is on its last line.
-func YAMLErrorLine(data []byte, err error) (line int, msg string) {
+func ErrorLine(data []byte, err error) (line int, msg string) {
 	f := yamlFailureOf(err)
 	problem, ctx := yamlLines(data, f)
 	starts := lineStarts(data)
