@@ -20,7 +20,7 @@ import (
 const MaxAnnotations = 10
 
 // Annotation levels: a failing task is an error when the build fails and a
-// warning when every gate holds (DESIGN §9).
+// warning when every gate holds (docs/github-action.md).
 const (
 	LevelError   = "error"
 	LevelWarning = "warning"

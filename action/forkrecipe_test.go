@@ -44,13 +44,13 @@ func readRecipeStep(t *testing.T, path, job, name string) recipeStep {
 	return recipeStep{}
 }
 
-// TestForkCommentRecipe runs the script of the fork recipe's comment
-// workflow with bash, curl and jq, as a runner would, against the fake
-// GitHub API on loopback. DESIGN §17: the pull request comes from the
-// triggering run (its pull request, else the open one whose head is the
-// run's branch), at the run's very commit, never from the fork's artifact;
-// only the workflow token's own comment is edited; nothing from the event
-// or the artifact runs as shell.
+// TestForkCommentRecipe runs the script of the fork recipe's comment workflow
+// with bash, curl and jq, as a runner would, against the fake GitHub API on
+// loopback. As docs/security.md says, the pull request comes from the
+// triggering run (its pull request, else the open one whose head is the run's
+// branch), at the run's very commit, never from the fork's artifact; only the
+// workflow token's own comment is edited; nothing from the event or the
+// artifact runs as shell.
 func TestForkCommentRecipe(t *testing.T) {
 	for _, tool := range []string{"bash", "curl", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {

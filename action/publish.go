@@ -13,7 +13,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 )
 
-// Names of the step outputs (DESIGN §9).
+// Names of the step outputs (docs/github-action.md, "Outputs").
 const (
 	OutputPassed         = "passed"
 	OutputAggregateScore = "aggregate-score"

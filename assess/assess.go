@@ -12,7 +12,7 @@ const (
 	Capability  = "capability"
 )
 
-// The dimensions of the performance axis (DESIGN §11).
+// The dimensions of the performance axis (docs/assessment.md).
 const (
 	TaskCompletionRate = "task_completion_rate"
 	Accuracy           = "accuracy"
@@ -21,7 +21,7 @@ const (
 	ReviewCompliance   = "review_compliance"
 )
 
-// The dimensions of the capability axis (DESIGN §11).
+// The dimensions of the capability axis (docs/assessment.md).
 const (
 	DomainBreadth        = "domain_breadth"
 	ComplexityCeiling    = "complexity_ceiling"

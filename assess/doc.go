@@ -1,5 +1,5 @@
-// Package assess computes the AAAF dual-axis assessment of an agent from
-// its results (DESIGN §11, #12): a Performance and a Capability axis, each
+// Package assess computes the AAAF dual-axis assessment of an agent from its
+// results (docs/assessment.md, #12): a Performance and a Capability axis, each
 // a weighted composite of measured dimensions, mapped to a tier.
 //
 // It is pure: Assess reads task results (results.Run, several shards

@@ -14,7 +14,7 @@ type Tier struct {
 	Rank   int     // 0 for the lowest tier
 }
 
-// Tiers lists each axis's tiers from the lowest (DESIGN §11).
+// Tiers lists each axis's tiers from the lowest (docs/assessment.md).
 var Tiers = map[string][]Tier{
 	Performance: {
 		{"Novice", 0, "#9E9E9E", 0},

@@ -10,9 +10,9 @@ import (
 	"github.com/evalgate/evalgate/internal/yamlmap"
 )
 
-// Assessment is the `assessment:` section (DESIGN §11): who is assessed
-// and how the AAAF dual-axis assessment weighs the evidence. Its presence
-// makes `run` assess every run.
+// Assessment is the `assessment:` section (docs/assessment.md): who is
+// assessed and how the AAAF dual-axis assessment weighs the evidence. Its
+// presence makes `run` assess every run.
 type Assessment struct {
 	AgentID      string
 	AgentName    string

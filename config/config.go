@@ -101,10 +101,11 @@ type Agent struct {
 	// never "latest".
 	Version string
 	// Health is a command run once before the tasks, with the agent's
-	// environment and folder; it must exit 0 (DESIGN §12).
+	// environment and folder; it must exit 0 (docs/trust.md,
+	// "Observability").
 	Health []string
 	// MCP serves each trial's tools over the Model Context Protocol to an
-	// exec or plain agent (DESIGN §13).
+	// exec or plain agent (docs/mcp.md).
 	MCP bool
 	// OTel receives the spans an exec or plain agent sends through
 	// OpenTelemetry (docs/otel.md).

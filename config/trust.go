@@ -9,7 +9,7 @@ import (
 // DefaultMaxRepeats is trust.maxRepeats when the config sets none.
 const DefaultMaxRepeats = 3
 
-// Trust is the trust: block (DESIGN §12). Its presence makes run compute
+// Trust is the trust: block (docs/trust.md). Its presence makes run compute
 // the trust scorecard.
 type Trust struct {
 	// Owner is who answers for the agent, when CODEOWNERS does not say.

@@ -12,12 +12,12 @@ import (
 	"github.com/evalgate/evalgate/results"
 )
 
-// The assessment's gate variables (DESIGN §11): assessment.performance.
-// {score,tier} and assessment.capability.{score,tier}. A tier is a string
-// of a type of its own per axis, whose comparison operators are overloaded
-// to compare ranks: `assessment.performance.tier >= "Proficient"` holds for
-// Proficient, Expert and Elite, never by string order. A tier name the axis
-// does not have is a compile error.
+// The assessment's gate variables (docs/assessment.md):
+// assessment.performance.{score,tier} and assessment.capability.{score,tier}.
+// A tier is a string of a type of its own per axis, whose comparison operators
+// are overloaded to compare ranks: `assessment.performance.tier >=
+// "Proficient"` holds for Proficient, Expert and Elite, never by string order.
+// A tier name the axis does not have is a compile error.
 type assessmentVars struct {
 	Performance performanceVars `expr:"performance"`
 	Capability  capabilityVars  `expr:"capability"`

@@ -3,7 +3,8 @@
 //
 // Aggregate and Combine compute the Stats of a suite and of the run (mean
 // task score, pass rate, counts, costs, nearest-rank p95 latency, findings by
-// severity); SuitePassed applies a suite's openwop thresholds (DESIGN §2).
+// severity); SuitePassed applies a suite's openwop thresholds
+// (docs/suites.md, "Semantics evalgate decides").
 // Scores and costs are compared with a tolerance of 1e-9, so float rounding
 // in a mean or a sum never flips a verdict.
 //
@@ -50,7 +51,7 @@
 //	                 reached its bar, and that calibration's Spearman rho (0
 //	                 when none): judge.calibrated && judge.agreement >= 0.8
 //	trust.score, trust.level
-//	                 the trust scorecard (DESIGN §12, docs/trust.md): its
+//	                 the trust scorecard (docs/trust.md): its
 //	                 score 0-100 and its level 0-4 (TL0 Draft to TL4
 //	                 Trusted), as in trust.level >= 3. Only a run with a
 //	                 scorecard has them (a trust: block in evalgate.yaml);
@@ -61,7 +62,7 @@
 //	suiteList        the suites as a list, for all(suiteList, .passed)
 //	assessment.performance.score, assessment.performance.tier,
 //	assessment.capability.score, assessment.capability.tier
-//	                 the AAAF dual-axis assessment (DESIGN §11), when the
+//	                 the AAAF dual-axis assessment (docs/assessment.md), when the
 //	                 config has assessment:. Tiers compare by rank, with
 //	                 the comparison operators (==, !=, <, <=, >, >=):
 //	                 assessment.performance.tier >= "Proficient" holds for

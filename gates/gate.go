@@ -21,7 +21,7 @@ import (
 )
 
 // scope is what a gate sees of the whole run or of one suite. The expr tags
-// are the variable names of DESIGN §7.
+// are the variable names README.md lists ("Gates and exit codes").
 type scope struct {
 	AggregateScore float64        `expr:"aggregateScore"`
 	PassRate       float64        `expr:"passRate"`
@@ -75,14 +75,15 @@ type env struct {
 }
 
 // judgeVars let a gate require a calibrated judge before rubric scores
-// count (DESIGN §5): judge.calibrated && judge.agreement >= 0.8.
+// count (docs/judges.md, "Calibrate a judge before letting it gate"):
+// judge.calibrated && judge.agreement >= 0.8.
 type judgeVars struct {
 	Configured bool    `expr:"configured"`
 	Calibrated bool    `expr:"calibrated"`
 	Agreement  float64 `expr:"agreement"` // Spearman rho of the last calibration; 0 when none
 }
 
-// trustVars are the trust scorecard's figures (DESIGN §12), for gates such
+// trustVars are the trust scorecard's figures (docs/trust.md), for gates such
 // as trust.level >= 3; a run without a scorecard fails a gate reading them.
 type trustVars struct {
 	Score float64 `expr:"score"` // 0-100
@@ -118,7 +119,8 @@ type Gate struct {
 	suiteIDs []string
 }
 
-// defaultExprs are the gates that hold when none are configured (DESIGN §7).
+// defaultExprs are the gates that hold when none are configured (README.md,
+// "Gates and exit codes").
 var defaultExprs = []string{
 	"all(suiteList, .passed)",
 	"findings.critical + findings.high == 0",

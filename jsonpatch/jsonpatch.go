@@ -2,7 +2,7 @@
 // decoded by jsonvalue.Decode, all operations or none.
 //
 // It is what a stateful fixture's effect runs on the world of a trial
-// (DESIGN §14). It works on decoded values, not on bytes, so a trial's
+// (docs/worlds.md). It works on decoded values, not on bytes, so a trial's
 // world is decoded once and patched call after call; the test operation
 // compares as every check does (jsonvalue.Equal: 1 equals 1.0); and an
 // error says which operation failed and why without quoting any value.

@@ -27,7 +27,7 @@ type (
 		LatencyMs int64           `json:"latencyMs"`
 		Trials    []promotedTrial `json:"trials"`
 		// Levels are the graded criteria's levels, which diff compares
-		// (DESIGN §15); absent when the task has none.
+		// (docs/regression.md); absent when the task has none.
 		Levels []results.Level `json:"levels,omitempty"`
 	}
 	promotedTrial struct {

@@ -12,7 +12,7 @@ import (
 const budgetLevels = 4_000
 
 // levelDiffs are the task diffs of a comparison in which a graded
-// criterion's level moved (DESIGN §15).
+// criterion's level moved (docs/regression.md, "The comparison").
 func levelDiffs(reg *results.Regression) []results.TaskDiff {
 	if reg == nil {
 		return nil

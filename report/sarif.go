@@ -34,8 +34,8 @@ type sarifRule struct {
 	full     string
 }
 
-// sarifRules lists the finding kinds of DESIGN §5 and suite-invalid, in the
-// order they appear in the driver's rules.
+// sarifRules lists the finding kinds (docs/adversarial.md) and
+// suite-invalid, in the order they appear in the driver's rules.
 var sarifRules = []sarifRule{
 	{"canary-leak", "CanaryLeak", results.SeverityCritical,
 		"A canary planted in a fixture reached the agent's output or a tool call",

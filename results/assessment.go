@@ -5,9 +5,9 @@ import (
 	"slices"
 )
 
-// Assessment is the summary of the run's AAAF dual-axis assessment (DESIGN
-// §11), written when the config has `assessment:`: what gates, the
-// scorecard and a later run's comparison read. The full assessment, with
+// Assessment is the summary of the run's AAAF dual-axis assessment
+// (docs/assessment.md), written when the config has `assessment:`: what gates,
+// the scorecard and a later run's comparison read. The full assessment, with
 // its evidence, is assessment.json beside results.json.
 type Assessment struct {
 	ID string `json:"id"`

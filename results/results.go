@@ -270,7 +270,7 @@ type Task struct {
 	FailedChecks []string `json:"failedChecks,omitempty"` // ids of checks that failed in any trial, sorted
 	// Levels holds each graded criterion's level over the trials (see
 	// TaskLevels), in check order; nil when the task has none. It is what
-	// baselines keep and diff compares (DESIGN §15).
+	// baselines keep and diff compares (docs/regression.md).
 	Levels   []Level   `json:"levels,omitempty"`
 	Findings []Finding `json:"findings,omitempty"` // union over trials
 	// LinesAfterFinal counts, over the trials, the lines the agent wrote
@@ -290,8 +290,8 @@ type Task struct {
 	Trials []Trial `json:"trials"`
 }
 
-// Metadata is a task's assessment metadata (DESIGN §11): labels the suite
-// author chose, like tags, never task content.
+// Metadata is a task's assessment metadata (docs/assessment.md): labels the
+// suite author chose, like tags, never task content.
 type Metadata struct {
 	Domain        string `json:"domain,omitempty"`
 	Complexity    int    `json:"complexity,omitempty"`    // 1-5; 0 when unset
@@ -442,7 +442,7 @@ type Check struct {
 	// task's rubric; set for graded criteria, whose ID may be the author's.
 	Criterion *int `json:"criterion,omitempty"`
 	// Level is the level a graded criterion reached on Scale: a number,
-	// never the judge's reason (DESIGN §15). Nil for a binary check, and
+	// never the judge's reason (docs/judges.md). Nil for a binary check, and
 	// for a judged criterion the judge did not decide.
 	Level *int `json:"level,omitempty"`
 	// Scale is the graded criterion's scale; nil for a binary check.
@@ -533,7 +533,7 @@ type TaskDiff struct {
 	CostDeltaUsd   float64 `json:"costDeltaUsd"`
 	LatencyDeltaMs int64   `json:"latencyDeltaMs"`
 	// Levels lists the graded criteria whose level moved, in the task's
-	// check order; nil when none did (DESIGN §15).
+	// check order; nil when none did (docs/regression.md).
 	Levels []LevelChange `json:"levels,omitempty"`
 }
 

@@ -8,7 +8,7 @@ type Health struct {
 	Message string `json:"message,omitempty"`
 }
 
-// Trust levels, TL0 to TL4 (DESIGN §12).
+// Trust levels, TL0 to TL4 (docs/trust.md).
 const (
 	MinTrustLevel = 0
 	MaxTrustLevel = 4

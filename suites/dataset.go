@@ -16,9 +16,9 @@ import (
 	"github.com/evalgate/evalgate/internal/jsonpointer"
 )
 
-// dataset is one entry of a suite's datasets (DESIGN §16): a file of rows
-// and the task template each row becomes. The suite keeps it for Full,
-// which reads a compact row task's row again and expands it again.
+// dataset is one entry of a suite's datasets (docs/suites.md, "Datasets"): a
+// file of rows and the task template each row becomes. The suite keeps it for
+// Full, which reads a compact row task's row again and expands it again.
 type dataset struct {
 	index    int    // in the suite's datasets list
 	shown    string // the file as errors name it: the suite's folder joined with file

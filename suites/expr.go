@@ -31,7 +31,7 @@ const (
 	ExprCostUsd   = "costUsd"
 	ExprToolCalls = "toolCalls"
 	// ExprState and ExprInitialState are the world at the end of the
-	// trial and at its start (DESIGN §14); null when the task has none.
+	// trial and at its start (docs/worlds.md); null when the task has none.
 	ExprState        = "state"
 	ExprInitialState = "initialState"
 	// ExprArgs is the call's arguments, in the expressions of a stateful

@@ -73,13 +73,14 @@ type Tool struct {
 	// check every call's arguments against it. Nil when absent.
 	Schema *jsonschema.Schema
 	// SideEffect marks a tool whose call changes the world: the same call
-	// twice in a trial counts as a duplicate side effect (DESIGN §12).
+	// twice in a trial counts as a duplicate side effect (docs/suites.md,
+	// "Declared tools").
 	SideEffect bool
 }
 
-// Scenario tags of seed 003 (DESIGN §12): a task tagged with one of them is
-// evidence of that scenario for the trust scorecard, and replan-loop and
-// budget-exceeded tasks carry a built-in check.
+// Scenario tags of seed 003 (docs/suites.md, "Task"; docs/trust.md): a task
+// tagged with one of them is evidence of that scenario for the trust
+// scorecard, and replan-loop and budget-exceeded tasks carry a built-in check.
 const (
 	ScenarioHappyPath       = "happy-path"
 	ScenarioErrorHandling   = "error-handling"
@@ -117,7 +118,7 @@ type Task struct {
 	// nil for other tasks. Program checks get it as "vars".
 	Vars json.RawMessage
 	// Turns are the scripted user messages after the input (extension
-	// `turns`): a conversation (DESIGN §14).
+	// `turns`): a conversation (docs/worlds.md).
 	Turns []Turn
 	// User is the extension `user`: an open conversation, whose user a
 	// model plays from hidden instructions (the run's user simulator); nil
@@ -268,7 +269,7 @@ type Criterion struct {
 	// the criterion; "" for rubric[i].
 	ID string
 	// Scale is the extension `scale`: the criterion is graded on levels
-	// (DESIGN §15). Nil for a criterion met or not met.
+	// (docs/suites.md, "Graded criteria"). Nil for a criterion met or not met.
 	Scale *Scale
 }
 
@@ -422,7 +423,7 @@ type ToolResponse struct {
 	Fault  string // FaultTimeout, or "" for none
 	Pos    Pos
 
-	// Stateful fixtures (DESIGN §14), over the task's world.
+	// Stateful fixtures (docs/worlds.md), over the task's world.
 	Require []string  // expr-lang booleans over state and args, in order
 	Effect  []PatchOp // JSON Patch applied to the world, all or none
 	From    *Template // answer: the world's value at this pointer, after the effect

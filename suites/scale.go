@@ -13,7 +13,7 @@ import (
 const MaxScaleLevels = 101
 
 // Scale grades a rubric criterion on integer levels Min..Max instead of met
-// or not met (DESIGN §15). The criterion contributes weight × (level −
+// or not met (docs/suites.md, "Graded criteria"). The criterion contributes weight × (level −
 // Min)/(Max − Min) to its task's score.
 type Scale struct {
 	Min, Max int

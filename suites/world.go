@@ -403,7 +403,7 @@ func (d *decoder) stateFile(v *value, ptr string) []byte {
 }
 
 // handlerPaths holds a handler's command to the suite's folder, as the
-// suite's other files are held (DESIGN §17): a program is a name found on
+// suite's other files are held (docs/security.md): a program is a name found on
 // PATH (python3) or a file inside the suite's folder, and every word of the
 // command that names a path (handlers/bank.py) stays inside it, symbolic
 // links resolved. A suite from a pull request cannot point a handler at a

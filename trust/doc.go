@@ -1,5 +1,5 @@
 // Package trust scores how far an agent may be trusted to act on its own:
-// the Trust Scorecard of seed 003 (DESIGN §12), five dimensions of 0 to 20
+// the Trust Scorecard of seed 003 (docs/trust.md), five dimensions of 0 to 20
 // points (Contract Clarity, Idempotency, Observability, Error Containment,
 // Governance), runtime adjustments from earlier runs, and a level from TL0
 // Draft to TL4 Trusted.

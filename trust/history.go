@@ -7,7 +7,7 @@ import (
 	"github.com/evalgate/evalgate/results"
 )
 
-// Runtime adjustments (DESIGN §12).
+// Runtime adjustments (docs/trust.md).
 const (
 	perPassingTrial  = 0.1
 	maxPassingPoints = 5.0

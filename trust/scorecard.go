@@ -9,7 +9,7 @@ import (
 	"github.com/evalgate/evalgate/results"
 )
 
-// Dimension points and level bounds (DESIGN §12; docs/trust.md).
+// Dimension points and level bounds (docs/trust.md).
 const (
 	MaxPoints = 20 // per dimension
 

@@ -1,5 +1,6 @@
 // Command judge is an example exec judge for evalgate's rubric criteria. It
-// speaks the protocol of DESIGN §5: it reads one JSON object on stdin,
+// speaks the exec judge protocol (docs/judges.md): it reads one JSON object on
+// stdin,
 //
 //	{"criteria":[{"criterion":"...","weight":0.3}],"input":...,"output":...,"trace":[...]}
 //
@@ -7,8 +8,8 @@
 //
 //	{"criteria":[{"met":true,"reason":"..."}]}
 //
-// A graded criterion (one with a "scale", DESIGN §15) gets a level instead:
-// the top of its scale when the rule holds, the bottom when not, as
+// A graded criterion (one with a "scale", docs/judges.md) gets a level
+// instead: the top of its scale when the rule holds, the bottom when not, as
 // {"level":4,"reason":"..."}; a model would use the levels in between.
 //
 // It is a stand-in for a model judge, so the example runs offline and the
