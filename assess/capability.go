@@ -2,6 +2,7 @@ package assess
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/evalgate/evalgate/results"
@@ -136,11 +137,7 @@ func (o Options) toolProficiency(tasks []*results.Task) Dimension {
 			}
 		}
 	}
-	names := make([]string, 0, len(tools))
-	for n := range tools {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(tools))
 	ev := map[string]int{"tools": 0, "calls": 0, "toolsUnder10Calls": 0, "withoutErrors": 0}
 	var sum float64
 	most, mostName := 0, ""

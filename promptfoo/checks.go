@@ -1,6 +1,7 @@
 package promptfoo
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -445,7 +447,7 @@ var promptfooTypes = strings.Fields(`agent-rubric answer-relevance assert-set bl
 	trace-span-duration webhook word-count`)
 
 func promptfooKnows(base string) bool {
-	return contains(promptfooTypes, base) || strings.HasPrefix(base, "promptfoo:redteam:") || strings.HasPrefix(base, "select-")
+	return slices.Contains(promptfooTypes, base) || strings.HasPrefix(base, "promptfoo:redteam:") || strings.HasPrefix(base, "select-")
 }
 
 // jsOnly maps an assertion only the JavaScript runner decides as promptfoo
@@ -457,7 +459,7 @@ func (m *mapping) jsOnly(a assertion, fallback string) (map[string]any, map[stri
 		return nil, nil, why
 	}
 	if why == "-" {
-		return nil, nil, cmpOr(fallback, "evalgate has no check for this assertion")
+		return nil, nil, cmp.Or(fallback, "evalgate has no check for this assertion")
 	}
 	return c, nil, ""
 }
@@ -488,7 +490,7 @@ func (m *mapping) jsSpec(a assertion, depth int) (map[string]any, string) {
 	if rest, ok := strings.CutPrefix(typ, "not-"); ok {
 		base, negate = rest, true
 	}
-	if !contains(jsTypes, base) || depth > 8 {
+	if !slices.Contains(jsTypes, base) || depth > 8 {
 		if base == "latency" || base == "cost" || depth == 0 {
 			return nil, "-"
 		}
@@ -516,7 +518,7 @@ func (m *mapping) jsSpec(a assertion, depth int) (map[string]any, string) {
 		for _, in := range a.set {
 			s, why := m.jsSpec(in, depth+1)
 			if why != "" {
-				return nil, "its assertion " + in.loc + ": " + cmpOr(strings.TrimPrefix(why, "-"), "cannot run in the set")
+				return nil, "its assertion " + in.loc + ": " + cmp.Or(strings.TrimPrefix(why, "-"), "cannot run in the set")
 			}
 			inner = append(inner, s)
 			m.im.mapped(in.loc, fmt.Sprint(in.raw["type"]), "a part of the set's check, decided by the JavaScript runner")

@@ -403,7 +403,7 @@ func clampNumber(f float64) float64 {
 	if math.IsNaN(f) {
 		return 0
 	}
-	return math.Max(-1e9, math.Min(1e9, math.Trunc(f)))
+	return max(-1e9, min(1e9, math.Trunc(f)))
 }
 
 // parseNumberPrefix is JavaScript's parseInt(s, 10) (integer) or

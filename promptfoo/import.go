@@ -1,11 +1,13 @@
 package promptfoo
 
 import (
+	"cmp"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -160,7 +162,7 @@ func Import(path string, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("could not read %s: %w", path, err)
 	}
 	im := newImporter(filepath.Dir(path))
-	im.out = cmpOr(opts.Out, ".")
+	im.out = cmp.Or(opts.Out, ".")
 	doc, err := im.decodeYAML(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %s", path, ErrNotPromptfoo, strings.TrimPrefix(err.Error(), "yaml: "))
@@ -462,7 +464,7 @@ func (im *importer) recordOrder(v any, n *yaml.Node, depth int) {
 			keys = append(keys, k)
 			im.recordOrder(x[k], n.Content[i+1], depth+1)
 		}
-		for _, k := range slices.Sorted(mapKeys(x)) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if !slices.Contains(keys, k) {
 				keys = append(keys, k) // from a merge
 			}
@@ -494,7 +496,7 @@ func (im *importer) keyOrder(m map[string]any) []string {
 	if keys, ok := im.order[mapID(m)]; ok && len(keys) == len(m) && all(keys, func(k string) bool { _, ok := m[k]; return ok }) {
 		return keys
 	}
-	return sortedKeys(m)
+	return slices.Sorted(maps.Keys(m))
 }
 
 func all(keys []string, f func(string) bool) bool {
@@ -523,18 +525,6 @@ func (im *importer) merged(a, b map[string]any) map[string]any {
 	return out
 }
 
-func mapKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
-func sortedKeys(m map[string]any) []string { return slices.Sorted(mapKeys(m)) }
-
 // asList is v as a list: v itself, a one-item list of anything else, no
 // items for nil. promptfoo takes one prompt, provider or test file where
 // it takes a list.
@@ -560,13 +550,6 @@ func number(v any) (float64, bool) {
 		return x, true
 	}
 	return 0, false
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // slug makes a name fit a suite id or a file name.

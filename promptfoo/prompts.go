@@ -1,9 +1,11 @@
 package promptfoo
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,7 +80,7 @@ func (im *importer) prompts(v any) []prompt {
 				if e.raw == "" {
 					e.raw = e.id
 				}
-				for _, k := range sortedKeys(y) {
+				for _, k := range slices.Sorted(maps.Keys(y)) {
 					switch k {
 					case "raw", "id", "label":
 					case "config":
@@ -125,7 +127,7 @@ func (im *importer) prompts(v any) []prompt {
 func (im *importer) promptEntry(raw, label, id, loc string, depth int) []prompt {
 	literal := func() []prompt {
 		im.mapped(loc, "prompt", "the input of each task")
-		return []prompt{{raw: raw, label: cmpOr(label, raw), id: id, loc: loc}}
+		return []prompt{{raw: raw, label: cmp.Or(label, raw), id: id, loc: loc}}
 	}
 	if strings.HasPrefix(raw, "exec:") {
 		im.unsupported(loc, "prompt", "a prompt a program writes (exec:) is not imported: evalgate's task input is a fixed text or list of messages; write the prompt, or a file of prompts")
@@ -215,7 +217,7 @@ func (im *importer) promptEntry(raw, label, id, loc string, depth int) []prompt 
 		if doc, ok := parseOrdered(text); ok {
 			raw = compactJSON(doc)
 		}
-		return one(raw, cmpOr(label, abs+": "+raw), "chat prompt", "the input of each task, a list of messages when it is one")
+		return one(raw, cmp.Or(label, abs+": "+raw), "chat prompt", "the input of each task, a list of messages when it is one")
 	case ".jsonl":
 		var lines []string
 		for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
@@ -225,9 +227,9 @@ func (im *importer) promptEntry(raw, label, id, loc string, depth int) []prompt 
 		}
 		var out []prompt
 		for _, line := range lines {
-			l := cmpOr(label, abs)
+			l := cmp.Or(label, abs)
 			if len(lines) > 1 {
-				l = cmpOr(label, abs) + ": " + line
+				l = cmp.Or(label, abs) + ": " + line
 			}
 			out = append(out, prompt{raw: line, label: l, loc: loc})
 		}
@@ -239,9 +241,9 @@ func (im *importer) promptEntry(raw, label, id, loc string, depth int) []prompt 
 		if yaml.Unmarshal(data, &doc) == nil {
 			raw = compactJSON(doc)
 		}
-		return one(raw, cmpOr(label, abs+": "+cutString(raw, 80)), "chat prompt", "the input of each task, a list of messages when it is one")
+		return one(raw, cmp.Or(label, abs+": "+cutString(raw, 80)), "chat prompt", "the input of each task, a list of messages when it is one")
 	case ".md", ".j2":
-		return one(text, cmpOr(label, abs+": "+cutString(text, 50)+"..."), "prompt", "the input of each task")
+		return one(text, cmp.Or(label, abs+": "+cutString(text, 50)+"..."), "prompt", "the input of each task")
 	case ".csv":
 		return im.csvPrompts(text, label, loc)
 	}
@@ -298,7 +300,7 @@ func (im *importer) csvPrompts(text, label, loc string) []prompt {
 				if lcol >= 0 && lcol < len(rec) {
 					l = strings.TrimSpace(rec[lcol])
 				}
-				out = append(out, prompt{raw: raw, label: cmpOr(l, cmpOr(label, raw)), loc: loc})
+				out = append(out, prompt{raw: raw, label: cmp.Or(l, label, raw), loc: loc})
 			}
 			if col >= 0 {
 				im.mapped(loc, "prompts file", fmt.Sprintf("%d prompts, one a row: the input of each task", len(out)))
@@ -311,7 +313,7 @@ func (im *importer) csvPrompts(text, label, loc string) []prompt {
 		if strings.TrimSpace(line) == "" || i == 0 && strings.ToLower(strings.TrimSpace(line)) == "prompt" {
 			continue
 		}
-		out = append(out, prompt{raw: line, label: cmpOr(label, line), loc: loc})
+		out = append(out, prompt{raw: line, label: cmp.Or(label, line), loc: loc})
 	}
 	im.mapped(loc, "prompts file", fmt.Sprintf("%d prompts, one a line: the input of each task", len(out)))
 	return out

@@ -1,9 +1,12 @@
 package promptfoo
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -58,7 +61,7 @@ func (im *importer) providers(v any) []provider {
 		pr := provider{}
 		if m, ok := p.(map[string]any); ok {
 			label, _ = m["label"].(string)
-			for _, k := range sortedKeys(m) {
+			for _, k := range slices.Sorted(maps.Keys(m)) {
 				switch k {
 				case "id", "label":
 				case "config":
@@ -88,12 +91,12 @@ func (im *importer) providers(v any) []provider {
 			im.unsupported(loc, "provider", "expected a provider id")
 			continue
 		}
-		pr.id, pr.label = id, cmpOr(label, id)
+		pr.id, pr.label = id, cmp.Or(label, id)
 		vendor, model, _ := strings.Cut(id, ":")
 		// others reports the settings a provider does not take.
 		others := func(taken ...string) {
-			for _, k := range sortedKeys(settings) {
-				if !contains(taken, k) {
+			for _, k := range slices.Sorted(maps.Keys(settings)) {
+				if !slices.Contains(taken, k) {
 					im.unsupported(loc+".config."+k, k, "evalgate's agent for this provider has no counterpart for this setting")
 				}
 			}
@@ -138,15 +141,6 @@ func (im *importer) providers(v any) []provider {
 		out = append(out, pr)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // providerAllowed is promptfoo's test of a test's providers filter: the

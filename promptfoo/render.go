@@ -341,7 +341,7 @@ func decodeOrdered(dec *json.Decoder, depth int) (any, error) {
 				if err != nil {
 					return nil, err
 				}
-				if i := indexOf(o.keys, k); i >= 0 {
+				if i := slices.Index(o.keys, k); i >= 0 {
 					o.vals[i] = e // the last one counts, where the first stood
 					continue
 				}
@@ -359,15 +359,6 @@ func decodeOrdered(dec *json.Decoder, depth int) (any, error) {
 		return f, nil
 	}
 	return t, nil
-}
-
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
 }
 
 // compactJSON is data as JSON.stringify writes it with no indent, for a

@@ -2,6 +2,7 @@ package promptfoo
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -258,7 +259,7 @@ func (im *importer) row(t test, pr prompt, expected map[string]any, code map[str
 	if t.threshold != nil {
 		bar = *t.threshold
 	}
-	row := map[string]any{"description": cmpOr(t.description, t.loc), "input": input, "passScore": bar, "expected": expected, "vars": pv}
+	row := map[string]any{"description": cmp.Or(t.description, t.loc), "input": input, "passScore": bar, "expected": expected, "vars": pv}
 	maps.Copy(row, code)
 	return row, err
 }

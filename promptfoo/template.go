@@ -1058,7 +1058,7 @@ func (r *renderer) eval(e texpr, f *frame) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			if i := indexOf(out.keys, ks); i >= 0 {
+			if i := slices.Index(out.keys, ks); i >= 0 {
 				out.vals[i] = v
 				continue
 			}

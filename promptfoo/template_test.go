@@ -1,6 +1,7 @@
 package promptfoo
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"os"
@@ -77,7 +78,7 @@ func TestTemplate(t *testing.T) {
 // promptfoo configures it: no autoescape), from the promptfoo install of
 // bench/install-promptfoo.sh, and requires the same text.
 func TestTemplateMatchesNunjucks(t *testing.T) {
-	nunjucks := filepath.Join(cmpOr(os.Getenv("PF_HOME"), "/tmp/evalgate-bench-pf"), "promptfoo", "node_modules", "nunjucks")
+	nunjucks := filepath.Join(cmp.Or(os.Getenv("PF_HOME"), "/tmp/evalgate-bench-pf"), "promptfoo", "node_modules", "nunjucks")
 	if _, err := os.Stat(nunjucks); err != nil {
 		t.Skip("promptfoo's Nunjucks is not installed (bench/install-promptfoo.sh)")
 	}

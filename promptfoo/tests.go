@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -137,7 +138,7 @@ func (im *importer) scenarios(v any) []test {
 			im.unsupported(loc, "scenario", "expected an object with config and tests")
 			continue
 		}
-		for _, k := range sortedKeys(sm) {
+		for _, k := range slices.Sorted(maps.Keys(sm)) {
 			if k != "config" && k != "tests" && k != "description" {
 				im.unsupported(loc+"."+k, k, "evalgate has no counterpart for this scenario setting")
 			}
@@ -302,7 +303,7 @@ func (im *importer) testAt(m map[string]any, loc, dir string) test {
 	}
 	if o, ok := m["options"].(map[string]any); ok {
 		t.options = map[string]any{}
-		for _, k := range sortedKeys(o) {
+		for _, k := range slices.Sorted(maps.Keys(o)) {
 			to, known := testOptions[k]
 			switch {
 			case known:
@@ -332,7 +333,7 @@ func (im *importer) testAt(m map[string]any, loc, dir string) test {
 		}
 		im.mapped(loc+"."+k, k, "the tasks of the "+k+" it names only")
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		switch k {
 		case "description", "vars", "assert", "threshold", "options", "prompts", "providers":
 		case "metadata":
@@ -511,7 +512,7 @@ func (im *importer) loadRefs(v any, depth int) any {
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if k == "vars" {
 				continue
 			}

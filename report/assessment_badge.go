@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -56,8 +57,8 @@ func badgeLayout(a *assess.Assessment) []shape {
 		org = "AAAF assessment"
 	}
 	text(12, 19, 10, false, badgeMuted, "start", clip(org, 44))
-	text(12, 36, 14, true, badgeInk, "start", clip(cmpOr(a.Agent.Name, a.Agent.ID, "agent"), 34))
-	text(12, 49, 9, false, badgeMuted, "start", clip("id "+cmpOr(a.Agent.ID, "—"), 52))
+	text(12, 36, 14, true, badgeInk, "start", clip(cmp.Or(a.Agent.Name, a.Agent.ID, "agent"), 34))
+	text(12, 49, 9, false, badgeMuted, "start", clip("id "+cmp.Or(a.Agent.ID, "—"), 52))
 	for i, ax := range []*assess.Axis{&a.Performance, &a.Capability} {
 		x := 12 + float64(i)*142
 		fill, ink, tier, score := badgeNoTier, badgeOnTier, "not assessed", "no dimension measured"
@@ -98,20 +99,11 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-func cmpOr(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // AssessmentSVG renders assessment.svg, the 300×150 badge.
 func AssessmentSVG(a *assess.Assessment) []byte {
 	var b bytes.Buffer
-	title := escape.XML(escape.Text(fmt.Sprintf("%s: performance %s, capability %s", cmpOr(a.Agent.Name, a.Agent.ID, "agent"),
-		cmpOr(a.Performance.Tier.Name, "not assessed"), cmpOr(a.Capability.Tier.Name, "not assessed"))))
+	title := escape.XML(escape.Text(fmt.Sprintf("%s: performance %s, capability %s", cmp.Or(a.Agent.Name, a.Agent.ID, "agent"),
+		cmp.Or(a.Performance.Tier.Name, "not assessed"), cmp.Or(a.Capability.Tier.Name, "not assessed"))))
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`+"\n",
 		badgeWidth, badgeHeight, badgeWidth, badgeHeight, title)
 	fmt.Fprintf(&b, "  <title>%s</title>\n", title)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -15,7 +16,7 @@ import (
 // movement against the baseline and the notices.
 func AssessmentMarkdown(a *assess.Assessment) []byte {
 	var b strings.Builder
-	name := cmpOr(a.Agent.Name, a.Agent.ID, "agent")
+	name := cmp.Or(a.Agent.Name, a.Agent.ID, "agent")
 	fmt.Fprintf(&b, "# AAAF assessment: %s\n\n", mdText(name))
 	var facts []string
 	if a.Organization != "" {
@@ -32,7 +33,7 @@ func AssessmentMarkdown(a *assess.Assessment) []byte {
 
 	b.WriteString("| axis | composite | tier | |\n|---|---|---|---|\n")
 	for _, ax := range []*assess.Axis{&a.Performance, &a.Capability} {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", axisTitle(ax.Name), scoreOrDash(ax.Score), cmpOr(ax.Tier.Name, "not assessed"), provisionalNote(ax.Name, ax.Provisional))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", axisTitle(ax.Name), scoreOrDash(ax.Score), cmp.Or(ax.Tier.Name, "not assessed"), provisionalNote(ax.Name, ax.Provisional))
 	}
 	for _, ax := range []*assess.Axis{&a.Performance, &a.Capability} {
 		fmt.Fprintf(&b, "\n## %s\n\n| dimension | weight | value | evidence |\n|---|---|---|---|\n", axisTitle(ax.Name))
@@ -111,7 +112,7 @@ func (c *card) assessment() {
 		if a.BaselineRunID != "" {
 			vs = mdMinus(movement(ax.Delta))
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", axisTitle(ax.name), scoreOrDash(ax.Score), cmpOr(ax.Tier, "not assessed"), vs, provisionalNote(ax.name, ax.Provisional))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", axisTitle(ax.name), scoreOrDash(ax.Score), cmp.Or(ax.Tier, "not assessed"), vs, provisionalNote(ax.name, ax.Provisional))
 	}
 	b.WriteString("\n<details><summary>Dimensions</summary>\n\n| dimension | value | |\n|---|---|---|\n")
 	for _, ax := range []struct {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"net/url"
 
 	"github.com/evalgate/evalgate/assess"
@@ -83,13 +84,13 @@ func urn(parts ...string) string {
 // has the result value "not assessed". Signing it (a proof) is left to the
 // issuer's own keys.
 func AssessmentOpenBadge(a *assess.Assessment) ([]byte, error) {
-	org := cmpOr(a.Organization, "evalgate")
-	agent := cmpOr(a.Agent.ID, "agent")
+	org := cmp.Or(a.Organization, "evalgate")
+	agent := cmp.Or(a.Agent.ID, "agent")
 	c := obCredential{
 		Context:    []string{vcContext, obContext},
 		ID:         urn("assessment", a.ID),
 		Type:       []string{"VerifiableCredential", "OpenBadgeCredential"},
-		Name:       "AAAF assessment of " + cmpOr(a.Agent.Name, agent),
+		Name:       "AAAF assessment of " + cmp.Or(a.Agent.Name, agent),
 		Issuer:     obProfile{ID: urn("issuer", org), Type: []string{"Profile"}, Name: org},
 		ValidFrom:  assessmentTime(a.Timestamp),
 		ValidUntil: assessmentTime(a.ValidUntil),

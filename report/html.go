@@ -2,10 +2,11 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"html/template"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -193,12 +194,14 @@ func newHTMLView(r *results.Run) *htmlView {
 		card.Strip.Height = (len(s.Tasks) + stripColumns - 1) / stripColumns * stripCell
 		v.Suites = append(v.Suites, card)
 	}
-	sort.SliceStable(v.Failing, func(i, j int) bool {
-		a, b := v.Failing[i].Task, v.Failing[j].Task
-		if (a.Status == results.StatusError) != (b.Status == results.StatusError) {
-			return a.Status == results.StatusError
+	slices.SortStableFunc(v.Failing, func(x, y htmlTask) int {
+		errored := func(t htmlTask) int {
+			if t.Task.Status == results.StatusError {
+				return 0
+			}
+			return 1
 		}
-		return a.Score < b.Score
+		return cmp.Or(cmp.Compare(errored(x), errored(y)), cmp.Compare(x.Task.Score, y.Task.Score))
 	})
 	v.Spans = newHTMLSpans(r, v.Failing)
 	f := r.Findings

@@ -2,12 +2,13 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/evalgate/evalgate/internal/diag"
@@ -165,12 +166,9 @@ func SARIF(r *results.Run, suiteErrs []*SuiteError) ([]byte, error) {
 			run.AutomationDetails = &sarifAutomation{ID: "evalgate/" + r.RunID}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Locations[0].PhysicalLocation, out[j].Locations[0].PhysicalLocation
-		if a.ArtifactLocation.URI != b.ArtifactLocation.URI {
-			return a.ArtifactLocation.URI < b.ArtifactLocation.URI
-		}
-		return sarifLine(a) < sarifLine(b)
+	slices.SortStableFunc(out, func(x, y sarifResult) int {
+		a, b := x.Locations[0].PhysicalLocation, y.Locations[0].PhysicalLocation
+		return cmp.Or(strings.Compare(a.ArtifactLocation.URI, b.ArtifactLocation.URI), cmp.Compare(sarifLine(a), sarifLine(b)))
 	})
 	if out == nil {
 		out = []sarifResult{}

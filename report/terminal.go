@@ -1,10 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -746,7 +747,7 @@ func failedChecks(t *results.Task) string {
 	if len(t.FailedChecks) > 0 {
 		ids = t.FailedChecks
 	} else {
-		sort.Strings(ids)
+		slices.Sort(ids)
 	}
 	parts := make([]string, len(ids))
 	for i, id := range ids {
@@ -783,12 +784,8 @@ func findingsBySeverity(fs []results.Finding) string {
 		}
 		count[f]++
 	}
-	sort.SliceStable(uniq, func(i, j int) bool {
-		ri, rj := rank(uniq[i].Severity), rank(uniq[j].Severity)
-		if ri != rj {
-			return ri < rj
-		}
-		return uniq[i].Kind < uniq[j].Kind
+	slices.SortStableFunc(uniq, func(a, b results.Finding) int {
+		return cmp.Or(cmp.Compare(rank(a.Severity), rank(b.Severity)), strings.Compare(a.Kind, b.Kind))
 	})
 	parts := make([]string, len(uniq))
 	for i, f := range uniq {
@@ -854,11 +851,7 @@ func formatValues(values map[string]any) string {
 	if len(values) == 0 {
 		return ""
 	}
-	names := make([]string, 0, len(values))
-	for n := range values {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(values))
 	parts := make([]string, len(names))
 	for i, n := range names {
 		parts[i] = n + "=" + formatValue(values[n])

@@ -634,10 +634,5 @@ func (s *Suite) PassBar(taskPassScore *float64) float64 {
 
 // HasMode reports whether the suite declares mode m.
 func (s *Suite) HasMode(m string) bool {
-	for _, x := range s.Modes {
-		if x == m {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(s.Modes, m)
 }

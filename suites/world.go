@@ -3,6 +3,7 @@ package suites
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -239,12 +240,7 @@ func schemaProperties(schema json.RawMessage) []string {
 	if len(schema) == 0 || json.Unmarshal(schema, &sch) != nil || len(sch.Properties) == 0 {
 		return nil
 	}
-	names := make([]string, 0, len(sch.Properties))
-	for k := range sch.Properties {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(sch.Properties))
 }
 
 // expectedWorld decodes the end-state expectations. ids are the check ids

@@ -83,7 +83,7 @@ func adjust(r *results.Run, history []*results.Run, store []Past) Adjustments {
 	for _, p := range store {
 		count(p)
 	}
-	bonus := math.Min(maxPassingPoints, float64(a.PassingTrials)*perPassingTrial)
+	bonus := min(maxPassingPoints, float64(a.PassingTrials)*perPassingTrial)
 	a.Points = math.Round((bonus+float64(a.UnhandledErrors)*perUnhandled+float64(a.Timeouts)*perTimeout)*10) / 10
 	return a
 }

@@ -182,7 +182,7 @@ func Compute(in Input) *Scorecard {
 		sum += d.Dim.Points
 	}
 	sc.Adjustments = adjust(in.Run, in.History, in.Store)
-	sc.Score = math.Round(math.Max(0, math.Min(100, float64(sum)+sc.Adjustments.Points))*10) / 10
+	sc.Score = math.Round(max(0, min(100, float64(sum)+sc.Adjustments.Points))*10) / 10
 	sc.level(&in.Repo)
 	return sc
 }

@@ -10,10 +10,11 @@ package redact
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -52,7 +53,7 @@ func New(secrets ...string) *Redactor {
 	}
 	// The longest first, so that a secret containing another is masked
 	// whole.
-	sort.SliceStable(keep, func(i, j int) bool { return len(keep[i]) > len(keep[j]) })
+	slices.SortStableFunc(keep, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 	r := &Redactor{secrets: keep}
 	if len(keep) > 0 {
 		pairs := make([]string, 0, 2*len(keep))
