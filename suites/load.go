@@ -8,8 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/evalgate/evalgate/internal/inputfile"
 )
@@ -81,6 +84,14 @@ func (b *builder) build(data []byte) (*Suite, Errors) {
 // that need no more than the task in hand, schema validation of each task
 // and type-checking each expression, run on other goroutines, beside
 // decoding: the time to the first agent is mostly theirs (#6).
+//
+// The checkers are an errgroup of one goroutine per processor, each with
+// its own slot for what it finds, but they are fed through a channel
+// rather than given a goroutine per check: the checks stream out of the
+// decoder while it reads the file, the channel's buffer lets it run ahead
+// of the checkers without waiting for one to be free, and its bound keeps
+// at most that many task trees in memory (a goroutine per check, waiting
+// for its turn under SetLimit, would hold the decoder up instead).
 type builder struct {
 	file    string
 	d       *decoder
@@ -93,9 +104,9 @@ type builder struct {
 	fileOffset int
 	arena      []byte // where the JSON of compact tasks is kept, a chunk at a time
 
-	checks  chan check  // to the checkers
-	found   chan Errors // from each checker when checks is closed
-	workers int
+	checks   chan check // to the checkers, while the file is decoded
+	checkers errgroup.Group
+	found    []Errors // what each checker found, once checks is closed
 	// badExpr is set by a checker when an expression does not compile, or
 	// when exprNodes, the nodes of the expressions checked, go past
 	// MaxExprNodes.
@@ -122,21 +133,22 @@ func newBuilder(file string, inPlace bool) *builder {
 		d:          &decoder{file: file},
 		s:          &Suite{Path: file},
 		checks:     make(chan check, 256),
-		workers:    max(1, runtime.GOMAXPROCS(0)),
+		found:      make([]Errors, max(1, runtime.GOMAXPROCS(0))),
 	}
-	b.found = make(chan Errors, b.workers)
 	if !inPlace {
 		b.d.checkExpr = func(src string) { b.checks <- check{expr: src} }
 	}
-	for range b.workers {
-		go b.checker()
+	for w := range b.found {
+		b.checkers.Go(func() error {
+			b.found[w] = b.checker()
+			return nil
+		})
 	}
 	return b
 }
 
-// checker runs checks until there are no more, then sends what it found.
-func (b *builder) checker() {
-	var errs Errors
+// checker runs checks until there are no more, and returns what it found.
+func (b *builder) checker() (errs Errors) {
 	for c := range b.checks {
 		if c.tree != nil {
 			errs = append(errs, suiteSchema.validateTask(b.file, c.tree, c.index)...)
@@ -146,7 +158,7 @@ func (b *builder) checker() {
 			b.badExpr.Store(true)
 		}
 	}
-	b.found <- errs
+	return errs
 }
 
 // inlineAbove is the size of a task's JSON, in bytes, past which its
@@ -223,10 +235,8 @@ func (b *builder) keep(p []byte) []byte {
 // is read; errs are the reader's.
 func (b *builder) finish(root *value, errs Errors) (*Suite, Errors) {
 	close(b.checks)
-	var taskErrs Errors
-	for range b.workers {
-		taskErrs = append(taskErrs, <-b.found...)
-	}
+	b.checkers.Wait()
+	taskErrs := slices.Concat(b.found...)
 	if errs != nil {
 		return nil, errs
 	}
