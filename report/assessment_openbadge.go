@@ -102,7 +102,7 @@ func AssessmentOpenBadge(a *assess.Assessment) ([]byte, error) {
 				Type:        []string{"Achievement"},
 				Name:        "AAAF dual-axis assessment",
 				Description: "An AI agent assessed on two axes, Performance (how well it executes) and Capability (what it can do), each a weighted composite of measured dimensions mapped to a tier.",
-				Criteria:    obCriteria{Narrative: "Computed by evalgate from the agent's eval results in CI, as DESIGN §11 and docs/assessment.md describe: performance tiers Novice < Competent (0.40) < Proficient (0.60) < Expert (0.75) < Elite (0.90); capability tiers Narrow < Functional (0.30) < Versatile (0.50) < Specialist (0.70) < Full-Stack (0.85)."},
+				Criteria:    obCriteria{Narrative: "Computed by evalgate from the agent's eval results in CI, as docs/assessment.md describes: performance tiers Novice < Competent (0.40) < Proficient (0.60) < Expert (0.75) < Elite (0.90); capability tiers Narrow < Functional (0.30) < Versatile (0.50) < Specialist (0.70) < Full-Stack (0.85)."},
 			},
 		},
 	}
