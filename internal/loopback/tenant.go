@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+
+	"github.com/evalgate/evalgate/internal/inputfile"
 )
 
 // Resource is what a Quota bounds.
@@ -79,20 +81,9 @@ func (e *QuotaError) Error() string { return "over the quota of " + e.Quota() }
 // "16 MiB of requests".
 func (e *QuotaError) Quota() string {
 	if e.Resource == Bytes {
-		return sizeText(e.Limit) + " of requests"
+		return inputfile.Size(e.Limit) + " of requests"
 	}
 	return fmt.Sprintf("%d %s", e.Limit, e.Resource)
-}
-
-// sizeText writes a byte count as people read it: 16 MiB, 1500 bytes.
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // Option sets up a tenant.
