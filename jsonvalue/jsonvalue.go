@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/evalgate/evalgate/internal/jsonpointer"
 )
 
 // Decode parses one JSON value, keeping numbers as json.Number.
@@ -279,7 +281,7 @@ func Pointer(v any, ptr string) (any, bool) {
 		return nil, false
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = jsonpointer.Unescape(tok)
 		switch x := v.(type) {
 		case map[string]any:
 			next, ok := x[tok]

@@ -3,6 +3,7 @@ package judges
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/internal/jsonpointer"
 	"github.com/evalgate/evalgate/jsonpatch"
 	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/results"
@@ -493,8 +495,8 @@ func jsonDiff(want, got any, subset bool) []string {
 				add("%s: expected an object, got %s", at, show(g))
 				return
 			}
-			for _, k := range slices.Sorted(mapKeys(wv)) {
-				p := path + "/" + pointerToken(k)
+			for _, k := range slices.Sorted(maps.Keys(wv)) {
+				p := jsonpointer.Append(path, k)
 				if v, ok := gv[k]; ok {
 					walk(p, wv[k], v)
 				} else {
@@ -502,9 +504,9 @@ func jsonDiff(want, got any, subset bool) []string {
 				}
 			}
 			if !subset {
-				for _, k := range slices.Sorted(mapKeys(gv)) {
+				for _, k := range slices.Sorted(maps.Keys(gv)) {
 					if _, ok := wv[k]; !ok {
-						add("%s: not expected, got %s", path+"/"+pointerToken(k), show(gv[k]))
+						add("%s: not expected, got %s", jsonpointer.Append(path, k), show(gv[k]))
 					}
 				}
 			}
@@ -518,7 +520,7 @@ func jsonDiff(want, got any, subset bool) []string {
 				add("%s: expected %d elements, got %d", at, len(wv), len(gv))
 			}
 			for i := range min(len(wv), len(gv)) {
-				walk(path+"/"+strconv.Itoa(i), wv[i], gv[i])
+				walk(jsonpointer.AppendIndex(path, i), wv[i], gv[i])
 			}
 		default:
 			if !jsonvalue.Equal(w, g) {
@@ -531,21 +533,6 @@ func jsonDiff(want, got any, subset bool) []string {
 		lines = append(lines, "… and "+plural(more, "more difference", "more differences"))
 	}
 	return lines
-}
-
-func mapKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
-// pointerToken escapes a key for a JSON pointer.
-func pointerToken(k string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
 // show renders a value an explanation quotes: a string quoted, anything
