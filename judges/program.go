@@ -276,11 +276,7 @@ func (ps *Programs) Close() {
 	ps.mu.Unlock()
 	var wg sync.WaitGroup
 	for p := range live {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p.Wait(time.Second)
-		}()
+		wg.Go(func() { p.Wait(time.Second) })
 	}
 	wg.Wait()
 }
