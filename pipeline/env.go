@@ -178,17 +178,6 @@ func (c *Env) isTerminal() bool {
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
-// firstPositive is the first number above 0: a flag, then the config,
-// then the default (0 means not set).
-func firstPositive(vals ...int) int {
-	for _, v := range vals {
-		if v > 0 {
-			return v
-		}
-	}
-	return 0
-}
-
 // pluralWord is one or many, as n asks.
 func pluralWord(n int, one, many string) string {
 	if n == 1 {

@@ -142,7 +142,7 @@ func (c *Env) newAgent(j *job, cfg *config.Config, f *Flags) (runner.Agent, erro
 	case a.OpenAI != nil && otel:
 		return nil, errors.New("--otel: applies to exec and plain agents; an openai agent's calls are made by evalgate, which counts them itself")
 	case a.OpenAI != nil:
-		return c.newOpenAIAgent(cfg, firstPositive(f.Concurrency, cfg.Concurrency))
+		return c.newOpenAIAgent(cfg, cmp.Or(f.Concurrency, cfg.Concurrency))
 	}
 	return nil, errNoAgent
 }

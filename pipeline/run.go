@@ -150,9 +150,9 @@ func (j *job) runTrials(ctx context.Context, obs *observer) (run *results.Run, t
 	}
 	opts := runner.Options{
 		Agent:       j.agent,
-		Concurrency: firstPositive(j.flags.Concurrency, j.cfg.Concurrency),
-		Timeout:     time.Duration(firstPositive(int(j.flags.Timeout), int(j.cfg.Timeout))),
-		Trials:      firstPositive(j.flags.Trials, j.cfg.Trials),
+		Concurrency: cmp.Or(j.flags.Concurrency, j.cfg.Concurrency),
+		Timeout:     cmp.Or(j.flags.Timeout, j.cfg.Timeout),
+		Trials:      cmp.Or(j.flags.Trials, j.cfg.Trials),
 		Mode:        j.flags.Mode,
 		Canary:      "EVALGATE-CANARY-" + results.NewID(),
 		Observer:    obs,
