@@ -5,7 +5,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // fileEntry is one file of a folder or branch store.
@@ -146,23 +147,14 @@ func pruned(files []fileEntry, keep int) []fileEntry {
 	return recs[keep:]
 }
 
-// decodeAll calls f(0) … f(n-1) on every core.
+// decodeAll calls f(0) … f(n-1), as many at once as there are cores.
 func decodeAll(n int, f func(i int)) {
-	workers := min(n, runtime.GOMAXPROCS(0))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := range next {
-				f(i)
-			}
-		})
-	}
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range n {
-		next <- i
+		g.Go(func() error { f(i); return nil })
 	}
-	close(next)
-	wg.Wait()
+	_ = g.Wait() // f returns no error
 }
 
 // interner shares the task keys and statuses the records of a window
