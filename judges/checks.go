@@ -172,20 +172,22 @@ func limit(ok bool) string {
 	return ReasonOverLimit
 }
 
-// expr runs an expression check. The program is the one the suite loader
-// compiled for an expression several checks share, else compiled now and
-// dropped after the run; the environment is built once per observation.
+// expr runs an expression check: the program Check.ExprProgram gives,
+// with the environment built once per observation and the expression's
+// literals.
 // A pattern the expression computes over the caps, or a match over the
 // cost budget, is a *limits.Error; the meter's end stops it.
 func (r *checker) expr(c *suites.Check) (string, error) {
 	if _, bad := r.out.(notJSON); bad {
 		return ReasonInvalidJSON, nil
 	}
-	program, err := c.ExprProgram()
+	program, literals, err := c.ExprProgram()
 	if err != nil {
 		return ReasonExprError, nil
 	}
-	got, err := r.vm.Run(program, r.exprEnv())
+	env := r.exprEnv()
+	env[suites.ExprLiterals] = literals
+	got, err := r.vm.Run(program, env)
 	if err != nil {
 		switch {
 		case meter.Stopped(err):
@@ -234,7 +236,8 @@ func (r *checker) exprEnv() map[string]any {
 		"initialState":   plain(r.obs.InitialState),
 		suites.ExprSpans: spansVar(r.obs.Spans),
 
-		suites.ExprMeter: r.m,
+		suites.ExprMeter:    r.m,
+		suites.ExprLiterals: nil, // each expression's own: see expr
 	}
 	return r.env
 }

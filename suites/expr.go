@@ -3,6 +3,7 @@ package suites
 import (
 	"errors"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -80,7 +81,8 @@ var exprEnv = types.Map{
 	ExprInitialState: types.Any,
 	ExprSpans:        types.Any,
 
-	meter.Var: types.Any,
+	meter.Var:    types.Any,
+	ExprLiterals: types.Any,
 }
 
 // ExprMeter is the variable under which a compiled expression finds the
@@ -193,22 +195,8 @@ func CompileExpr(src string) (*vm.Program, error) {
 	}
 	cfg := exprConfigs.Get().(*conf.Config)
 	defer exprConfigs.Put(cfg)
-	tree, _, err := checkTree(src, cfg, false)
-	if err != nil {
-		return nil, err
-	}
-	ast.Walk(&tree.Node, spansPatch{})
-	if err := metered(tree, cfg); err != nil {
-		return nil, err
-	}
-	if err := optimizer.Optimize(&tree.Node, cfg); err != nil {
-		var fe *file.Error
-		if errors.As(err, &fe) {
-			return nil, fe.Bind(tree.Source)
-		}
-		return nil, err
-	}
-	return compiler.Compile(tree, cfg)
+	p, _, err := compileWith(src, cfg)
+	return p, err
 }
 
 // checkExpr parses and type-checks an expression without building its
@@ -314,51 +302,239 @@ func (p *literalPatterns) Visit(node *ast.Node) {
 	}
 }
 
-// ExprProgram returns the check's compiled expression: Program when set,
-// else a compilation made now. Every expression is type-checked when the
-// suite loads. One that several checks of a suite share is compiled when
-// the first of their trials asks, and the others get that compilation for
-// as long as a trial still holds it; one used by a single check is
-// compiled for its trial. So a suite of many tasks does not hold a
-// compiled program per expression for the whole run. The caller runs the
-// program and drops it.
-func (c *Check) ExprProgram() (*vm.Program, error) {
+// ExprProgram returns the check's compiled expression and the values of
+// its literals: the caller runs the program with literals under
+// ExprLiterals in its environment (nil when it has none), and drops both.
+// The program is Program when set. Every expression is type-checked when
+// the suite loads. One that several checks of a suite share is compiled
+// when the first of their trials asks, and the others get that
+// compilation for as long as a trial still holds it. Any other is
+// compiled by its shape (compileShape): the expressions of a suite's
+// tasks that differ only in their literals, as a dataset's do, share one
+// program. So a suite of many tasks neither holds a compiled program per
+// expression for the whole run nor compiles one per trial.
+func (c *Check) ExprProgram() (*vm.Program, []any, error) {
 	switch {
 	case c.Program != nil:
-		return c.Program, nil
+		return c.Program, nil, nil
 	case c.Kind != CheckExpr || c.Expr == "":
-		return nil, errors.New("not an expression check")
+		return nil, nil, errors.New("not an expression check")
 	case c.shared != nil:
 		return c.shared.program()
 	}
-	return CompileExpr(c.Expr)
+	return compileShape(c.Expr)
+}
+
+// ExprLiterals is the variable under which a program of ExprProgram
+// finds the values of its expression's literals (a []any); no
+// expression can name it.
+const ExprLiterals = "\x00literals"
+
+// shapes holds the programs compileShape made, by shape, weakly: the
+// trials running at once, or one after the other before the collector
+// finds it unused, share one program; an entry goes with its program.
+var shapes struct {
+	mu sync.Mutex
+	m  map[string]weak.Pointer[vm.Program]
+}
+
+// compileShape compiles src with its string and number literals read
+// from ExprLiterals, and returns that program and the literals' values.
+// The program is compiled once for every expression of the same shape
+// (src with its literals taken out, as expr writes it back) and shared
+// while a trial holds it; literals says which literals stay in the
+// shape. Where the shape does not compile as the expression would, src is
+// compiled as it is.
+func compileShape(src string) (*vm.Program, []any, error) {
+	if err := exprLimit(src); err != nil {
+		return nil, nil, err
+	}
+	cfg := exprConfigs.Get().(*conf.Config)
+	defer exprConfigs.Put(cfg)
+	tree, err := parser.ParseWithConfig(src, cfg)
+	if err != nil {
+		return compileWith(src, cfg)
+	}
+	lits := literals{names: map[ast.Node]bool{}}
+	ast.Walk(&tree.Node, &lits)
+	if lits.bad {
+		return compileWith(src, cfg)
+	}
+	lits.replace = true
+	ast.Walk(&tree.Node, &lits)
+	key := tree.Node.String()
+	shapes.mu.Lock()
+	p := shapes.m[key].Value()
+	shapes.mu.Unlock()
+	if p != nil {
+		return p, lits.values, nil
+	}
+	if _, err := new(checker.Checker).PatchAndCheck(tree, cfg); err != nil {
+		return compileWith(src, cfg)
+	}
+	if p, err = compileTree(tree, cfg); err != nil {
+		return compileWith(src, cfg)
+	}
+	shapes.mu.Lock()
+	defer shapes.mu.Unlock()
+	if q := shapes.m[key].Value(); q != nil {
+		return q, lits.values, nil
+	}
+	if shapes.m == nil {
+		shapes.m = map[string]weak.Pointer[vm.Program]{}
+	}
+	w := weak.Make(p)
+	shapes.m[key] = w
+	runtime.AddCleanup(p, func(key string) {
+		shapes.mu.Lock()
+		defer shapes.mu.Unlock()
+		if shapes.m[key] == w {
+			delete(shapes.m, key)
+		}
+	}, key)
+	return p, lits.values, nil
+}
+
+// compileWith is CompileExpr with the configuration cfg.
+func compileWith(src string, cfg *conf.Config) (*vm.Program, []any, error) {
+	tree, _, err := checkTree(src, cfg, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := compileTree(tree, cfg)
+	return p, nil, err
+}
+
+// compileTree points trace's span fields at ExprSpans (spansPatch),
+// meters, optimizes and compiles a checked tree.
+func compileTree(tree *parser.Tree, cfg *conf.Config) (*vm.Program, error) {
+	ast.Walk(&tree.Node, spansPatch{})
+	if err := metered(tree, cfg); err != nil {
+		return nil, err
+	}
+	if err := optimizer.Optimize(&tree.Node, cfg); err != nil {
+		var fe *file.Error
+		if errors.As(err, &fe) {
+			return nil, fe.Bind(tree.Source)
+		}
+		return nil, err
+	}
+	return compiler.Compile(tree, cfg)
+}
+
+// literals finds the literals of an expression that stay in its shape (a
+// first walk), then replaces every other string and number literal with a
+// read of its value from ExprLiterals (a second walk, with replace),
+// collecting the values in order. A literal stays where it names
+// something (a member, as in `x.name` or `x["name"]`, or an object's key)
+// and where expr's optimizer reads it (an array's items, and the operands
+// of `in` and `..`, which it turns into a set or a range check). The
+// first walk also compiles each literal pattern of `matches` once, as the
+// compile of the expression as it is does (meter.Patch): its value is the
+// compiled pattern, and one that does not compile within the caps is bad
+// (the expression is then compiled as it is). ast.Walk visits a node's
+// children before the node, hence the two walks.
+type literals struct {
+	replace  bool
+	bad      bool // a literal pattern that does not compile within the caps
+	names    map[ast.Node]bool
+	patterns map[ast.Node]*meter.Regexp // the literal patterns, compiled
+	values   []any
+}
+
+func (l *literals) Visit(node *ast.Node) {
+	var v any
+	switch n := (*node).(type) {
+	case *ast.MemberNode:
+		l.names[n.Property] = true
+		return
+	case *ast.PairNode:
+		l.names[n.Key] = true
+		return
+	case *ast.ArrayNode:
+		for _, e := range n.Nodes {
+			l.names[e] = true
+		}
+		return
+	case *ast.BinaryNode:
+		switch n.Operator {
+		case "..", "in":
+			l.names[n.Left], l.names[n.Right] = true, true
+		case "matches":
+			if s, ok := n.Right.(*ast.StringNode); ok && !l.replace {
+				re, err := meter.Compile(s.Value)
+				if err != nil {
+					l.bad = true
+					return
+				}
+				if l.patterns == nil {
+					l.patterns = map[ast.Node]*meter.Regexp{}
+				}
+				l.patterns[s] = re
+			}
+		}
+		return
+	case *ast.StringNode:
+		v = n.Value
+	case *ast.IntegerNode:
+		v = n.Value
+	case *ast.FloatNode:
+		v = n.Value
+	default:
+		return
+	}
+	if !l.replace || l.names[*node] {
+		return
+	}
+	if re, ok := l.patterns[*node]; ok {
+		v = re
+	}
+	at := (*node).Location()
+	i := &ast.IntegerNode{Value: len(l.values)}
+	i.SetLocation(at)
+	id := &ast.IdentifierNode{Value: ExprLiterals}
+	id.SetLocation(at)
+	read := &ast.MemberNode{Node: id, Property: i}
+	read.SetLocation(at)
+	*node = read
+	l.values = append(l.values, v)
 }
 
 // sharedExpr is an expression several checks of a suite share. Its
-// compilation is held weakly: the trials running at once, or one after
-// the other before the collector finds it unused, share one program, and
-// a suite whose tasks share thousands of expressions (a large dataset's
-// repeated answers) does not keep them all for the whole run (#6).
+// compilation (compileShape's) is held weakly: the trials running at
+// once, or one after the other before the collector finds it unused,
+// share it without parsing the expression again, and a suite whose tasks
+// share thousands of expressions (a large dataset's repeated answers)
+// does not keep them all for the whole run (#6).
 type sharedExpr struct {
 	src string
 	mu  sync.Mutex
-	p   weak.Pointer[vm.Program]
+	c   weak.Pointer[compiled]
 	err error // the compile error, kept: it does not change
 }
 
-func (e *sharedExpr) program() (*vm.Program, error) {
+// compiled is a program and the literals it runs with.
+type compiled struct {
+	p        *vm.Program
+	literals []any
+}
+
+func (e *sharedExpr) program() (*vm.Program, []any, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if p := e.p.Value(); p != nil || e.err != nil {
-		return p, e.err
+	if c := e.c.Value(); c != nil {
+		return c.p, c.literals, nil
 	}
-	p, err := CompileExpr(e.src)
+	if e.err != nil {
+		return nil, nil, e.err
+	}
+	p, literals, err := compileShape(e.src)
 	if err != nil {
 		e.err = err
-		return nil, err
+		return nil, nil, err
 	}
-	e.p = weak.Make(p)
-	return p, nil
+	e.c = weak.Make(&compiled{p, literals})
+	return p, literals, nil
 }
 
 // exprFailure says why checkExpr refused an expression: the limit it is

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"weak"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/checker"
@@ -44,13 +45,13 @@ tasks:
 	s, err := Parse("shared.yaml", []byte(src))
 	assert.NilError(t, err)
 	uses := []*Check{mustFull(t, s, s.Tasks[0]).Expected.Assert[0], mustFull(t, s, s.Tasks[1]).Expected.Assert[0], mustFull(t, s, s.Tasks[2]).Expected.Rubric[0].Assert}
-	assert.Assert(t, uses[0].shared != nil && uses[0].shared.p.Value() == nil, "a shared expression waits for its first trial")
+	assert.Assert(t, uses[0].shared != nil && uses[0].shared.c.Value() == nil, "a shared expression waits for its first trial")
 	// Trials ask at once (run with -race).
 	programs := make([]*vm.Program, 12)
 	var wg sync.WaitGroup
 	for i := range programs {
 		wg.Go(func() {
-			p, err := uses[i%len(uses)].ExprProgram()
+			p, _, err := uses[i%len(uses)].ExprProgram()
 			assert.Check(t, err)
 			programs[i] = p
 		})
@@ -63,9 +64,9 @@ tasks:
 		task := mustFull(t, s, ref)
 		c := task.Expected.Assert[1]
 		assert.Assert(t, c.Program == nil, "task %s: an expression used once waits for its trial", task.ID)
-		p, err := c.ExprProgram()
+		p, literals, err := c.ExprProgram()
 		assert.NilError(t, err)
-		got, err := expr.Run(p, map[string]any{ExprOutput: task.ID})
+		got, err := expr.Run(p, map[string]any{ExprOutput: task.ID, ExprLiterals: literals})
 		assert.NilError(t, err)
 		assert.Equal(t, got, true)
 	}
@@ -75,20 +76,22 @@ tasks:
 // kept once no trial holds it, and is compiled again for the next.
 func TestSharedExprReleased(t *testing.T) {
 	e := &sharedExpr{src: `output == "a"`}
+	var held weak.Pointer[vm.Program]
 	func() { // two trials at once
-		p, err := e.program()
+		p, _, err := e.program()
 		assert.NilError(t, err)
-		again, err := e.program()
+		again, _, err := e.program()
 		assert.NilError(t, err)
 		assert.Assert(t, again == p, "a program a trial holds is shared")
+		held = weak.Make(p)
 	}()
 	waittest.Until(t, "the collector releases the unheld program", func() bool {
 		runtime.GC()
-		return e.p.Value() == nil
+		return e.c.Value() == nil && held.Value() == nil
 	})
-	p, err := e.program()
+	p, literals, err := e.program()
 	assert.NilError(t, err)
-	got, err := expr.Run(p, map[string]any{ExprOutput: "a"})
+	got, err := expr.Run(p, map[string]any{ExprOutput: "a", ExprLiterals: literals})
 	assert.NilError(t, err)
 	assert.Equal(t, got, true)
 }
@@ -113,12 +116,12 @@ func TestExprProgramConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			c := &Check{Kind: CheckExpr, Expr: fmt.Sprintf(`output matches "^t%d$" && fromJSON("[1]")[0] == 1`, i)}
-			p, err := c.ExprProgram()
+			p, literals, err := c.ExprProgram()
 			if err != nil {
 				t.Error(err)
 				return
 			}
-			got, err := expr.Run(p, map[string]any{ExprOutput: fmt.Sprintf("t%d", i)})
+			got, err := expr.Run(p, map[string]any{ExprOutput: fmt.Sprintf("t%d", i), ExprLiterals: literals})
 			assert.Check(t, err == nil && got == true, "got %v, %v", got, err)
 		}()
 	}
@@ -136,7 +139,7 @@ func BenchmarkCompileExpr(b *testing.B) {
 		if err := checkExpr(c.Expr); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := c.ExprProgram(); err != nil {
+		if _, _, err := c.ExprProgram(); err != nil {
 			b.Fatal(err)
 		}
 		i++
@@ -247,4 +250,71 @@ func compileAsExpr(src string) (*vm.Program, error) {
 		return nil, err
 	}
 	return compiler.Compile(tree, cfg)
+}
+
+// TestExprShapes checks that an expression compiled by its shape, its
+// literals read from ExprLiterals, decides as the expression compiled as
+// it is, on outputs of every JSON type, and that expressions differing
+// only in their literals share one program.
+func TestExprShapes(t *testing.T) {
+	exprs := []string{
+		`output contains "\"answer\":629"`,
+		`output matches "^\\{\"id\":\"t0\",\"answer\":\\d+,"`,
+		`output matches "^[a-z]+$" || output startsWith "T"`,
+		`fromJSON(output).answer == 629`,
+		`fromJSON(output)["answer"] == 629.0`,
+		`fromJSON(output).answer > 600 and fromJSON(output).answer < 700`,
+		`len(output) > 3 && len(output) <= 40`,
+		`upper(output) == "HELLO"`,
+		`repeat("ab", 2) == "abab"`,
+		`split("a,b,c", ",")[1] == "b"`,
+		`join(["a", "b"], "-") == "a-b"`,
+		`output in ["a", "b", "hello"]`,
+		`"answer" in {"answer": 1}`,
+		`{"answer": 629}.answer == 629`,
+		`output.answer == 629`,
+		`output?.answer ?? 5 == 5`,
+		`output[0] == 1 || output[1:2] == [2]`,
+		`all(output, # > 0) && any(output, # == 2)`,
+		`filter(output, .name == "x") != []`,
+		`map(1..3, # * 2) == [2, 4, 6]`,
+		`10 % 3 == 1 and 2 ** 3 == 8 and 7 / 2 == 3.5 and -1 < 0`,
+		`abs(-2.5) == 2.5 && max(1, 2, 3) == 3 && round(2.4) == 2`,
+		`trim("  x ") == "x" && hasPrefix("abc", "a")`,
+		`let n = 3; n + 1 == 4 && "x" + "y" == "xy"`,
+		`output == nil ? true : output != "nope"`,
+		`toolCalls == 0 && latencyMs < 1000.5 && costUsd <= 0.01`,
+		`1 / 0 > 0`,
+		`int("12") + 1 == 13 && float("1.5") == 1.5 && string(12) == "12"`,
+		`indexOf(output, "l") == 2`,
+		`output matches "("`,
+		`output matches "a{1001}"`,
+		`output in 1..700 || fromJSON(output).answer in 600..700`,
+		`output not in ["x"] && output != "x"`,
+		`trace.spans == nil || len(trace.llmCalls) > 2`,
+	}
+	outputs := []any{"hello", "The sum", `{"id":"t0","answer":629,"text":"x"}`, 629.0, nil, true,
+		map[string]any{"answer": 629.0}, []any{1.0, 2.0}, []any{map[string]any{"name": "x"}}}
+	for _, src := range exprs {
+		want, wantErr := CompileExpr(src)
+		c := &Check{Kind: CheckExpr, Expr: src}
+		got, literals, gotErr := c.ExprProgram()
+		if !assert.Check(t, (gotErr == nil) == (wantErr == nil), "%s: %v against %v", src, gotErr, wantErr) || wantErr != nil {
+			continue
+		}
+		for _, out := range outputs {
+			env := map[string]any{ExprOutput: out, ExprToolCalls: 0, ExprLatencyMs: 12.0, ExprCostUsd: 0.0}
+			wantV, wantErr := expr.Run(want, env)
+			env[ExprLiterals] = literals
+			gotV, gotErr := expr.Run(got, env)
+			assert.Check(t, cmp.DeepEqual(gotV, wantV), "%s on %v", src, out)
+			assert.Check(t, (gotErr == nil) == (wantErr == nil), "%s on %v: %v against %v", src, out, gotErr, wantErr)
+		}
+	}
+	a, _, err := (&Check{Kind: CheckExpr, Expr: `fromJSON(output).answer == 629 && output contains "t0"`}).ExprProgram()
+	assert.NilError(t, err)
+	b, literals, err := (&Check{Kind: CheckExpr, Expr: `fromJSON(output).answer == 1508 && output contains "t1"`}).ExprProgram()
+	assert.NilError(t, err)
+	assert.Assert(t, a == b, "one program for one shape")
+	assert.DeepEqual(t, literals, []any{1508, "t1"})
 }

@@ -59,7 +59,7 @@ func checkCompiled(t *testing.T, s *Suite) {
 			return
 		}
 		if c.Kind == CheckExpr {
-			p, err := c.ExprProgram()
+			p, _, err := c.ExprProgram()
 			assert.NilError(t, err, "check %s of %s does not compile", c.ID, c.Pos)
 			assert.Assert(t, p != nil, "check %s of %s has no program", c.ID, c.Pos)
 		}
