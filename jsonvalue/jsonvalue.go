@@ -20,13 +20,28 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/evalgate/evalgate/internal/jsonpointer"
 )
 
-// Decode parses one JSON value, keeping numbers as json.Number.
+// Decode parses one JSON value, keeping numbers as json.Number. It
+// decodes as json.Decoder with UseNumber does, and fails as it does, with
+// its errors; a valid value is read without its buffers (agent outputs
+// are decoded several times a trial).
 func Decode(data []byte) (any, error) {
+	if json.Valid(data) {
+		v, _ := decodeValid(data, 0)
+		return v, nil
+	}
+	return decodeWithDecoder(data)
+}
+
+// decodeWithDecoder is Decode through json.Decoder with UseNumber: what
+// Decode does with invalid input, for its errors, and the reference
+// FuzzDecode holds Decode to.
+func decodeWithDecoder(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -40,6 +55,151 @@ func Decode(data []byte) (any, error) {
 		return nil, errors.New("trailing data after the JSON value")
 	}
 	return v, nil
+}
+
+// decodeValid decodes the value at data[i:], which json.Valid found
+// valid, and returns it with the index past it.
+func decodeValid(data []byte, i int) (any, int) {
+	i = skipSpace(data, i)
+	switch data[i] {
+	case '{':
+		m := map[string]any{}
+		i = skipSpace(data, i+1)
+		if data[i] == '}' {
+			return m, i + 1
+		}
+		for {
+			var k string
+			k, i = decodeString(data, skipSpace(data, i))
+			i = skipSpace(data, i) + 1 // the colon
+			m[k], i = decodeValid(data, i)
+			i = skipSpace(data, i)
+			if data[i] == '}' {
+				return m, i + 1
+			}
+			i++ // the comma
+		}
+	case '[':
+		a := []any{}
+		i = skipSpace(data, i+1)
+		if data[i] == ']' {
+			return a, i + 1
+		}
+		for {
+			var v any
+			v, i = decodeValid(data, i)
+			a = append(a, v)
+			i = skipSpace(data, i)
+			if data[i] == ']' {
+				return a, i + 1
+			}
+			i++ // the comma
+		}
+	case '"':
+		return decodeString(data, i)
+	case 't':
+		return true, i + 4
+	case 'f':
+		return false, i + 5
+	case 'n':
+		return nil, i + 4
+	}
+	j := i + 1
+	for j < len(data) && strings.IndexByte("0123456789+-.eE", data[j]) >= 0 {
+		j++
+	}
+	return json.Number(data[i:j]), j
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// decodeString decodes the valid JSON string at data[i:] as
+// encoding/json does: a bad UTF-8 byte, or a lone surrogate, becomes
+// U+FFFD.
+func decodeString(data []byte, i int) (string, int) {
+	j := i + 1
+	for data[j] != '"' && data[j] != '\\' && data[j] < utf8.RuneSelf {
+		j++
+	}
+	if data[j] == '"' {
+		return string(data[i+1 : j]), j + 1
+	}
+	end := j // the closing quote
+	for data[end] != '"' {
+		if data[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	var b strings.Builder
+	b.Grow(end - i - 1) // the decoded string, unless bad bytes widen it
+	b.Write(data[i+1 : j])
+	for {
+		switch c := data[j]; {
+		case c == '"':
+			return b.String(), j + 1
+		case c == '\\':
+			switch e := data[j+1]; e {
+			case 'b':
+				b.WriteByte('\b')
+			case 'f':
+				b.WriteByte('\f')
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 't':
+				b.WriteByte('\t')
+			case 'u':
+				r := hex4(data[j+2 : j+6])
+				j += 6
+				if utf16.IsSurrogate(r) {
+					if data[j] == '\\' && data[j+1] == 'u' {
+						if dec := utf16.DecodeRune(r, hex4(data[j+2:j+6])); dec != utf8.RuneError {
+							b.WriteRune(dec)
+							j += 6
+							continue
+						}
+					}
+					r = utf8.RuneError
+				}
+				b.WriteRune(r)
+				continue
+			default: // " \ /
+				b.WriteByte(e)
+			}
+			j += 2
+		case c < utf8.RuneSelf:
+			b.WriteByte(c)
+			j++
+		default:
+			r, size := utf8.DecodeRune(data[j:])
+			j += size
+			b.WriteRune(r)
+		}
+	}
+}
+
+// hex4 is the value of four hexadecimal digits.
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		default:
+			c = c - 'A' + 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // Equal reports whether a and b are the same JSON value. Numbers compare by

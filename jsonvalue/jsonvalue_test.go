@@ -3,6 +3,7 @@ package jsonvalue
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -180,4 +181,28 @@ func TestSize(t *testing.T) {
 		assert.Check(t, is.Equal(Size(v, math.MaxInt64), want), s)
 		assert.Check(t, Size(v, want-1) > want-1, s)
 	}
+}
+
+// FuzzDecode checks that Decode reads every input as json.Decoder does:
+// the same value, or the same error.
+func FuzzDecode(f *testing.F) {
+	for _, seed := range []string{
+		`{"id":"t0","answer":629,"text":"The sum of 627 and 2 is 629"}`,
+		` [1, -2.5e+3, true, false, null, {}, [], ""] `,
+		`"a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00\ud83d\u0041\udc00x"`,
+		"\"\xff\xfe bad \xc3\x28 utf8\"",
+		`{"a":1,"a":2}`, `1 2`, `{`, ``, ` `, `nul`, `[1,]`, `"\u12"`, `{"a":1}}`, `-0`, `0.5E-7`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, gotErr := Decode(data)
+		want, wantErr := decodeWithDecoder(data)
+		if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
+			t.Fatalf("Decode(%q): error %v, json.Decoder %v", data, gotErr, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Decode(%q) = %#v, json.Decoder %#v", data, got, want)
+		}
+	})
 }
