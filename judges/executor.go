@@ -89,10 +89,10 @@ func run[T any](x *Executor, f func(m *meter.Meter) (T, error)) (T, error) {
 	}
 	done := make(chan result, 1)
 	m := meter.New(x.ctx)
-	go func() {
+	goCheck(func() {
 		v, err := f(m)
 		done <- result{v, err}
-	}()
+	})
 	select {
 	case r := <-done:
 		if r.err != nil && x.ctx.Err() != nil && meter.Stopped(r.err) {
@@ -101,6 +101,40 @@ func run[T any](x *Executor, f func(m *meter.Meter) (T, error)) (T, error) {
 		return r.v, r.err
 	case <-x.ctx.Done():
 		return zero, x.ended()
+	}
+}
+
+// idleWorkers hands a check to a goroutine that has run one and waits
+// for the next (checkWorker): its stack has grown to what checks take
+// (an expression's parse and compile go deep), where a fresh goroutine
+// for each trial grew its stack anew every time.
+var idleWorkers = make(chan func())
+
+// workerIdle is how long a worker waits for another check before it
+// ends.
+const workerIdle = time.Second
+
+// goCheck runs f on an idle worker, else on a new one: never later.
+func goCheck(f func()) {
+	select {
+	case idleWorkers <- f:
+	default:
+		go checkWorker(f)
+	}
+}
+
+func checkWorker(f func()) {
+	idle := time.NewTimer(workerIdle)
+	defer idle.Stop()
+	for {
+		f()
+		f = nil // what the check held is not kept while idle
+		idle.Reset(workerIdle)
+		select {
+		case f = <-idleWorkers:
+		case <-idle.C:
+			return
+		}
 	}
 }
 
