@@ -533,6 +533,21 @@ func TestFlagErrors(t *testing.T) {
 			want: `unknown command "baseline promte"; did you mean baseline promote? (evalgate baseline --help shows how)`,
 		},
 		{
+			name: "unknown import source",
+			args: []string{"import", "promptfo", "promptfooconfig.yaml"},
+			want: `unknown command "import promptfo"; did you mean import promptfoo? (evalgate import --help shows how)`,
+		},
+		{
+			name: "import without its source",
+			args: []string{"import", "promptfooconfig.yaml"},
+			want: `import: expected promptfoo and one config file, as in: evalgate import promptfoo promptfooconfig.yaml`,
+		},
+		{
+			name: "unknown init template",
+			args: []string{"init", "--template", "agent-audti"},
+			want: `--template: expected "starter" or "agent-audit", got "agent-audti"; did you mean agent-audit?`,
+		},
+		{
 			name: "baseline without its command",
 			args: []string{"baseline"},
 			want: `baseline: expected a command: promote, fetch (evalgate baseline --help shows how)`,

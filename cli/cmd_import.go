@@ -27,6 +27,9 @@ func importCmd(_ context.Context, c *Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(pos) > 0 && pos[0] != "promptfoo" && didYouMean(pos[0], []string{"promptfoo"}, "") != "" {
+		return unknownSubcommand("import", pos, "promptfoo")
+	}
 	if len(pos) != 2 || pos[0] != "promptfoo" {
 		return invalid(errors.New("import: expected promptfoo and one config file, as in: evalgate import promptfoo promptfooconfig.yaml"))
 	}

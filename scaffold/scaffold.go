@@ -7,6 +7,7 @@ package scaffold
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/evalgate/evalgate/internal/inputfile"
+	"github.com/evalgate/evalgate/internal/spelling"
 )
 
 //go:embed files
@@ -84,7 +86,11 @@ func Init(w io.Writer, o Options) error {
 			return &InputError{err}
 		}
 	default:
-		return &InputError{fmt.Errorf("--template: expected %q or %q, got %q", Starter, Audit, o.Template)}
+		msg := fmt.Sprintf("--template: expected %q or %q, got %q", Starter, Audit, o.Template)
+		if near := spelling.Nearest(o.Template, []string{Starter, Audit}, max(2, len(o.Template)/2)); near != "" {
+			msg += fmt.Sprintf("; did you mean %s?", near)
+		}
+		return &InputError{errors.New(msg)}
 	}
 	show := displayPath(o.Dir)
 	if fi, err := os.Stat(o.Dir); err == nil && !fi.IsDir() {
