@@ -73,5 +73,5 @@ func reportCmd(ctx context.Context, c *Command, args []string) error {
 // else a baseline may be (git:<ref>:<path>, a promoted baseline, openwop
 // summaries).
 func readResults(ctx context.Context, spec string) (*results.Run, error) {
-	return regression.Load(ctx, spec, "")
+	return regression.LoadResults(ctx, spec, "")
 }

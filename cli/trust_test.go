@@ -124,7 +124,7 @@ func TestTrustNewcomer(t *testing.T) {
 	}{
 		{"no results", nil, []string{"trust"}, "trust: expected a results.json, or the folder holding one"},
 		{"a missing results file", nil, []string{"trust", "nope/"}, `could not read results "nope/": no such file or directory; name the output folder of a finished run`},
-		{"a missing history file", nil, []string{"trust", "evalgate-out/", "--history", "last-week.json"}, `trust history: could not read baseline "last-week.json": no such file or directory`},
+		{"a missing history file", nil, []string{"trust", "evalgate-out/", "--history", "last-week.json"}, `trust history: could not read results "last-week.json": no such file or directory`},
 		{"a typo in trust.yaml", map[string]string{".evalgate/trust.yaml": "atestations: []\n"}, []string{"trust", "evalgate-out/"},
 			`.evalgate/trust.yaml:1:1: /atestations: unknown key "atestations"; did you mean "attestations"? [trust]`},
 		{"a bad date in trust.yaml", map[string]string{".evalgate/trust.yaml": "attestations:\n  - {kind: tl4-signoff, by: ana, date: 02/11/2026, agentVersion: 1.0.0}\n"},

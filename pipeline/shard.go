@@ -151,7 +151,7 @@ func (j *job) balanceShards(all []*suites.Suite, sel *runner.Selection, spec str
 	if strings.HasPrefix(spec, regression.ArtifactPrefix) {
 		return invalid(fmt.Errorf("--balance %q: an artifact must be downloaded first: `evalgate baseline fetch` writes it to a file (the Action does this with its baseline input); pass that file", spec))
 	}
-	history, err := regression.Load(context.Background(), spec, "")
+	history, err := regression.LoadResults(context.Background(), spec, "")
 	if err != nil {
 		return invalid(fmt.Errorf("--balance: %w", err))
 	}

@@ -50,7 +50,7 @@ func TrustInput(ctx context.Context, cfg *config.Config, extra []string, gatesCo
 	}
 	in := &trust.Input{Repo: repo}
 	for _, f := range files {
-		h, err := regression.Load(ctx, f, cfg.Dir)
+		h, err := regression.LoadResults(ctx, f, cfg.Dir)
 		if err != nil {
 			return nil, fmt.Errorf("trust history: %w", err)
 		}

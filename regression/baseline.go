@@ -44,15 +44,27 @@ var ErrArtifactSpec = errors.New("github-artifact baselines need the GitHub Acti
 // score, a verdict, a cost and a latency, and whose run id is derived from
 // the files' content, since an EvalSummary carries none.
 func Load(ctx context.Context, spec, dir string) (*results.Run, error) {
+	return load(ctx, "baseline", spec, dir)
+}
+
+// LoadResults reads a finished run in any form Load takes, for a command
+// that reads a run rather than a baseline (report, diff, a history): its
+// errors say "could not read results".
+func LoadResults(ctx context.Context, spec, dir string) (*results.Run, error) {
+	return load(ctx, "results", spec, dir)
+}
+
+// load is Load, its errors naming what was read as what.
+func load(ctx context.Context, what, spec, dir string) (*results.Run, error) {
 	switch {
 	case spec == "":
-		return nil, errors.New("could not read the baseline: no baseline given")
+		return nil, fmt.Errorf("could not read the %[1]s: no %[1]s given", what)
 	case strings.HasPrefix(spec, ArtifactPrefix):
 		return nil, ErrArtifactSpec
 	case strings.HasPrefix(spec, GitPrefix):
-		return loadGit(ctx, spec, dir)
+		return loadGit(ctx, what, spec, dir)
 	}
-	return loadPath(spec)
+	return loadPath(what, spec)
 }
 
 // loadGit reads git:<ref>:<path>. A ref cannot contain a colon, so the
@@ -60,21 +72,21 @@ func Load(ctx context.Context, spec, dir string) (*results.Run, error) {
 // request (evalgate.yaml), so it never reaches git as an option: the ref
 // must be a revision (checkRef) and --end-of-options ends git's options
 // before it.
-func loadGit(ctx context.Context, spec, dir string) (*results.Run, error) {
+func loadGit(ctx context.Context, what, spec, dir string) (*results.Run, error) {
 	ref, path, ok := strings.Cut(strings.TrimPrefix(spec, GitPrefix), ":")
 	if !ok || ref == "" || path == "" {
-		return nil, fmt.Errorf("could not read baseline %q: expected git:<ref>:<path>, such as git:main:.evalgate/baseline.json", spec)
+		return nil, fmt.Errorf("could not read %s %q: expected git:<ref>:<path>, such as git:main:.evalgate/baseline.json", what, spec)
 	}
 	if err := checkRef(ref); err != nil {
-		return nil, fmt.Errorf("could not read baseline %q: %w", spec, err)
+		return nil, fmt.Errorf("could not read %s %q: %w", what, spec, err)
 	}
 	data, err := gitShow(ctx, dir, ref, path)
 	if err != nil {
-		return nil, fmt.Errorf("could not read baseline %q: git show: %w", spec, err)
+		return nil, fmt.Errorf("could not read %s %q: git show: %w", what, spec, err)
 	}
 	r, err := decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("could not read baseline %q: %w", spec, err)
+		return nil, fmt.Errorf("could not read %s %q: %w", what, spec, err)
 	}
 	return r, nil
 }
@@ -132,24 +144,24 @@ func firstLine(s string) string {
 }
 
 // loadPath reads a file or a folder.
-func loadPath(path string) (*results.Run, error) {
+func loadPath(what, path string) (*results.Run, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("could not read baseline %q: %w", path, unwrapPathError(err))
+		return nil, fmt.Errorf("could not read %s %q: %w", what, path, unwrapPathError(err))
 	}
 	if !fi.IsDir() {
-		return loadFile("", path)
+		return loadFile(what, "", path)
 	}
 	// The files of a folder must stay inside it, links resolved: a
 	// baseline folder may be an artifact the pull request wrote.
 	file, summaries := folderFiles(path)
 	switch {
 	case file != "":
-		return loadFile(path, file)
+		return loadFile(what, path, file)
 	case summaries != nil:
-		return loadSummaries(path, summaries)
+		return loadSummaries(what, path, summaries)
 	}
-	return nil, fmt.Errorf("could not read baseline %q: the folder holds no %s, %s or summaries/*.json", path, ResultsFile, BaselineFile)
+	return nil, fmt.Errorf("could not read %s %q: the folder holds no %s, %s or summaries/*.json", what, path, ResultsFile, BaselineFile)
 }
 
 // folderFiles is what a baseline folder holds: its results.json or
@@ -204,14 +216,14 @@ func readFile(root, path string) ([]byte, error) {
 	return data, err
 }
 
-func loadFile(root, path string) (*results.Run, error) {
+func loadFile(what, root, path string) (*results.Run, error) {
 	data, err := readFile(root, path)
 	if err != nil {
-		return nil, fmt.Errorf("could not read baseline %q: %w", path, unwrapPathError(err))
+		return nil, fmt.Errorf("could not read %s %q: %w", what, path, unwrapPathError(err))
 	}
 	r, err := decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("could not read baseline %q: %w", path, err)
+		return nil, fmt.Errorf("could not read %s %q: %w", what, path, err)
 	}
 	return r, nil
 }
@@ -297,24 +309,24 @@ func decodeSummary(data []byte) (*results.Suite, error) {
 }
 
 // loadSummaries reads a folder of EvalSummary files as one run.
-func loadSummaries(dir string, files []string) (*results.Run, error) {
+func loadSummaries(what, dir string, files []string) (*results.Run, error) {
 	h := sha256.New()
 	run := &results.Run{Schema: results.Schema}
 	seen := map[string]string{}
 	for _, f := range files {
 		data, err := readFile(dir, f)
 		if err != nil {
-			return nil, fmt.Errorf("could not read baseline %q: %w", f, unwrapPathError(err))
+			return nil, fmt.Errorf("could not read %s %q: %w", what, f, unwrapPathError(err))
 		}
 		s, err := decodeSummary(data)
 		if err != nil {
-			return nil, fmt.Errorf("could not read baseline %q: %w", f, err)
+			return nil, fmt.Errorf("could not read %s %q: %w", what, f, err)
 		}
 		if s.ID == "" {
-			return nil, fmt.Errorf("could not read baseline %q: not an openwop EvalSummary (no \"suiteId\")", f)
+			return nil, fmt.Errorf("could not read %s %q: not an openwop EvalSummary (no \"suiteId\")", what, f)
 		}
 		if prev, ok := seen[s.ID]; ok {
-			return nil, fmt.Errorf("could not read baseline %q: suite %q is also in %s", dir, s.ID, prev)
+			return nil, fmt.Errorf("could not read %s %q: suite %q is also in %s", what, dir, s.ID, prev)
 		}
 		seen[s.ID] = f
 		h.Write(data)

@@ -225,6 +225,14 @@ func TestLoad(t *testing.T) {
 	assert.Equal(t, r.Suites[0].Tasks[1].LatencyMs, int64(300))
 	_, err = Load(context.Background(), "github-artifact:x", "")
 	assert.Assert(t, errors.Is(err, ErrArtifactSpec))
+
+	// A run read as results (report, diff, a history) is not called a
+	// baseline in its errors.
+	missing := filepath.Join(dir, "nope.json")
+	_, err = LoadResults(context.Background(), missing, "")
+	assert.Error(t, err, fmt.Sprintf("could not read results %q: no such file or directory", missing))
+	_, err = LoadResults(context.Background(), filepath.Join(dir, "empty"), "")
+	assert.ErrorContains(t, err, "could not read results ")
 }
 
 // TestLoadNumbersOutOfRange: a baseline whose numbers are out of range is
