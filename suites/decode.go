@@ -593,10 +593,11 @@ func (d *decoder) match(v *value, ptr string) *Match {
 			if val.kind != kindString {
 				d.keyErrorf(f, ptr+"/ignoreCase", "ignoreCase needs a string value to compare; got %s", describe(val))
 			}
-		case StrategyRegex:
-		default:
+		case StrategyJSONMatch, StrategyJSONSubset, StrategyJSONSchema:
 			d.keyErrorf(f, ptr+"/ignoreCase", "ignoreCase applies only to the exact, contains and regex strategies, not %q", m.Strategy)
 		}
+		// A missing or misspelt strategy is reported on its own, with the
+		// nearest strategy: ignoreCase is not blamed for it.
 	}
 	switch m.Strategy {
 	case StrategyRegex:

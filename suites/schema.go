@@ -431,7 +431,19 @@ func leafMessage(ek jsonschema.ErrorKind, v *value) string {
 		if len(want) == 1 {
 			return fmt.Sprintf("expected %s, got %s", want[0], describe(v))
 		}
-		return fmt.Sprintf("expected one of %s, got %s", strings.Join(want, ", "), describe(v))
+		msg := fmt.Sprintf("expected one of %s, got %s", strings.Join(want, ", "), describe(v))
+		if v != nil && v.kind == kindString {
+			var names []string
+			for _, w := range k.Want {
+				if name, ok := w.(string); ok {
+					names = append(names, name)
+				}
+			}
+			if near := spelling.Nearest(v.lit, names, max(1, len(v.lit)/3)); near != "" {
+				msg += fmt.Sprintf("; did you mean %q?", near)
+			}
+		}
+		return msg
 	case *kind.Const:
 		return fmt.Sprintf("expected %s, got %s", jsonText(k.Want), describe(v))
 	case *kind.Pattern:
