@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/evalgate/evalgate/internal/spelling"
 )
 
 // testVars are the vars of t as promptfoo's assertions see them: files
@@ -133,7 +135,12 @@ func (m *mapping) add(a assertion) {
 		}
 	case c["id"] == "unknown-assertion-type":
 		m.checks = append(m.checks, c)
-		im.mapped(a.loc, typ, `a check that fails ({"expr": "false"}): promptfoo does not know this assertion type and fails the test`)
+		why := `a check that fails ({"expr": "false"}): promptfoo does not know this assertion type and fails the test`
+		base := strings.TrimPrefix(typ, "not-")
+		if near := spelling.Nearest(base, promptfooTypes, max(1, len(base)/3)); near != "" {
+			why += fmt.Sprintf("; did you mean %q?", near)
+		}
+		im.mapped(a.loc, typ, why)
 	case c["id"] == "missing-file":
 		m.checks = append(m.checks, c)
 		im.mapped(a.loc, typ, `a check that fails ({"expr": "false"}): its file is not there, and promptfoo fails the test`)

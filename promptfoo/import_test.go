@@ -387,3 +387,30 @@ func writeConfig(t *testing.T, content string) string {
 	assert.NilError(t, os.WriteFile(p, []byte(content), 0o644))
 	return p
 }
+
+// TestImportNamesTheNearest: a misspelt test key or assertion type is
+// reported with the one it is likely a misspelling of.
+func TestImportNamesTheNearest(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "promptfooconfig.yaml")
+	assert.NilError(t, os.WriteFile(config, []byte(`prompts: ["Answer: {{question}}"]
+providers: [echo]
+tests:
+  - vars: {question: hi}
+    asert: [{type: contains, value: hi}]
+  - vars: {question: yo}
+    assert: [{type: contians, value: yo}]
+`), 0o644))
+	res, err := Import(config, Options{Out: dir})
+	assert.NilError(t, err)
+	assert.DeepEqual(t, res.Report.Unsupported, []Unsupported{
+		{Location: "tests[0].asert", Type: "asert", Reason: `evalgate has no counterpart for this test setting; did you mean "assert"?`},
+	})
+	var reasons []string
+	for _, m := range res.Report.Mapped {
+		if m.Location == "tests[1].assert[0]" {
+			reasons = append(reasons, m.To)
+		}
+	}
+	assert.DeepEqual(t, reasons, []string{`a check that fails ({"expr": "false"}): promptfoo does not know this assertion type and fails the test; did you mean "contains"?`})
+}

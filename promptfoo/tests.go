@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/evalgate/evalgate/internal/spelling"
 )
 
 // test is one promptfoo test after defaultTest is merged in.
@@ -286,6 +288,10 @@ func (im *importer) expand(vars map[string]any, loc string) []map[string]any {
 
 func (im *importer) test(m map[string]any, loc string) test { return im.testAt(m, loc, im.dir) }
 
+// testKeys are the keys of a test the import reads, the nearest of which
+// a key it does not know is likely a misspelling of.
+var testKeys = []string{"assert", "description", "metadata", "options", "prompts", "provider", "providers", "threshold", "vars"}
+
 // testAt reads a test of a file in the folder dir, which its vars files
 // (vars: file://…) are relative to, as promptfoo reads them.
 func (im *importer) testAt(m map[string]any, loc, dir string) test {
@@ -341,7 +347,11 @@ func (im *importer) testAt(m map[string]any, loc, dir string) test {
 		case "provider":
 			im.unsupported(loc+".provider", "provider", "a test's own provider is not imported: its tasks run with the project file's agent")
 		default:
-			im.unsupported(loc+"."+k, k, "evalgate has no counterpart for this test setting")
+			why := "evalgate has no counterpart for this test setting"
+			if near := spelling.Nearest(k, testKeys, max(1, len(k)/3)); near != "" {
+				why += fmt.Sprintf("; did you mean %q?", near)
+			}
+			im.unsupported(loc+"."+k, k, why)
 		}
 	}
 	return t
