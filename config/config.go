@@ -180,7 +180,7 @@ func readFile(path string) ([]byte, error) {
 	if path == os.DevNull {
 		return nil, nil
 	}
-	data, err := inputfile.Read(path, MaxFileBytes)
+	data, err := inputfile.Kind{What: "a config file", Limit: MaxFileBytes}.Read(path)
 	if nr, ok := errors.AsType[*inputfile.NotRegularError](err); ok {
 		return nil, Errors{{Pos: diag.Pos{File: path}, Message: "expected a config file (a regular file), found " + nr.What()}}
 	}

@@ -157,7 +157,7 @@ func newImporter(dir string) *importer {
 // Import reads the promptfoo config at path and returns the files to
 // write. A file that is not a promptfoo config is ErrNotPromptfoo.
 func Import(path string, opts Options) (*Result, error) {
-	data, err := inputfile.Read(path, MaxConfigBytes)
+	data, err := configFile.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("could not read %s: %w", path, err)
 	}
@@ -257,6 +257,9 @@ func (im *importer) readFile(path, name string) ([]byte, string, error) {
 	}
 	return data, name, nil
 }
+
+// configFile is the promptfoo config an import reads.
+var configFile = inputfile.Kind{What: "a promptfoo config", Limit: MaxConfigBytes, Hint: "name a promptfoo config file, such as promptfooconfig.yaml"}
 
 // referenced is a file a promptfoo config names.
 var referenced = inputfile.Kind{What: "a file the promptfoo config names", Limit: MaxConfigBytes}

@@ -414,3 +414,14 @@ tests:
 	}
 	assert.DeepEqual(t, reasons, []string{`a check that fails ({"expr": "false"}): promptfoo does not know this assertion type and fails the test; did you mean "contains"?`})
 }
+
+// TestImportMissingConfig: a config that is not there, or not a file, is
+// named with the reason in words, never a system call's.
+func TestImportMissingConfig(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "promptfooconfig.yaml")
+	_, err := Import(missing, Options{})
+	assert.Error(t, err, "could not read "+missing+": no such file or directory")
+	_, err = Import(dir, Options{})
+	assert.Error(t, err, "could not read "+dir+": expected a promptfoo config (a regular file), found a folder; name a promptfoo config file, such as promptfooconfig.yaml")
+}
