@@ -26,7 +26,7 @@ func schemaCmd(_ context.Context, c *Command, args []string) error {
 	case "results":
 		data = results.SchemaJSON()
 	default:
-		return invalid(fmt.Errorf("schema: expected one of suite, summary, results, got %q", fs.Arg(0)))
+		return invalid(fmt.Errorf("schema: expected one of suite, summary, results, got %q%s", fs.Arg(0), didYouMean(fs.Arg(0), []string{"suite", "summary", "results"}, "")))
 	}
 	_, err := c.Stdout.Write(data)
 	return err
