@@ -121,7 +121,9 @@ func TestSubcommands(t *testing.T) {
 		{name: "unknown gate variable", args: []string{"run", "--agent-cmd", "false", "--gate", "score > 1", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: "score"},
 		{name: "bad shard", args: []string{"run", "--agent-cmd", "false", "--shard", "3/2", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: "--shard"},
 		{name: "bad mode", args: []string{"run", "--agent-cmd", "false", "--mode", "fuzzy", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: "--mode"},
-		{name: "selection matches nothing", args: []string{"run", "--agent-cmd", "false", "--task", "nope", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: "no task matches"},
+		{name: "selection matches nothing", args: []string{"run", "--agent-cmd", "false", "--task", "nope", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: `no task matches the selection (--task, --tag, --mode, --shard); no suite has the task "nope"` + "\n"},
+		{name: "a misspelt task id", args: []string{"run", "--agent-cmd", "false", "--task", "status-in-transti", "--tag", "gold", "../examples/evals/order-status.json"}, wantCode: 2,
+			wantStderr: `; no suite has the task "status-in-transti" (did you mean "status-in-transit"?); no suite has the tag "gold"` + "\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

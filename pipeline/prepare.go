@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/gates"
 	"github.com/evalgate/evalgate/internal/memtune"
 	"github.com/evalgate/evalgate/internal/process"
+	"github.com/evalgate/evalgate/internal/spelling"
 	"github.com/evalgate/evalgate/otelexport"
 	"github.com/evalgate/evalgate/runner"
 	"github.com/evalgate/evalgate/suites"
@@ -79,7 +81,7 @@ func (c *Env) prepare(f *Flags, paths []string) (*job, error) {
 		whole := sel
 		whole.Shard = nil
 		if j.shard == nil || len(runner.Plan(all, whole)) == 0 {
-			return nil, invalid(errors.New("no task matches the selection (--task, --tag, --mode, --shard)"))
+			return nil, invalid(noTaskError(all, sel))
 		}
 		// More shards than the tasks fill: this one runs nothing, and
 		// says so, rather than failing its matrix job.
@@ -187,4 +189,34 @@ func compileGates(cfg *config.Config, flagGates []string) ([]*gates.Gate, error)
 		return nil, invalid(err)
 	}
 	return gs, nil
+}
+
+// noTaskError says that a selection matches no task and, for each --task
+// id and --tag no suite has, the nearest one there is.
+func noTaskError(all []*suites.Suite, sel runner.Selection) error {
+	var ids, tags []string
+	for _, s := range all {
+		tags = append(tags, s.Tags...)
+		for _, t := range s.Tasks {
+			ids = append(ids, t.ID)
+			tags = append(tags, t.Tags...)
+		}
+	}
+	msg := "no task matches the selection (--task, --tag, --mode, --shard)"
+	unknown := func(flag, name string, known []string) {
+		if slices.Contains(known, name) {
+			return
+		}
+		msg += fmt.Sprintf("; no suite has %s %q", flag, name)
+		if near := spelling.Nearest(name, known, max(1, len(name)/3)); near != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", near)
+		}
+	}
+	for _, id := range sel.Tasks {
+		unknown("the task", id, ids)
+	}
+	for _, tag := range sel.Tags {
+		unknown("the tag", tag, tags)
+	}
+	return errors.New(msg)
 }
