@@ -108,6 +108,15 @@ func TestInitAuditTemplate(t *testing.T) {
 	res = runCLI(t, dir, nil, "validate")
 	assert.Equal(t, res.code, ExitPass, res.stdout+res.stderr)
 
+	// Again with the same files, nothing to do; with another, the suite
+	// is kept and init says it does not grade the new file.
+	res = runCLI(t, dir, nil, "init", "--template", "agent-audit", "agents/Support Agent.md", "prompts/billing.md")
+	assert.Equal(t, res.code, ExitPass, res.stderr)
+	assert.Check(t, strings.HasPrefix(res.stdout, "nothing to do:") && !strings.Contains(res.stdout, "kept as it is"), res.stdout)
+	res = runCLI(t, dir, nil, "init", "--template", "agent-audit", "prompts/refunds.md")
+	assert.Equal(t, res.code, ExitPass, res.stderr)
+	assert.Check(t, is.Contains(res.stdout, "evals/agent-audit.yaml is kept as it is, so it may not grade the files named: add a task for each new one"))
+
 	for _, tc := range []struct {
 		name string
 		args []string

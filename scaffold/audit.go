@@ -18,6 +18,9 @@ import (
 // none.
 const auditDefaultFile = "AGENTS.md"
 
+// auditSuiteFile is the audit's suite, a task per definition file.
+const auditSuiteFile = "evals/agent-audit.yaml"
+
 // auditSuite is the audit suite's template: one task per definition file,
 // the first holding the ten graded criteria and the others referring to it.
 // It is parsed when init first needs it, not when every command starts.
@@ -57,7 +60,7 @@ func auditFiles(paths []string) ([]file, error) {
 	suite.WriteString("\n")
 	return []file{
 		{src: "files/agent-audit/evalgate.yaml", dst: "evalgate.yaml", mode: 0o644},
-		{dst: "evals/agent-audit.yaml", mode: 0o644, data: suite.Bytes()},
+		{dst: auditSuiteFile, mode: 0o644, data: suite.Bytes()},
 		{src: "files/workflow.yml", dst: workflowFile, mode: 0o644},
 	}, nil
 }

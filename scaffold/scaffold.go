@@ -101,7 +101,7 @@ func Init(w io.Writer, o Options) error {
 	// anything is written.
 	steps := make([]step, len(files))
 	var kept []string
-	todo, starterIntact := false, true
+	todo, starterIntact, suiteDiffers := false, true, false
 	for i, f := range files {
 		data := f.data
 		if data == nil {
@@ -123,6 +123,7 @@ func Init(w io.Writer, o Options) error {
 		case exists && !o.Force:
 			s.verb, s.note = "kept", " (already there, not the starter's; --force replaces it)"
 			starterIntact = starterIntact && !f.starter
+			suiteDiffers = suiteDiffers || f.dst == auditSuiteFile
 		case exists:
 			s.verb = "overwrote"
 		}
@@ -142,6 +143,11 @@ func Init(w io.Writer, o Options) error {
 			joinAnd(kept), show(".gitignore"), joinAnd(gitignoreLines))
 		if !starterIntact {
 			fmt.Fprintf(w, "(`evalgate init --force` replaces the files that are not the starter's.)\n")
+		}
+		if suiteDiffers {
+			// The definitions named are not the suite's: say so, rather
+			// than let "nothing to do" read as done.
+			fmt.Fprintf(w, "%s is kept as it is, so it may not grade the files named: add a task for each new one (its path as input and `expected: *audit`), or --force writes it for exactly these files.\n", show(auditSuiteFile))
 		}
 		return nil
 	}
