@@ -122,6 +122,8 @@ func TestSubcommands(t *testing.T) {
 		{name: "bad shard", args: []string{"run", "--agent-cmd", "false", "--shard", "3/2", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: "--shard"},
 		{name: "bad mode", args: []string{"run", "--agent-cmd", "false", "--mode", "fuzzy", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: "--mode"},
 		{name: "selection matches nothing", args: []string{"run", "--agent-cmd", "false", "--task", "nope", "../examples/evals/order-status.json"}, wantCode: 2, wantStderr: `no task matches the selection (--task, --tag, --mode, --shard); no suite has the task "nope"` + "\n"},
+		{name: "a misspelt task id beside a right one", args: []string{"run", "--agent-cmd", "false", "--task", "status-in-transit,status-in-transti", "--out", filepath.Join(t.TempDir(), "out"), "../examples/evals/order-status.json"}, wantCode: 3,
+			wantStderr: `evalgate: warning: no suite has the task "status-in-transti" (did you mean "status-in-transit"?); it selects nothing` + "\n"},
 		{name: "a misspelt task id", args: []string{"run", "--agent-cmd", "false", "--task", "status-in-transti", "--tag", "gold", "../examples/evals/order-status.json"}, wantCode: 2,
 			wantStderr: `; no suite has the task "status-in-transti" (did you mean "status-in-transit"?); no suite has the tag "gold"` + "\n"},
 	} {

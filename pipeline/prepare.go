@@ -77,15 +77,20 @@ func (c *Env) prepare(f *Flags, paths []string) (*job, error) {
 		return nil, invalid(fmt.Errorf("--mode: expected one of golden, rubric, adversarial, regression, live-shadow, got %q", f.Mode))
 	}
 	j.plan = runner.Plan(all, sel)
+	unknown := unselected(all, sel)
 	if len(j.plan) == 0 {
 		whole := sel
 		whole.Shard = nil
 		if j.shard == nil || len(runner.Plan(all, whole)) == 0 {
-			return nil, invalid(noTaskError(all, sel))
+			return nil, invalid(errors.New(strings.Join(append([]string{"no task matches the selection (--task, --tag, --mode, --shard)"}, unknown...), "; ")))
 		}
 		// More shards than the tasks fill: this one runs nothing, and
 		// says so, rather than failing its matrix job.
 		c.Say(c.Stderr, "evalgate: shard %d of %d has no task (the other shards have them all): it runs none\n", j.shard.Index, j.shard.Count)
+	}
+	for _, u := range unknown {
+		// The others select tasks: a misspelt one must not pass unseen.
+		c.Say(c.Stderr, "evalgate: warning: %s; it selects nothing\n", u)
 	}
 	if err := c.checkKeys(cfg, j.plan); err != nil {
 		return nil, err
@@ -191,9 +196,12 @@ func compileGates(cfg *config.Config, flagGates []string) ([]*gates.Gate, error)
 	return gs, nil
 }
 
-// noTaskError says that a selection matches no task and, for each --task
-// id and --tag no suite has, the nearest one there is.
-func noTaskError(all []*suites.Suite, sel runner.Selection) error {
+// unselected names each --task id and --tag that no loaded suite has,
+// with the nearest one there is.
+func unselected(all []*suites.Suite, sel runner.Selection) []string {
+	if len(sel.Tasks) == 0 && len(sel.Tags) == 0 {
+		return nil
+	}
 	var ids, tags []string
 	for _, s := range all {
 		tags = append(tags, s.Tags...)
@@ -202,15 +210,16 @@ func noTaskError(all []*suites.Suite, sel runner.Selection) error {
 			tags = append(tags, t.Tags...)
 		}
 	}
-	msg := "no task matches the selection (--task, --tag, --mode, --shard)"
-	unknown := func(flag, name string, known []string) {
+	var out []string
+	unknown := func(what, name string, known []string) {
 		if slices.Contains(known, name) {
 			return
 		}
-		msg += fmt.Sprintf("; no suite has %s %q", flag, name)
+		msg := fmt.Sprintf("no suite has %s %q", what, name)
 		if near := spelling.Nearest(name, known, max(1, len(name)/3)); near != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", near)
 		}
+		out = append(out, msg)
 	}
 	for _, id := range sel.Tasks {
 		unknown("the task", id, ids)
@@ -218,5 +227,5 @@ func noTaskError(all []*suites.Suite, sel runner.Selection) error {
 	for _, tag := range sel.Tags {
 		unknown("the tag", tag, tags)
 	}
-	return errors.New(msg)
+	return out
 }
