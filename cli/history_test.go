@@ -138,6 +138,10 @@ func TestHistoryBadStore(t *testing.T) {
 	code, _, stderr = runEvalgate(t, nil, "run", "--quiet", "--history-store", "s3://bucket")
 	assert.Equal(t, code, ExitInvalid)
 	assert.Check(t, is.Contains(stderr, "expected dir:PATH, git:BRANCH, postgres:"))
+	assert.Check(t, !strings.Contains(stderr, "did you mean"), stderr)
+	code, _, stderr = runEvalgate(t, nil, "run", "--quiet", "--history-store", "dri:hist")
+	assert.Equal(t, code, ExitInvalid)
+	assert.Check(t, is.Contains(stderr, "or a postgres:// URL; did you mean dir:?\n"))
 }
 
 // trustRecord is a record of agent at the level, each dimension at

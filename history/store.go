@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/evalgate/evalgate/internal/redact"
+	"github.com/evalgate/evalgate/internal/spelling"
 )
 
 // Prefixes of a store's URL.
@@ -214,5 +215,11 @@ func Open(ctx context.Context, url string, o Options) (Store, error) {
 	case url == PostgresPrefix || strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://"):
 		return openPostgres(ctx, url, o)
 	}
-	return nil, &UsageError{fmt.Sprintf("history store %q: expected dir:PATH, git:BRANCH, postgres: (with %s) or a postgres:// URL", redact.New().String(clip(url)), DSNVar)}
+	msg := fmt.Sprintf("history store %q: expected dir:PATH, git:BRANCH, postgres: (with %s) or a postgres:// URL", redact.New().String(clip(url)), DSNVar)
+	if scheme, _, ok := strings.Cut(url, ":"); ok {
+		if near := spelling.Nearest(scheme+":", []string{DirPrefix, GitPrefix, PostgresPrefix}, 2); near != "" {
+			msg += fmt.Sprintf("; did you mean %s?", near)
+		}
+	}
+	return nil, &UsageError{msg}
 }
