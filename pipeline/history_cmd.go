@@ -39,7 +39,7 @@ func (c *Env) History(ctx context.Context, r *HistoryRequest) error {
 	defer cancel()
 
 	if r.Sub == "record" {
-		run, err := regression.Load(ctx, r.Arg, "")
+		run, err := regression.LoadResults(ctx, r.Arg, "")
 		if err != nil {
 			return invalid(err)
 		}
