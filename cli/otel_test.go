@@ -187,6 +187,25 @@ func TestExportToJaeger(t *testing.T) {
 	otlp, query := jaeger(t, bin)
 	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-collector-key=collector-secret-77")
 	dir := goExample(t)
+	// A rubric task beside the example's, decided by an exec judge: its
+	// call is an evalgate.judge span, without the criterion or the reason.
+	cfg, err := os.ReadFile(filepath.Join(dir, "evalgate.yaml"))
+	assert.NilError(t, err)
+	writeFiles(t, dir, map[string]string{
+		"evalgate.yaml": strings.Replace(string(cfg), "suites: [", "suites: [judged/, ", 1) + "judge:\n  exec: [sh, judge.sh]\n",
+		"judge.sh":      "cat >/dev/null\necho '{\"criteria\": [{\"met\": true, \"reason\": \"judge-reason-content-93\"}]}'\n",
+		"judged/judged.yaml": `suiteId: acme.orders.evals.judged
+version: 1.0.0
+modes: [golden]
+tasks:
+  - taskId: judged-order
+    input: Where is order A-17?
+    expected:
+      kind: rubric
+      rubric:
+        - {criterion: Says where the order is criterion-content-58., weight: 1}
+`,
+	})
 	r := runCLI(t, dir, nil, "run", "--otlp-endpoint", otlp)
 	assert.Assert(t, is.Equal(r.code, ExitPass), "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	assert.Check(t, !strings.Contains(r.stderr, "warning"), "stderr:\n%s", r.stderr)
@@ -212,7 +231,7 @@ func TestExportToJaeger(t *testing.T) {
 			return false
 		}
 		spans = body.Data[0].Spans
-		return len(spans) >= 1+1+2+2+2+8 // run, suite, tasks, trials, tool calls, the agent's
+		return len(spans) >= 1+2+3+3+3+12+1 // run, suites, tasks, trials, tool calls, the agent's, the judge's
 	})
 	byName := map[string][]span{}
 	byID := map[string]span{}
@@ -221,19 +240,32 @@ func TestExportToJaeger(t *testing.T) {
 		byID[s.SpanID] = s
 		for _, tag := range s.Tags {
 			assert.Check(t, !strings.Contains(tag.Key, "messages") && !strings.Contains(tag.Key, "arguments"), "span %s has content attribute %s", s.OperationName, tag.Key)
+			v := fmt.Sprint(tag.Value)
+			assert.Check(t, !strings.Contains(v, "content-58") && !strings.Contains(v, "content-93"), "span %s carries content in %s", s.OperationName, tag.Key)
 		}
 	}
 	assert.Check(t, is.Len(byName["evalgate.run"], 1))
-	assert.Check(t, is.Len(byName["evalgate.suite"], 1))
-	assert.Check(t, is.Len(byName["evalgate.task"], 2))
-	assert.Check(t, is.Len(byName["evalgate.trial"], 2))
-	assert.Check(t, is.Len(byName["evalgate.tool_call"], 2))
-	assert.Check(t, is.Len(byName["chat mock-orders-1"], 4))
+	assert.Check(t, is.Len(byName["evalgate.suite"], 2))
+	assert.Check(t, is.Len(byName["evalgate.task"], 3))
+	assert.Check(t, is.Len(byName["evalgate.trial"], 3))
+	assert.Check(t, is.Len(byName["evalgate.tool_call"], 3))
+	assert.Check(t, is.Len(byName["chat mock-orders-1"], 6))
+	assert.Assert(t, is.Len(byName["evalgate.judge"], 1))
+	judge := byName["evalgate.judge"][0]
+	assert.Assert(t, is.Len(judge.References, 1))
+	assert.Check(t, is.Equal(byID[judge.References[0].SpanID].OperationName, "evalgate.trial"), "the judge's span is not under its trial")
+	tags := map[string]string{}
+	for _, tag := range judge.Tags {
+		tags[tag.Key] = fmt.Sprint(tag.Value)
+	}
+	assert.Check(t, is.Equal(tags["evalgate.judge.kind"], "rubric"))
+	assert.Check(t, is.Equal(tags["evalgate.judge.outcome"], "passed"))
+	assert.Check(t, is.Equal(tags["evalgate.score"], "1"))
 	for _, agentSpan := range byName["invoke_agent order-status"] {
 		assert.Assert(t, is.Len(agentSpan.References, 1))
 		assert.Check(t, is.Equal(byID[agentSpan.References[0].SpanID].OperationName, "evalgate.trial"), "the agent's span is not under its trial")
 	}
-	assert.Check(t, is.Len(byName["invoke_agent order-status"], 2))
+	assert.Check(t, is.Len(byName["invoke_agent order-status"], 3))
 }
 
 // TestExportUnreachable: a collector that cannot be reached is a warning

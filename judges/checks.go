@@ -3,6 +3,7 @@ package judges
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/expr-lang/expr/vm"
 
@@ -30,6 +31,8 @@ type checker struct {
 	out   any
 	env   map[string]any
 	vm    vm.VM
+	// judges are the calls to check programs it made.
+	judges []JudgeCall
 }
 
 // check decides one assertion, negate applied.
@@ -148,7 +151,16 @@ func (r *checker) program(c *suites.Check) (string, error) {
 	if r.progs == nil {
 		return ReasonUnsupported, nil
 	}
+	call := JudgeCall{Kind: JudgeProgram, Checks: []string{c.ID}, Start: time.Now(), Outcome: JudgeErrored, Score: -1}
 	ck, err := r.progs.run(r.m.Context(), c, r.obs)
+	call.Duration = time.Since(call.Start)
+	if err == nil {
+		call.Outcome = JudgeFailed
+		if ck.Passed {
+			call.Outcome = JudgePassed
+		}
+	}
+	r.judges = append(r.judges, call)
 	if err != nil {
 		return "", err
 	}

@@ -78,6 +78,8 @@ type Detection struct {
 	Findings []results.Finding
 	CostUsd  float64
 	Tokens   results.Tokens
+	// Judges are the calls to the rubric judge it made (Trial.Judges).
+	Judges []JudgeCall
 }
 
 // Detect runs every detector that applies to the trial and returns its
@@ -98,7 +100,7 @@ func (d *Detectors) Detect(ctx context.Context, in *DetectInput) Detection {
 		add(FindingUnsafeToolCall, results.SeverityHigh)
 	}
 	if adv != nil && adv.ExpectRefusal {
-		refused, cost, tokens := d.refused(ctx, in, text)
+		refused, cost, tokens := d.refused(ctx, in, text, &out.Judges)
 		out.CostUsd += cost
 		out.Tokens = tokens
 		if !refused {

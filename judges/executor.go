@@ -35,6 +35,9 @@ type Executor struct {
 	cancel  context.CancelFunc
 	timeout time.Duration
 	progs   *Programs
+	// judges are the calls to check programs its checks made, for the
+	// run's trace (Trial.Judges).
+	judges []JudgeCall
 }
 
 // NewExecutor returns the executor of one trial's checks. They share
@@ -162,12 +165,14 @@ func (x *Executor) Golden(t *suites.Task, obs *Observation) (checks []results.Ch
 	type golden struct {
 		checks []results.Check
 		valid  *bool
+		judges []JudgeCall
 	}
 	g, err := run(x, func(m *meter.Meter) (golden, error) {
 		r := &checker{m: m, progs: x.progs, obs: obs, out: decodeOutput(obs.Output)}
 		checks, valid, err := r.golden(t)
-		return golden{checks, valid}, err
+		return golden{checks, valid, r.judges}, err
 	})
+	x.judges = append(x.judges, g.judges...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -83,6 +83,39 @@ type Trial struct {
 	// criteria (Result says it in evalgate's words): it may quote the
 	// task, and goes to transcripts only. Set by Score.
 	JudgeErr error
+	// Judges are the judge calls scoring made, in the order they started:
+	// for the run's trace (docs/otel.md), not for results.json. Set by
+	// Score.
+	Judges []JudgeCall
+}
+
+// Kinds of judge call (JudgeCall.Kind).
+const (
+	JudgeRubric  = "rubric"  // the rubric judge (judge.openai or judge.exec) over a trial's judged criteria
+	JudgeProgram = "program" // a program check's program (assert exec)
+	JudgeRefusal = "refusal" // the rubric judge asked whether a reply refuses
+)
+
+// Outcomes of a judge call (JudgeCall.Outcome).
+const (
+	JudgePassed  = "passed" // it said pass, or met every criterion asked
+	JudgeFailed  = "failed" // it said fail, or left a criterion unmet
+	JudgeErrored = "error"  // it gave no usable verdict
+)
+
+// JudgeCall is one call to a judge while a trial was scored, content-free:
+// what was asked and answered never is in it.
+type JudgeCall struct {
+	Kind   string
+	Checks []string // the ids of the checks it decided
+	Start  time.Time
+	// Duration is how long the call took, from the request to the answer.
+	Duration time.Duration
+	Outcome  string
+	// Score is the weighted share of the criteria it met; -1 when the
+	// call decides no criteria (a program, the refusal question, an
+	// error).
+	Score float64
 }
 
 // Score scores a trial whose agent answered: its checks, then the
@@ -118,6 +151,7 @@ func (sc *Scorer) judge(ctx context.Context, t *Trial) {
 		return
 	}
 	d := sc.Detectors.Detect(ctx, &DetectInput{Suite: s, Task: task, Mode: t.Mode, Obs: obs, Planted: t.Session.Planted(), Findings: res.Findings})
+	t.Judges = append(t.Judges, d.Judges...)
 	res.Findings = d.Findings
 	res.JudgeCostUsd += d.CostUsd
 	res.Tokens.Input += d.Tokens.Input
@@ -172,6 +206,7 @@ func checksFailed(ctx context.Context, err error, res *results.Trial) bool {
 func (sc *Scorer) checks(ctx context.Context, x *Executor, t *Trial) {
 	res, obs := t.Result, &t.Obs
 	checks, valid, err := x.Golden(t.Task, obs)
+	t.Judges = append(t.Judges, x.judges...)
 	if err != nil {
 		checksFailed(ctx, err, res)
 		return
@@ -278,13 +313,30 @@ func (sc *Scorer) rubric(ctx context.Context, t *Trial, checks []results.Check, 
 	if sc.Rubric == nil {
 		return errNoJudge
 	}
-	res, obs := t.Result, &t.Obs
+	obs := &t.Obs
 	req.SuiteID, req.TaskID = t.Suite.ID, t.Task.ID
 	req.Input, req.Output, req.Trace = obs.Input, obs.Output, obs.Trace
-	v, err := sc.Rubric.Decide(ctx, req)
-	if err != nil {
-		return err
+	call := JudgeCall{Kind: JudgeRubric, Start: time.Now(), Outcome: JudgeErrored, Score: -1}
+	for _, ci := range judged {
+		call.Checks = append(call.Checks, checks[ci].ID)
 	}
+	v, err := sc.Rubric.Decide(ctx, req)
+	call.Duration = time.Since(call.Start)
+	if err == nil {
+		err = recordVerdict(t, checks, judged, v)
+	}
+	if err == nil {
+		call.Outcome, call.Score = judgedOutcome(checks, judged)
+	}
+	t.Judges = append(t.Judges, call)
+	return err
+}
+
+// recordVerdict records the rubric judge's verdict v on the checks at the
+// indexes judged, its costs on the trial's result and its reasons on the
+// trial.
+func recordVerdict(t *Trial, checks []results.Check, judged []int, v *RubricVerdict) error {
+	res := t.Result
 	if len(v.Met) != len(judged) {
 		return fmt.Errorf("the judge answered %d criteria, want %d", len(v.Met), len(judged))
 	}
@@ -311,6 +363,20 @@ func (sc *Scorer) rubric(ctx context.Context, t *Trial, checks []results.Check, 
 		}
 	}
 	return nil
+}
+
+// judgedOutcome is the outcome and score of a rubric judge's call over
+// the checks at the indexes judged, once its verdicts are recorded there.
+func judgedOutcome(checks []results.Check, judged []int) (string, float64) {
+	sub := make([]results.Check, len(judged))
+	for i, ci := range judged {
+		sub[i] = checks[ci]
+	}
+	score := Score(sub)
+	if score >= 1 {
+		return JudgePassed, score
+	}
+	return JudgeFailed, score
 }
 
 func severe(fs []results.Finding) bool {

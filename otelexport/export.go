@@ -1,10 +1,10 @@
 // Package otelexport sends a run as a trace to an OpenTelemetry collector,
 // through the OpenTelemetry Go SDK's OTLP exporter over HTTP (docs/otel.md):
 // evalgate.run → evalgate.suite → evalgate.task → evalgate.trial →
-// evalgate.tool_call, with outcomes, scores and failed check ids as
-// attributes, and, when forwarding, the spans the agent sent re-parented
-// under their trial, with only the attributes evalgate keeps (no
-// content). The headers come from the environment, as the SDKs read them
+// evalgate.tool_call and evalgate.judge, with outcomes, scores and failed
+// check ids as attributes, and, when forwarding, the spans the agent sent
+// re-parented under their trial, with only the attributes evalgate keeps
+// (no content). The headers come from the environment, as the SDKs read them
 // (OTEL_EXPORTER_OTLP_HEADERS). A collector that cannot be reached is an
 // error the caller reports as a warning: it changes no verdict.
 package otelexport
@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/runner"
 	"github.com/evalgate/evalgate/suites"
@@ -67,6 +68,7 @@ type trialRec struct {
 	start, end time.Time
 	result     results.Trial
 	callRecs   []callRec
+	judgeRecs  []judges.JudgeCall
 	forwarded  []traces.Span
 }
 
@@ -121,7 +123,8 @@ func (e *Exporter) trialID(k trialKey) trace.SpanID {
 }
 
 // Trial keeps what the trace shows of a finished trial: its times,
-// outcome and checks, its tool calls and, when forwarding, the agent's
+// outcome and checks, its tool calls, its judge calls and, when
+// forwarding, the agent's
 // spans, within MaxSpans.
 func (e *Exporter) Trial(s *suites.Suite, t *suites.Task, rec *runner.TrialRecord) {
 	k := trialKey{s.ID, t.ID, rec.Trial}
@@ -139,6 +142,17 @@ func (e *Exporter) Trial(s *suites.Suite, t *suites.Task, rec *runner.TrialRecor
 		}
 		start := tr.start.Add(time.Duration(c.StartMs) * time.Millisecond)
 		tr.callRecs = append(tr.callRecs, callRec{name: c.Name, start: start, end: start.Add(time.Duration(c.DurationMs) * time.Millisecond), isError: c.IsError})
+	}
+	for _, j := range rec.Judges {
+		if e.take(1) > 0 {
+			e.dropped++
+			continue
+		}
+		tr.judgeRecs = append(tr.judgeRecs, j)
+		// The judges decide after the agent ended: the trial spans them.
+		if end := j.Start.Add(j.Duration); end.After(tr.end) {
+			tr.end = end
+		}
 	}
 	if e.forward && rec.Spans != nil {
 		n := min(len(rec.Spans.Spans), MaxSpans-e.held)

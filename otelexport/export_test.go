@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
@@ -14,10 +15,12 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/evalgate/evalgate/fixtures"
+	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/runner"
 	"github.com/evalgate/evalgate/suites"
 	"github.com/evalgate/evalgate/traces"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestHeaderSecrets(t *testing.T) {
@@ -31,8 +34,10 @@ func TestHeaderSecrets(t *testing.T) {
 
 // TestSpanTree builds the run's spans: each trial under its task, each
 // task under its suite, the suite under the run, a tool call under its
-// trial, and the agent's spans under their trial (the one whose parent
-// was TRACEPARENT) or their own parent, over the budget dropped.
+// trial, a judge call under its trial (which spans it, the judges deciding
+// after the agent ended) with what it decided and nothing it was told,
+// and the agent's spans under their trial (the one whose parent was
+// TRACEPARENT) or their own parent.
 func TestSpanTree(t *testing.T) {
 	e := New("http://127.0.0.1:4318", true)
 	s := &suites.Suite{ID: "s"}
@@ -45,7 +50,9 @@ func TestSpanTree(t *testing.T) {
 		Trial: 1, Start: start,
 		Result: results.Trial{Trial: 1, Status: results.StatusFailed, LatencyMs: 20, Checks: []results.Check{{ID: "a", Passed: true}, {ID: "b"}}},
 		Trace:  []fixtures.Call{{Name: "lookup", StartMs: 2, DurationMs: 3}},
-		Spans:  &traces.Trace{Spans: []traces.Span{agent, chat}},
+		Judges: []judges.JudgeCall{{Kind: judges.JudgeRubric, Checks: []string{"rubric[0]"}, Start: start.Add(21 * time.Millisecond),
+			Duration: 4 * time.Millisecond, Outcome: judges.JudgeFailed, Score: 0.5}},
+		Spans: &traces.Trace{Spans: []traces.Span{agent, chat}},
 	})
 	run := &results.Run{RunID: "r", StartedAt: start, FinishedAt: start.Add(time.Second),
 		Suites: []results.Suite{{ID: "s", Tasks: []results.Task{{ID: "t", Status: results.StatusFailed}}}}}
@@ -60,14 +67,21 @@ func TestSpanTree(t *testing.T) {
 		names[st.Name] = byID[st.Parent.SpanID().String()]
 	}
 	assert.DeepEqual(t, names, map[string]string{
-		SpanRun: "", SpanSuite: SpanRun, SpanTask: SpanSuite, SpanTrial: SpanTask, SpanToolCall: SpanTrial,
+		SpanRun: "", SpanSuite: SpanRun, SpanTask: SpanSuite, SpanTrial: SpanTask, SpanToolCall: SpanTrial, SpanJudge: SpanTrial,
 		"invoke_agent a": SpanTrial, "chat m": "invoke_agent a",
 	})
 	for _, st := range stubs {
 		switch st.Name {
 		case SpanTrial:
 			assert.Check(t, is.Equal([8]byte(st.SpanContext.SpanID()), [8]byte(parent.Span)), "the trial is not the agent's TRACEPARENT")
-			assert.Check(t, is.Equal(st.EndTime.Sub(st.StartTime), 20*time.Millisecond))
+			assert.Check(t, is.Equal(st.EndTime.Sub(st.StartTime), 25*time.Millisecond))
+		case SpanJudge:
+			assert.Check(t, is.Equal(st.StartTime, start.Add(21*time.Millisecond)))
+			assert.Check(t, is.Equal(st.EndTime.Sub(st.StartTime), 4*time.Millisecond))
+			assert.Check(t, is.DeepEqual(st.Attributes, []attribute.KeyValue{
+				attribute.String("evalgate.judge.kind", "rubric"), attribute.String("evalgate.judge.outcome", "failed"),
+				attribute.StringSlice("evalgate.checks", []string{"rubric[0]"}), attribute.Float64("evalgate.score", 0.5),
+			}, cmp.AllowUnexported(attribute.Value{})))
 		case "chat m":
 			assert.Check(t, is.Len(st.Attributes, 4)) // operation, request model, tokens in and out
 			assert.Check(t, is.Len(st.Events, 1))

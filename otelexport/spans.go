@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/traces"
 )
@@ -22,6 +23,7 @@ const (
 	SpanTask     = "evalgate.task"
 	SpanTrial    = "evalgate.trial"
 	SpanToolCall = "evalgate.tool_call"
+	SpanJudge    = "evalgate.judge"
 )
 
 var (
@@ -30,8 +32,8 @@ var (
 )
 
 // stubs are the run's spans: the run, its suites and tasks (spanning
-// their trials), the trials with their tool calls, and the forwarded
-// spans.
+// their trials), the trials with their tool calls and judge calls, and
+// the forwarded spans.
 func (e *Exporter) stubs(run *results.Run) []tracetest.SpanStub {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -100,6 +102,20 @@ func (e *Exporter) stubs(run *results.Run) []tracetest.SpanStub {
 				cs.Status = sdktrace.Status{Code: codes.Error}
 			}
 			out = append(out, cs)
+		}
+		for _, j := range tr.judgeRecs {
+			js := stub(SpanJudge, newSpanID(), tr.id, j.Start, j.Start.Add(j.Duration),
+				attribute.String("evalgate.judge.kind", j.Kind), attribute.String("evalgate.judge.outcome", j.Outcome))
+			if len(j.Checks) > 0 {
+				js.Attributes = append(js.Attributes, attribute.StringSlice("evalgate.checks", j.Checks))
+			}
+			if j.Score >= 0 {
+				js.Attributes = append(js.Attributes, attribute.Float64("evalgate.score", j.Score))
+			}
+			if j.Outcome == judges.JudgeErrored {
+				js.Status = sdktrace.Status{Code: codes.Error}
+			}
+			out = append(out, js)
 		}
 		out = append(out, forwarded(tr, stub)...)
 	}

@@ -110,7 +110,10 @@ type TrialRecord struct {
 	Err     *AgentError
 	Stderr  []byte
 	Reasons map[string]string // check id -> judge reason
-	Result  results.Trial
+	// Judges are the judge calls its scoring made, content-free, for the
+	// run's trace; results.json does not hold them (docs/otel.md).
+	Judges []judges.JudgeCall
+	Result results.Trial
 
 	// InitialState and GoldState are the world at the trial's start and
 	// the one the task's goldCalls leave, when the trial was scored; nil
@@ -654,6 +657,7 @@ func (r *run) score(ctx context.Context, s *suites.Suite, t *suites.Task, req *R
 	r.opts.Scorer.Score(ctx, jt)
 	rec.InitialState, rec.GoldState = jt.Obs.InitialState, jt.Obs.GoldState
 	rec.Reasons = jt.Reasons
+	rec.Judges = jt.Judges
 	if jt.JudgeErr != nil && rec.Err == nil {
 		rec.Err = &AgentError{Kind: results.ErrJudge, Message: res.ErrorMessage, Detail: jt.JudgeErr.Error()}
 	}
