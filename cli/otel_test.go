@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/evalgate/evalgate/internal/testenv"
 	"github.com/evalgate/evalgate/internal/waittest"
 	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/trust"
 )
 
 // otelAgent holds the example agent that reports its model and tool calls
@@ -105,6 +107,32 @@ func TestOTelWithTheGoSDK(t *testing.T) {
 		}
 	}
 	assertNoContent(t, filepath.Join(dir, "out"), "Where is order", "orderId", "shippedOn")
+}
+
+// TestTrustScenarioEventsFromSpans scores the Go agent's run with the
+// example's tasks tagged as seed 003's scenarios: its unknown-order task
+// reports error.handled in its spans, so error-handling counts; its
+// shipped-order task reports no budget.exceeded, so budget-exceeded does
+// not, and trust.json says which event was missing.
+func TestTrustScenarioEventsFromSpans(t *testing.T) {
+	dir := goExample(t)
+	src, err := os.ReadFile(filepath.Join(otelAgent, "evals", "orders.yaml"))
+	assert.NilError(t, err)
+	suite := strings.Replace(string(src), "  - taskId: shipped-order\n", "  - taskId: shipped-order\n    tags: [budget-exceeded]\n", 1)
+	suite = strings.Replace(suite, "  - taskId: unknown-order\n", "  - taskId: unknown-order\n    tags: [error-handling]\n", 1)
+	cfg, err := os.ReadFile(filepath.Join(dir, "evalgate.yaml"))
+	assert.NilError(t, err)
+	cfg = regexp.MustCompile(`(?m)^suites: \[.*\]$`).ReplaceAll(cfg, []byte("suites: [evals/]"))
+	writeFiles(t, dir, map[string]string{"evals/orders.yaml": suite, "evalgate.yaml": string(cfg) + "trust: {}\n"})
+	r := runCLI(t, dir, nil, "run")
+	assert.Assert(t, is.Equal(r.code, ExitPass), "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	var sc trust.Scorecard
+	data, err := os.ReadFile(filepath.Join(dir, "out", "trust.json"))
+	assert.NilError(t, err)
+	assert.NilError(t, json.Unmarshal(data, &sc))
+	ec := sc.Dimensions.ErrorContainment
+	assert.Check(t, is.Contains(ec.Evidence, "scenario error-handling: 1 task, passing; the spans sent report error.handled (+2)"), "%+v", ec)
+	assert.Check(t, is.Contains(ec.Missing, "scenario budget-exceeded: the spans of [acme.orders.evals.otel/shipped-order] have no budget.exceeded event (+2)"), "%+v", ec)
 }
 
 // TestOTelAgentEnvironment gives a plain agent, with --otel, its trial's

@@ -92,6 +92,14 @@ const (
 // Scenarios lists the scenario tags in the seed's order.
 var Scenarios = []string{ScenarioHappyPath, ScenarioErrorHandling, ScenarioBudgetExceeded, ScenarioReplanLoop, ScenarioEdgeAdversarial}
 
+// ScenarioEvents are the observability events of seed 003 a scenario's
+// trial must report when its agent sends OpenTelemetry spans
+// (docs/trust.md, "Error Containment"); the other scenarios name none.
+var ScenarioEvents = map[string]string{
+	ScenarioErrorHandling:  "error.handled",
+	ScenarioBudgetExceeded: "budget.exceeded",
+}
+
 // Task is one eval task.
 type Task struct {
 	ID    string

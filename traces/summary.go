@@ -10,6 +10,7 @@ import (
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/internal/chat"
 	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/suites"
 )
 
 // MaxRecordedSpans bounds the spans of a trial results.json lists (the
@@ -155,7 +156,9 @@ func union(iv []interval) uint64 {
 }
 
 // topEvents are the MaxRecordedEvents most frequent event names, the most
-// frequent first, then by name.
+// frequent first, then by name. The events a scenario requires
+// (suites.ScenarioEvents) are kept whatever their count: trust reads them
+// from results.json.
 func topEvents(m map[string]int) []results.EventCount {
 	if len(m) == 0 {
 		return nil
@@ -164,10 +167,23 @@ func topEvents(m map[string]int) []results.EventCount {
 	for name, n := range m {
 		out = append(out, results.EventCount{Name: name, Count: n})
 	}
-	slices.SortFunc(out, func(a, b results.EventCount) int {
+	byCount := func(a, b results.EventCount) int {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Name, b.Name))
-	})
-	return out[:min(len(out), MaxRecordedEvents)]
+	}
+	if len(out) > MaxRecordedEvents {
+		required := func(e results.EventCount) int {
+			for _, name := range suites.ScenarioEvents {
+				if e.Name == name {
+					return 0
+				}
+			}
+			return 1
+		}
+		slices.SortFunc(out, func(a, b results.EventCount) int { return cmp.Or(cmp.Compare(required(a), required(b)), byCount(a, b)) })
+		out = out[:MaxRecordedEvents]
+	}
+	slices.SortFunc(out, byCount)
+	return out
 }
 
 // Usage is what the trace's model calls report: their tokens, and their

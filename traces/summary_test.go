@@ -1,6 +1,8 @@
 package traces
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -83,4 +85,25 @@ func TestHasEvent(t *testing.T) {
 	for name, want := range map[string]bool{"tool.failed": true, "error.handled": true, "budget.exceeded": false, "": false} {
 		assert.Check(t, is.Equal(tr.HasEvent(name), want), name)
 	}
+}
+
+// TestTopEventsKeepScenarioEvents: past MaxRecordedEvents names the most
+// frequent are kept, and the events a scenario requires are kept however
+// rare, since trust reads them from results.json.
+func TestTopEventsKeepScenarioEvents(t *testing.T) {
+	m := map[string]int{"error.handled": 1, "budget.exceeded": 1, "rare": 1}
+	for i := range MaxRecordedEvents {
+		m[fmt.Sprintf("e%03d", i)] = 2
+	}
+	got := topEvents(m)
+	assert.Assert(t, is.Len(got, MaxRecordedEvents))
+	var names []string
+	for _, e := range got {
+		names = append(names, e.Name)
+	}
+	assert.Check(t, is.Contains(names, "error.handled"))
+	assert.Check(t, is.Contains(names, "budget.exceeded"))
+	assert.Check(t, !slices.Contains(names, "rare"))
+	assert.Check(t, is.Equal(got[0].Name, "e000"), "the most frequent first")
+	assert.Check(t, is.Equal(got[len(got)-1].Name, "error.handled"))
 }

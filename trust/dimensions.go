@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/suites"
 )
 
 // The rules of the five dimensions. Each rule is worth a fixed number of
@@ -156,13 +157,22 @@ func errorContainment(ev *evidence) Dimension {
 		d.add(5, 0, "", fmt.Sprintf("no fault-injection task passes (%s)", n(ev.faultTasks, "task")))
 	}
 	for _, sc := range scenarios {
+		var why []string
+		if f := ev.scenarioFailed[sc]; len(f) > 0 {
+			why = append(why, fmt.Sprintf("%s did not pass", names(f)))
+		}
+		if f := ev.scenarioNoEvent[sc]; len(f) > 0 {
+			why = append(why, fmt.Sprintf("the spans of %s have no %s event", names(f), suites.ScenarioEvents[sc]))
+		}
 		switch {
 		case ev.scenarioTasks[sc] == 0:
 			d.add(2, 0, "", fmt.Sprintf("no task is tagged %s", sc))
-		case len(ev.scenarioFailed[sc]) == 0:
-			d.add(2, 2, fmt.Sprintf("scenario %s: %s, passing", sc, n(ev.scenarioTasks[sc], "task")), "")
+		case len(why) > 0:
+			d.add(2, 0, "", fmt.Sprintf("scenario %s: %s", sc, strings.Join(why, "; ")))
+		case ev.scenarioTraced[sc] > 0:
+			d.add(2, 2, fmt.Sprintf("scenario %s: %s, passing; the spans sent report %s", sc, n(ev.scenarioTasks[sc], "task"), suites.ScenarioEvents[sc]), "")
 		default:
-			d.add(2, 0, "", fmt.Sprintf("scenario %s: %s did not pass", sc, names(ev.scenarioFailed[sc])))
+			d.add(2, 2, fmt.Sprintf("scenario %s: %s, passing", sc, n(ev.scenarioTasks[sc], "task")), "")
 		}
 	}
 	return d

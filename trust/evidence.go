@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/evalgate/evalgate/results"
+	"github.com/evalgate/evalgate/suites"
 )
 
 // Scenario tags of seed 003, in its order (suites.Scenarios).
@@ -64,10 +65,16 @@ type evidence struct {
 
 	scenarioTasks  map[string]int
 	scenarioFailed map[string][]string
+	// scenarioTraced counts a scenario's tasks whose agent sent spans and
+	// scenarioNoEvent names those of them a trial of which sent spans
+	// without the scenario's event (suites.ScenarioEvents).
+	scenarioTraced  map[string]int
+	scenarioNoEvent map[string][]string
 }
 
 func newEvidence() *evidence {
-	return &evidence{scenarioTasks: map[string]int{}, scenarioFailed: map[string][]string{}}
+	return &evidence{scenarioTasks: map[string]int{}, scenarioFailed: map[string][]string{},
+		scenarioTraced: map[string]int{}, scenarioNoEvent: map[string][]string{}}
 }
 
 // gather counts the evidence of a run whose tasks hold their trials.
@@ -133,6 +140,15 @@ func (ev *evidence) task(s *results.Suite, t *results.Task) {
 		if !t.Passed {
 			ev.scenarioFailed[sc] = append(ev.scenarioFailed[sc], name)
 		}
+		if event, ok := suites.ScenarioEvents[sc]; ok {
+			traced, reported := scenarioEvent(t, event)
+			if traced {
+				ev.scenarioTraced[sc]++
+			}
+			if !reported {
+				ev.scenarioNoEvent[sc] = append(ev.scenarioNoEvent[sc], name)
+			}
+		}
 		happy = happy && sc == "happy-path"
 	}
 	dirty := false
@@ -180,6 +196,26 @@ func (ev *evidence) trial(tr *results.Trial) {
 	case results.ErrProtocol, results.ErrOutputTooLarge:
 		ev.protocolErrors++
 	}
+}
+
+// scenarioEvent reports whether a trial of t sent spans (traced), and
+// whether every trial that did reported event: as a span event's name or
+// a span's (seed 003's events are one or the other as agents write them),
+// among the event names and the spans results.json keeps. A trial
+// without spans is not asked for it.
+func scenarioEvent(t *results.Task, event string) (traced, reported bool) {
+	reported = true
+	for i := range t.Trials {
+		sp := t.Trials[i].Spans
+		if sp == nil || sp.Count == 0 {
+			continue
+		}
+		traced = true
+		has := slices.ContainsFunc(sp.Events, func(e results.EventCount) bool { return e.Name == event }) ||
+			slices.ContainsFunc(sp.List, func(s results.AgentSpan) bool { return s.Name == event })
+		reported = reported && has
+	}
+	return traced, reported
 }
 
 // names lists up to three names and how many more there are.

@@ -236,3 +236,68 @@ func TestObservabilityFromSpans(t *testing.T) {
 	assert.Check(t, is.Equal(traced.Points, silent.Points+4))
 	assert.Check(t, is.Contains(traced.Evidence, "the agent speaks a protocol: it called tools, reported usage or sent OpenTelemetry spans (+4)"))
 }
+
+// TestScenarioEventsFromSpans: a scenario that names an event
+// (error-handling: error.handled, budget-exceeded: budget.exceeded)
+// counts only when every trial of its tasks that sent spans reports it,
+// as a span event or a span; an agent that sends no spans is judged by
+// its tasks' verdicts alone, and the other scenarios ask for no event.
+func TestScenarioEventsFromSpans(t *testing.T) {
+	spans := func(events []string, spanNames ...string) *results.AgentTrace {
+		a := &results.AgentTrace{Count: 1 + len(spanNames)}
+		a.List = append(a.List, results.AgentSpan{Name: "invoke_agent a"})
+		for _, s := range spanNames {
+			a.List = append(a.List, results.AgentSpan{Name: s})
+		}
+		for _, e := range events {
+			a.Events = append(a.Events, results.EventCount{Name: e, Count: 1})
+		}
+		return a
+	}
+	for _, tc := range []struct {
+		name    string
+		task    string // the task whose trials get the spans
+		first   *results.AgentTrace
+		second  *results.AgentTrace
+		points  int
+		failed  bool   // the task did not pass
+		has     string // a line of the dimension's evidence or missing
+		missing bool
+	}{
+		{name: "no spans: judged as before", task: "tool-down", points: 20, has: "scenario error-handling: 1 task, passing (+2)"},
+		{name: "error.handled as a span event", task: "tool-down", first: spans([]string{"tool.failed", "error.handled"}), second: spans([]string{"error.handled"}),
+			points: 20, has: "scenario error-handling: 1 task, passing; the spans sent report error.handled (+2)"},
+		{name: "budget.exceeded as a span's name", task: "over-budget", first: spans(nil, "budget.exceeded"), second: spans(nil, "budget.exceeded"),
+			points: 20, has: "scenario budget-exceeded: 1 task, passing; the spans sent report budget.exceeded (+2)"},
+		{name: "one trial without the event", task: "tool-down", first: spans([]string{"error.handled"}), second: spans([]string{"tool.failed"}),
+			points: 18, has: "scenario error-handling: the spans of [acme.shop.evals.trust/tool-down] have no error.handled event (+2)", missing: true},
+		{name: "a trial with spans and one without: only the first is asked", task: "over-budget", first: spans([]string{"budget.exceeded"}),
+			points: 20, has: "scenario budget-exceeded: 1 task, passing; the spans sent report budget.exceeded (+2)"},
+		{name: "budget-exceeded without its event", task: "over-budget", first: spans([]string{"error.handled"}), second: spans(nil),
+			points: 18, has: "scenario budget-exceeded: the spans of [acme.shop.evals.trust/over-budget] have no budget.exceeded event (+2)", missing: true},
+		{name: "an empty trace asks for nothing", task: "tool-down", first: &results.AgentTrace{}, second: &results.AgentTrace{},
+			points: 20, has: "scenario error-handling: 1 task, passing (+2)"},
+		{name: "failing and without its event: both said", task: "tool-down", first: spans(nil), second: spans(nil), failed: true,
+			points: 13, has: "scenario error-handling: [acme.shop.evals.trust/tool-down] did not pass; the spans of [acme.shop.evals.trust/tool-down] have no error.handled event (+2)", missing: true},
+		{name: "replan-loop names no event", task: "loop", first: spans(nil), second: spans(nil),
+			points: 20, has: "scenario replan-loop: 1 task, passing (+2)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := fullRun()
+			for i := range run.Suites[0].Tasks {
+				task := &run.Suites[0].Tasks[i]
+				if task.ID == tc.task {
+					task.Trials[0].Spans, task.Trials[1].Spans = tc.first, tc.second
+					task.Passed = !tc.failed
+				}
+			}
+			d := Compute(Input{Run: run}).Dimensions.ErrorContainment
+			assert.Check(t, is.Equal(d.Points, tc.points), "%+v", d)
+			lines := d.Evidence
+			if tc.missing {
+				lines = d.Missing
+			}
+			assert.Check(t, is.Contains(lines, tc.has), "%+v", d)
+		})
+	}
+}
