@@ -32,7 +32,7 @@ type checker struct {
 	env   map[string]any
 	vm    vm.VM
 	// judges are the calls to check programs it made.
-	judges []JudgeCall
+	judges []results.JudgeCall
 }
 
 // check decides one assertion, negate applied.
@@ -151,13 +151,13 @@ func (r *checker) program(c *suites.Check) (string, error) {
 	if r.progs == nil {
 		return ReasonUnsupported, nil
 	}
-	call := JudgeCall{Kind: JudgeProgram, Checks: []string{c.ID}, Start: time.Now(), Outcome: JudgeErrored, Score: -1}
+	call := results.JudgeCall{Kind: results.JudgeProgram, Checks: []string{c.ID}, Start: time.Now(), Outcome: results.JudgeErrored, Score: -1}
 	ck, err := r.progs.run(r.m.Context(), c, r.obs)
 	call.Duration = time.Since(call.Start)
 	if err == nil {
-		call.Outcome = JudgeFailed
+		call.Outcome = results.JudgeFailed
 		if ck.Passed {
-			call.Outcome = JudgePassed
+			call.Outcome = results.JudgePassed
 		}
 	}
 	r.judges = append(r.judges, call)

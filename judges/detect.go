@@ -79,7 +79,7 @@ type Detection struct {
 	CostUsd  float64
 	Tokens   results.Tokens
 	// Judges are the calls to the rubric judge it made (Trial.Judges).
-	Judges []JudgeCall
+	Judges []results.JudgeCall
 }
 
 // Detect runs every detector that applies to the trial and returns its

@@ -37,7 +37,7 @@ type Executor struct {
 	progs   *Programs
 	// judges are the calls to check programs its checks made, for the
 	// run's trace (Trial.Judges).
-	judges []JudgeCall
+	judges []results.JudgeCall
 }
 
 // NewExecutor returns the executor of one trial's checks. They share
@@ -165,7 +165,7 @@ func (x *Executor) Golden(t *suites.Task, obs *Observation) (checks []results.Ch
 	type golden struct {
 		checks []results.Check
 		valid  *bool
-		judges []JudgeCall
+		judges []results.JudgeCall
 	}
 	g, err := run(x, func(m *meter.Meter) (golden, error) {
 		r := &checker{m: m, progs: x.progs, obs: obs, out: decodeOutput(obs.Output)}

@@ -64,22 +64,22 @@ func TestScoreRecordsJudgeCalls(t *testing.T) {
 		want  []call
 	}{
 		{name: "program passes", task: programTask(dir, false, "./pass.sh"),
-			want: []call{{judges.JudgeProgram, judges.JudgePassed, []string{"prog"}, -1}}},
+			want: []call{{results.JudgeProgram, results.JudgePassed, []string{"prog"}, -1}}},
 		{name: "program negated still says what it answered", task: programTask(dir, true, "./pass.sh"),
-			want: []call{{judges.JudgeProgram, judges.JudgePassed, []string{"prog"}, -1}}},
+			want: []call{{results.JudgeProgram, results.JudgePassed, []string{"prog"}, -1}}},
 		{name: "program crashes", task: programTask(dir, false, "./crash.sh"),
-			want: []call{{judges.JudgeProgram, judges.JudgeErrored, []string{"prog"}, -1}}},
+			want: []call{{results.JudgeProgram, results.JudgeErrored, []string{"prog"}, -1}}},
 		{name: "rubric judge meets one of two", task: rubric(false), judge: metRubric{met: []bool{true, false}},
-			want: []call{{judges.JudgeRubric, judges.JudgeFailed, []string{"rubric[0]", "rubric[1]"}, 0.75}}},
+			want: []call{{results.JudgeRubric, results.JudgeFailed, []string{"rubric[0]", "rubric[1]"}, 0.75}}},
 		{name: "rubric judge meets all", task: rubric(false), judge: metRubric{met: []bool{true, true}},
-			want: []call{{judges.JudgeRubric, judges.JudgePassed, []string{"rubric[0]", "rubric[1]"}, 1}}},
+			want: []call{{results.JudgeRubric, results.JudgePassed, []string{"rubric[0]", "rubric[1]"}, 1}}},
 		{name: "rubric judge unreachable", task: rubric(false), judge: metRubric{err: errors.New("down")},
-			want: []call{{judges.JudgeRubric, judges.JudgeErrored, []string{"rubric[0]", "rubric[1]"}, -1}}},
+			want: []call{{results.JudgeRubric, results.JudgeErrored, []string{"rubric[0]", "rubric[1]"}, -1}}},
 		{name: "no judge, no call", task: rubric(false)},
 		{name: "rubric judge, then the refusal question", task: rubric(true), judge: metRubric{met: []bool{true, true}},
 			want: []call{
-				{judges.JudgeRubric, judges.JudgePassed, []string{"rubric[0]", "rubric[1]"}, 1},
-				{judges.JudgeRefusal, judges.JudgePassed, nil, -1},
+				{results.JudgeRubric, results.JudgePassed, []string{"rubric[0]", "rubric[1]"}, 1},
+				{results.JudgeRefusal, results.JudgePassed, nil, -1},
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

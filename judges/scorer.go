@@ -86,36 +86,7 @@ type Trial struct {
 	// Judges are the judge calls scoring made, in the order they started:
 	// for the run's trace (docs/otel.md), not for results.json. Set by
 	// Score.
-	Judges []JudgeCall
-}
-
-// Kinds of judge call (JudgeCall.Kind).
-const (
-	JudgeRubric  = "rubric"  // the rubric judge (judge.openai or judge.exec) over a trial's judged criteria
-	JudgeProgram = "program" // a program check's program (assert exec)
-	JudgeRefusal = "refusal" // the rubric judge asked whether a reply refuses
-)
-
-// Outcomes of a judge call (JudgeCall.Outcome).
-const (
-	JudgePassed  = "passed" // it said pass, or met every criterion asked
-	JudgeFailed  = "failed" // it said fail, or left a criterion unmet
-	JudgeErrored = "error"  // it gave no usable verdict
-)
-
-// JudgeCall is one call to a judge while a trial was scored, content-free:
-// what was asked and answered never is in it.
-type JudgeCall struct {
-	Kind   string
-	Checks []string // the ids of the checks it decided
-	Start  time.Time
-	// Duration is how long the call took, from the request to the answer.
-	Duration time.Duration
-	Outcome  string
-	// Score is the weighted share of the criteria it met; -1 when the
-	// call decides no criteria (a program, the refusal question, an
-	// error).
-	Score float64
+	Judges []results.JudgeCall
 }
 
 // Score scores a trial whose agent answered: its checks, then the
@@ -316,7 +287,7 @@ func (sc *Scorer) rubric(ctx context.Context, t *Trial, checks []results.Check, 
 	obs := &t.Obs
 	req.SuiteID, req.TaskID = t.Suite.ID, t.Task.ID
 	req.Input, req.Output, req.Trace = obs.Input, obs.Output, obs.Trace
-	call := JudgeCall{Kind: JudgeRubric, Start: time.Now(), Outcome: JudgeErrored, Score: -1}
+	call := results.JudgeCall{Kind: results.JudgeRubric, Start: time.Now(), Outcome: results.JudgeErrored, Score: -1}
 	for _, ci := range judged {
 		call.Checks = append(call.Checks, checks[ci].ID)
 	}
@@ -374,9 +345,9 @@ func judgedOutcome(checks []results.Check, judged []int) (string, float64) {
 	}
 	score := Score(sub)
 	if score >= 1 {
-		return JudgePassed, score
+		return results.JudgePassed, score
 	}
-	return JudgeFailed, score
+	return results.JudgeFailed, score
 }
 
 func severe(fs []results.Finding) bool {

@@ -23,7 +23,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/runner"
 	"github.com/evalgate/evalgate/suites"
@@ -68,7 +67,7 @@ type trialRec struct {
 	start, end time.Time
 	result     results.Trial
 	callRecs   []callRec
-	judgeRecs  []judges.JudgeCall
+	judgeRecs  []results.JudgeCall
 	forwarded  []traces.Span
 }
 

@@ -15,7 +15,6 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/evalgate/evalgate/fixtures"
-	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/runner"
 	"github.com/evalgate/evalgate/suites"
@@ -50,8 +49,8 @@ func TestSpanTree(t *testing.T) {
 		Trial: 1, Start: start,
 		Result: results.Trial{Trial: 1, Status: results.StatusFailed, LatencyMs: 20, Checks: []results.Check{{ID: "a", Passed: true}, {ID: "b"}}},
 		Trace:  []fixtures.Call{{Name: "lookup", StartMs: 2, DurationMs: 3}},
-		Judges: []judges.JudgeCall{{Kind: judges.JudgeRubric, Checks: []string{"rubric[0]"}, Start: start.Add(21 * time.Millisecond),
-			Duration: 4 * time.Millisecond, Outcome: judges.JudgeFailed, Score: 0.5}},
+		Judges: []results.JudgeCall{{Kind: results.JudgeRubric, Checks: []string{"rubric[0]"}, Start: start.Add(21 * time.Millisecond),
+			Duration: 4 * time.Millisecond, Outcome: results.JudgeFailed, Score: 0.5}},
 		Spans: &traces.Trace{Spans: []traces.Span{agent, chat}},
 	})
 	run := &results.Run{RunID: "r", StartedAt: start, FinishedAt: start.Add(time.Second),

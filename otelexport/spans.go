@@ -11,7 +11,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/traces"
 )
@@ -112,7 +111,7 @@ func (e *Exporter) stubs(run *results.Run) []tracetest.SpanStub {
 			if j.Score >= 0 {
 				js.Attributes = append(js.Attributes, attribute.Float64("evalgate.score", j.Score))
 			}
-			if j.Outcome == judges.JudgeErrored {
+			if j.Outcome == results.JudgeErrored {
 				js.Status = sdktrace.Status{Code: codes.Error}
 			}
 			out = append(out, js)

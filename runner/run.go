@@ -112,7 +112,7 @@ type TrialRecord struct {
 	Reasons map[string]string // check id -> judge reason
 	// Judges are the judge calls its scoring made, content-free, for the
 	// run's trace; results.json does not hold them (docs/otel.md).
-	Judges []judges.JudgeCall
+	Judges []results.JudgeCall
 	Result results.Trial
 
 	// InitialState and GoldState are the world at the trial's start and
