@@ -213,8 +213,8 @@ func TestParseErrors(t *testing.T) {
 				`evalgate.yaml:3:5: gates[1]: unknown name "aggregateScor"; did you mean aggregateScore?`,
 				`evalgate.yaml:4:17: gates[2]: regression has no field "newFailure"; did you mean newFailures?`,
 				`evalgate.yaml:5:5: gates[3]: column 34: unknown name "passe"; did you mean passed?`,
-				`evalgate.yaml:6:5: gates[4]: column 10: unexpected token EOF`,
-				`evalgate.yaml:8:5: gates[5]: expected boolean, but got number`,
+				`evalgate.yaml:6:5: gates[4]: column 10: unexpected end of the expression`,
+				`evalgate.yaml:8:5: gates[5]: the expression must yield true or false, not a value of type number`,
 			},
 		},
 		{
@@ -236,7 +236,7 @@ func TestParseErrors(t *testing.T) {
 			src:  "suites: {a: 1}\ngates: 3\n",
 			want: []string{
 				`evalgate.yaml:1:9: suites: expected a string or a list of strings`,
-				`evalgate.yaml:2:8: gates[0]: expected boolean, but got integer`,
+				`evalgate.yaml:2:8: gates[0]: the expression must yield true or false, not a value of type integer`,
 			},
 		},
 	} {

@@ -1,20 +1,18 @@
 package gates
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
-	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 
+	"github.com/evalgate/evalgate/internal/exprmsg"
 	"github.com/evalgate/evalgate/internal/limits"
 	"github.com/evalgate/evalgate/internal/spelling"
 	"github.com/evalgate/evalgate/results"
@@ -241,15 +239,7 @@ func compile(src string) (*Gate, *CompileError) {
 // misspelt name.
 func compileError(src string, err error) *CompileError {
 	e := &CompileError{Expr: src}
-	var fe *file.Error
-	if !errors.As(err, &fe) {
-		e.Message = message(err)
-		return e
-	}
-	e.Message = message(errors.New(fe.Message))
-	if fe.Snippet != "" {
-		e.Line, e.Col = fe.Line, fe.Column+1
-	}
+	e.Message, e.Line, e.Col = message(err)
 	return e
 }
 
@@ -401,7 +391,11 @@ func (g *Gate) run(machine *vm.VM, e *env) (passed bool, errMsg string) {
 	}
 	got, err := machine.Run(g.program, e)
 	if err != nil {
-		return false, "could not evaluate: " + message(err)
+		msg, line, col := message(err)
+		if line > 0 {
+			msg += fmt.Sprintf(" (%d:%d)", line, col)
+		}
+		return false, "could not evaluate: " + msg
 	}
 	ok, isBool := got.(bool)
 	if !isBool {
@@ -530,12 +524,12 @@ func flatten(prefix string, v reflect.Value, vars map[string]any) {
 	}
 }
 
-// message turns an expr error into a one-line message in the user's terms:
-// no Go type names, and for an unknown variable or field the nearest name
-// (or the list of them).
-func message(err error) string {
-	msg, _, _ := strings.Cut(err.Error(), "\n")
-	if rest, ok := strings.CutPrefix(msg, "reflect: "); ok {
+// message turns an expr error into a one-line message in the user's terms
+// (internal/exprmsg) and where in the gate it is; for an unknown variable
+// or field it adds the nearest name (or the list of them).
+func message(err error) (msg string, line, col int) {
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	if rest, ok := strings.CutPrefix(first, "reflect: "); ok {
 		// The one reflection failure a well-typed gate can meet: a field of
 		// the nil suite a computed suites[key] returns for a missing key.
 		_, pos, _ := strings.Cut(rest, " (")
@@ -543,22 +537,19 @@ func message(err error) string {
 		if pos != "" {
 			msg += " (" + pos
 		}
+		return msg, 0, 0
 	}
-	msg = typeNames.Replace(assessmentTypeNames.Replace(msg))
-	// Type words appear in type errors; elsewhere a user's name may be "int".
-	if !strings.HasPrefix(msg, "unknown name ") && !strings.Contains(msg, " has no field ") {
-		msg = goKinds.ReplaceAllStringFunc(msg, func(k string) string { return kindNames[k] })
-	}
+	msg, line, col = exprmsg.Message(err, ourTypes)
 	if name, ok := strings.CutPrefix(msg, "unknown name "); ok {
-		return fmt.Sprintf("unknown name %q; %s", name, suggest(name, "the variables are", variableNames(reflect.TypeFor[env]())))
+		return fmt.Sprintf("unknown name %q; %s", name, suggest(name, "the variables are", variableNames(reflect.TypeFor[env]()))), line, col
 	}
 	if rest, ok := strings.CutPrefix(msg, "type "); ok {
 		typ, field, _ := strings.Cut(rest, " has no field ")
 		if t, known := fieldTypes[typ]; known && field != "" {
-			return fmt.Sprintf("%s has no field %q; %s", typ, field, suggest(field, "its fields are", variableNames(t)))
+			return fmt.Sprintf("%s has no field %q; %s", typ, field, suggest(field, "its fields are", variableNames(t))), line, col
 		}
 	}
-	return msg
+	return msg, line, col
 }
 
 // fieldTypes are the types whose fields a gate reads, by the name messages
@@ -586,6 +577,11 @@ func nearest(s string, names []string) string {
 	return spelling.Nearest(s, names, max(1, len(s)/3))
 }
 
+// ourTypes names the gates' Go types in messages.
+func ourTypes(msg string) string {
+	return typeNames.Replace(assessmentTypeNames.Replace(msg))
+}
+
 var typeNames = strings.NewReplacer(
 	"map[string]*gates.scope", "suites",
 	"[]*gates.scope", "suiteList",
@@ -597,10 +593,6 @@ var typeNames = strings.NewReplacer(
 	"gates.trustVars", "trust",
 	"gates.env", "gate variables",
 )
-
-var goKinds = regexp.MustCompile(`\b(float64|int|int64|bool)\b`)
-
-var kindNames = map[string]string{"float64": "number", "int": "integer", "int64": "integer", "bool": "boolean"}
 
 // variableNames lists the variables (expr names) of a struct type, sorted.
 func variableNames(typ reflect.Type) []string {

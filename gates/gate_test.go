@@ -168,11 +168,11 @@ func TestCompileErrors(t *testing.T) {
 		{name: "misspelt field in a suiteList predicate", exprs: []string{"all(suiteList, .pased)"},
 			want: `gate "all(suiteList, .pased)": column 17: suite has no field "pased"; did you mean passed?`},
 		{name: "syntax error", exprs: []string{"aggregateScore >= "},
-			want: `gate "aggregateScore >= ": column 18: unexpected token EOF`},
+			want: `gate "aggregateScore >= ": column 18: unexpected end of the expression`},
 		{name: "on the second line", exprs: []string{"aggregateScore >= 0.9 &&\n  passRat > 0.5"},
 			want: `gate "aggregateScore >= 0.9 &&\n  passRat > 0.5": line 2, column 3: unknown name "passRat"; did you mean passRate?`},
 		{name: "not a boolean", exprs: []string{"aggregateScore * 2"},
-			want: `gate "aggregateScore * 2": expected boolean, but got number`},
+			want: `gate "aggregateScore * 2": the expression must yield true or false, not a value of type number`},
 		{name: "mismatched types", exprs: []string{`taskCount > "5"`},
 			want: `gate "taskCount > \"5\"": column 11: invalid operation: > (mismatched types integer and string)`},
 		{name: "a suite compared", exprs: []string{`suites["x"] == true`},
@@ -185,7 +185,7 @@ func TestCompileErrors(t *testing.T) {
 			want: `gate "` + strings.Repeat("(", 80) + `"...: expected an expression of at most 4096 bytes, got 1000006 bytes; split it into several gates`},
 		{name: "every bad gate reported", exprs: []string{"passRate > 0.5", "foo", "passRate >"},
 			want: "gate \"foo\": column 1: unknown name \"foo\"; the variables are " + vars + "\n" +
-				`gate "passRate >": column 10: unexpected token EOF`},
+				`gate "passRate >": column 10: unexpected end of the expression`},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })

@@ -2,10 +2,8 @@ package suites
 
 import (
 	"errors"
-	"regexp"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"weak"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/expr-lang/expr/types"
 	"github.com/expr-lang/expr/vm"
 
+	"github.com/evalgate/evalgate/internal/exprmsg"
 	"github.com/evalgate/evalgate/internal/meter"
 )
 
@@ -544,36 +543,5 @@ func exprFailure(err error) string {
 	if errors.As(err, &le) {
 		return le.Message
 	}
-	return "expression does not compile: " + exprMessage(err)
-}
-
-// exprMessage keeps the first line of a compile error (expr adds the
-// source and a caret on the lines after it) and says types in the words
-// of JSON rather than Go's.
-func exprMessage(err error) string {
-	msg, _, _ := strings.Cut(err.Error(), "\n")
-	if strings.HasPrefix(msg, "expected bool, but got ") {
-		return "the expression must yield true or false, not a value of type " + exprType(strings.TrimPrefix(msg, "expected bool, but got "))
-	}
-	return goTypes.ReplaceAllStringFunc(msg, exprType)
-}
-
-// goTypes finds the Go type names expr puts in its messages.
-var goTypes = regexp.MustCompile(`func\([^)]*\)(?: \([^)]*\)| [\w.{}\[\]*]+)?|map\[string\]interface \{\}|\[\]interface \{\}|interface \{\}|\bfloat64\b|\bint\b`)
-
-// exprType names a type of expr's in JSON's words.
-func exprType(t string) string {
-	switch {
-	case strings.HasPrefix(t, "func("):
-		return "function"
-	case t == "map[string]interface {}":
-		return "object"
-	case t == "[]interface {}":
-		return "list"
-	case t == "interface {}":
-		return "any"
-	case t == "float64" || t == "int":
-		return "number"
-	}
-	return t
+	return "expression does not compile: " + exprmsg.WithPlace(err, nil)
 }
