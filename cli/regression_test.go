@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -492,6 +493,51 @@ func TestBaselineSpecs(t *testing.T) {
 			wantStderr: `could not read baseline "` + edited + `": /suites/0/tasks/0/score: expected a number from 0 to 1, got 1e+308`},
 		{name: "summaries folder", baseline: good + "/summaries", wantReg: true},
 		{name: "results folder", baseline: good, wantReg: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestBaselineInConfigUnreadable checks that a baseline evalgate.yaml
+// names and that cannot be read is reported at its line there, with what
+// to do, and exit 2 before anything runs.
+func TestBaselineInConfigUnreadable(t *testing.T) {
+	p := newRegrProject(t)
+	cfg, err := os.ReadFile(p.config)
+	assert.NilError(t, err)
+	assert.NilError(t, os.WriteFile(filepath.Join(p.dir, "notresults.json"), []byte(`{"hello": "world"}`), 0o644))
+	line := bytes.Count(cfg, []byte("\n")) + 1
+
+	type testCase struct {
+		name     string
+		baseline string
+		flag     string
+		want     string
+	}
+	run := func(t *testing.T, tc testCase) {
+		assert.NilError(t, os.WriteFile(p.config, append(slices.Clone(cfg), "baseline: "+tc.baseline+"\n"...), 0o644))
+		out := filepath.Join(t.TempDir(), "out")
+		args := []string{"run", "--config", "evalgate.yaml", "--out", out}
+		if tc.flag != "" {
+			args = append(args, "--baseline", tc.flag)
+		}
+		code, stdout, stderr := runEvalgate(t, nil, args...)
+		assert.Equal(t, code, 2, stdout+stderr)
+		assert.Check(t, is.Contains(stderr, tc.want))
+		_, err := os.Stat(out)
+		assert.Check(t, os.IsNotExist(err), "nothing runs after a bad baseline")
+	}
+	at := fmt.Sprintf("evalgate: evalgate.yaml:%d:11: baseline: ", line)
+	promote := "; fix the path, or run `evalgate baseline promote` to write one from a run's results"
+	for _, tc := range []testCase{
+		{name: "the promoted file not there yet", baseline: ".evalgate/baseline.json",
+			want: at + `could not read baseline ".evalgate/baseline.json": no such file or directory` + promote},
+		{name: "not a results file", baseline: "notresults.json",
+			want: at + `could not read baseline "notresults.json": neither a results file`},
+		{name: "a git ref outside a repository", baseline: "git:main:.evalgate/baseline.json",
+			want: at + `could not read baseline "git:main:.evalgate/baseline.json": git show: `},
+		{name: "the flag's own spec has no line", baseline: "git:main:x.json", flag: "nope.json",
+			want: "evalgate: could not read baseline \"nope.json\": no such file or directory" + promote},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

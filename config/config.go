@@ -52,8 +52,11 @@ type Config struct {
 	Timeout     time.Duration
 	Trials      int
 	Baseline    string
-	Gates       []string
-	Out         string
+	// BaselineAt is where the file sets baseline, for a message about a
+	// baseline that cannot be read.
+	BaselineAt diag.Pos
+	Gates      []string
+	Out        string
 	// Trust is the trust: block (config/trust.go); nil when absent: run
 	// then computes no trust scorecard.
 	Trust *Trust
@@ -417,9 +420,12 @@ func (p *parser) config(n *yaml.Node, c *Config) {
 			}
 			c.Timeout = d
 		},
-		"baseline": func(v *yaml.Node) { p.Str(v, root.Key("baseline"), &c.Baseline) },
-		"gates":    func(v *yaml.Node) { p.gates(v, root.Key("gates"), &c.Gates) },
-		"out":      func(v *yaml.Node) { p.Str(v, root.Key("out"), &c.Out) },
+		"baseline": func(v *yaml.Node) {
+			p.Str(v, root.Key("baseline"), &c.Baseline)
+			c.BaselineAt = p.Pos(v)
+		},
+		"gates": func(v *yaml.Node) { p.gates(v, root.Key("gates"), &c.Gates) },
+		"out":   func(v *yaml.Node) { p.Str(v, root.Key("out"), &c.Out) },
 		"explain": func(v *yaml.Node) {
 			c.Explain = new(bool)
 			p.Bool(v, root.Key("explain"), c.Explain)

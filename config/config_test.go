@@ -68,6 +68,7 @@ otel: {endpoint: "http://127.0.0.1:4318", forward: false}
 		Timeout:     90 * time.Second,
 		Trials:      2,
 		Baseline:    filepath.Join(dir, ".evalgate/baseline.json"),
+		BaselineAt:  diag.Pos{File: path, Line: 18, Col: 11},
 		Gates:       []string{"aggregateScore >= 0.9", "regression.newFailures == 0"},
 		Out:         filepath.Join(dir, "out"),
 		Trust:       &Trust{Owner: "@acme/support", History: []string{filepath.Join(dir, "history/last.json")}, MaxRepeats: 3},

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/evalgate/evalgate/config"
+	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/evalgate/evalgate/regression"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
@@ -36,8 +38,9 @@ type comparison struct {
 // comparison. dir is the folder a git: spec runs in. loaded lists every task
 // of the suite files, so tasks a filter or a shard left out are not taken
 // for removed ones. A downloaded artifact goes under out. A nil comparison
-// means no baseline.
-func (c *Env) loadBaseline(ctx context.Context, spec, dir, out string, loaded []*suites.Suite) (*comparison, error) {
+// means no baseline. at is where evalgate.yaml sets the spec; zero when a
+// flag gave it.
+func (c *Env) loadBaseline(ctx context.Context, spec, dir string, at diag.Pos, out string, loaded []*suites.Suite) (*comparison, error) {
 	if spec == "" || spec == NoBaseline {
 		return nil, nil
 	}
@@ -59,7 +62,7 @@ func (c *Env) loadBaseline(ctx context.Context, spec, dir, out string, loaded []
 	}
 	base, err := regression.Load(ctx, path, dir)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, invalid(unreadableBaseline(spec, at, err))
 	}
 	cmp := &comparison{base: base, opts: regression.Options{Source: c.baselineSource(spec, path)}}
 	if loaded != nil {
@@ -83,13 +86,30 @@ func (f *Flags) selection() *results.Selection {
 	return &results.Selection{Tasks: f.Tasks, Tags: f.Tags, Mode: f.Mode}
 }
 
-// baselineDir is the folder a git: baseline is read in: the config's folder
-// when the spec came from evalgate.yaml, else the current one.
-func baselineDir(flagSpec, cfgDir string) string {
+// baselineFrom is the folder a git: baseline is read in, and where its
+// spec is set: the config's folder and the baseline key's place when the
+// spec came from evalgate.yaml, else the current folder and no place.
+func baselineFrom(flagSpec string, cfg *config.Config) (dir string, at diag.Pos) {
 	if flagSpec != "" {
-		return ""
+		return "", diag.Pos{}
 	}
-	return cfgDir
+	return cfg.Dir, cfg.BaselineAt
+}
+
+// unreadableBaseline says where the baseline that cannot be read is named
+// and what to do about it.
+func unreadableBaseline(spec string, at diag.Pos, err error) error {
+	fix := "fix the path, or run `evalgate baseline promote` to write one from a run's results"
+	switch {
+	case strings.HasPrefix(spec, regression.GitPrefix):
+		fix = "fix the ref or the path, or commit a baseline there (`evalgate baseline promote` writes one)"
+	case strings.HasPrefix(spec, regression.ArtifactPrefix):
+		fix = "upload a run's results.json as that artifact, or name another one"
+	}
+	if at.Line == 0 {
+		return fmt.Errorf("%w; %s", err, fix)
+	}
+	return fmt.Errorf("%s: baseline: %w; %s", at, err, fix)
 }
 
 // runID is the baseline run id a suite is compared against; empty without

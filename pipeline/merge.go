@@ -57,7 +57,8 @@ func (c *Env) Merge(ctx context.Context, f *Flags, paths []string) error {
 		return err
 	}
 	defer release()
-	baseline, err := c.loadBaseline(ctx, spec, baselineDir(f.Baseline, cfg.Dir), out, nil)
+	dir, at := baselineFrom(f.Baseline, cfg)
+	baseline, err := c.loadBaseline(ctx, spec, dir, at, out, nil)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,8 @@ func (c *Env) Run(ctx context.Context, f *Flags, paths []string) error {
 		return err
 	}
 	defer release()
-	if j.cmp, err = c.loadBaseline(ctx, j.baseline, baselineDir(f.Baseline, j.cfg.Dir), j.out, j.all); err != nil {
+	dir, at := baselineFrom(f.Baseline, j.cfg)
+	if j.cmp, err = c.loadBaseline(ctx, j.baseline, dir, at, j.out, j.all); err != nil {
 		return err
 	}
 	if j.cfg.Trust != nil {
