@@ -67,6 +67,29 @@ func TestCalibrate(t *testing.T) {
 	}
 }
 
+// TestCalibrateWritesBesideTheConfig checks where docs/judges.md says the
+// calibration goes: next to evalgate.yaml, whatever the working directory,
+// named on the last line, and read there by the next run.
+func TestCalibrateWritesBesideTheConfig(t *testing.T) {
+	dir := calibrationProject(t)
+	parent := filepath.Dir(dir)
+	sub := filepath.Base(dir)
+	res := runCLI(t, parent, nil, "calibrate", "--config", filepath.Join(sub, "evalgate.yaml"),
+		"--labels", filepath.Join(sub, "labels.jsonl"), "--min-agreement", "0.7")
+	assert.Equal(t, res.code, ExitPass, "stderr:\n%s", res.stderr)
+	written := filepath.Join(sub, ".evalgate", "calibration.json")
+	assert.Check(t, strings.HasSuffix(res.stdout, "wrote "+written+"; commit it: every run reads it to say whether the judge is calibrated\n"), res.stdout)
+	_, err := os.Stat(filepath.Join(parent, ".evalgate"))
+	assert.Check(t, os.IsNotExist(err), "nothing is written in the working directory")
+	cal, err := judges.ReadCalibration(filepath.Join(dir, ".evalgate", "calibration.json"))
+	assert.NilError(t, err)
+	assert.Check(t, cal.Passed)
+
+	res = runCLI(t, parent, nil, "run", "--config", filepath.Join(sub, "evalgate.yaml"))
+	assert.Equal(t, res.code, ExitPass, res.stderr)
+	assert.Check(t, resultsOf(t, filepath.Join(dir, "out", "results.json")).Judge.Calibrated)
+}
+
 func TestCalibrationIsForOneJudge(t *testing.T) {
 	dir := calibrationProject(t)
 	res := runCLI(t, dir, nil, "calibrate", "--config", "evalgate.yaml", "--labels", "labels.jsonl", "--min-agreement", "0.5")

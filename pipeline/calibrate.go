@@ -105,7 +105,7 @@ func (c *Env) printCalibration(w io.Writer, cal *judges.Calibration, path string
 	default:
 		fmt.Fprintf(w, "not calibrated: ρ %.3f < %.2f; do not let this judge gate until it agrees with people\n", *a.Rho, cal.MinAgreement)
 	}
-	c.Say(w, "wrote %s\n", path)
+	c.Say(w, "wrote %s; commit it: every run reads it to say whether the judge is calibrated\n", path)
 }
 
 // printConfusion writes κ, accuracy and the confusion table of yes/no labels.
