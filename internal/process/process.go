@@ -277,12 +277,15 @@ func Run(ctx context.Context, spec Spec, stdout *bytes.Buffer) (*Process, error)
 	return p, nil
 }
 
-// interrupt makes blocked pipe I/O return; ctx has ended.
+// interrupt makes blocked pipe I/O return; ctx has ended. Stdin's
+// deadline is set first: a caller woken from ReadLine by the read
+// deadline then finds Write refused too, never a write that slipped in
+// between the two.
 func (p *Process) interrupt() {
-	p.stdout.SetReadDeadline(pastDeadline)
 	if p.stdin != nil {
 		p.stdin.SetWriteDeadline(pastDeadline)
 	}
+	p.stdout.SetReadDeadline(pastDeadline)
 }
 
 // errNotInteractive is a Write to a process started without Interactive.
