@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/evalgate/evalgate/internal/process"
@@ -89,11 +90,11 @@ func (e *gitError) Error() string { return "git " + e.args[0] + ": " + e.msg }
 
 // userInfo is the user part of a URL, where a token may sit alone
 // (https://TOKEN@host/...), which no password mask would find.
-var userInfo = regexp.MustCompile(`://[^/@\s]*@`)
+var userInfo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`://[^/@\s]*@`) })
 
 // clean removes credentials from what git said.
 func clean(s string) string {
-	return userInfo.ReplaceAllString(redact.New().String(s), "://")
+	return userInfo().ReplaceAllString(redact.New().String(s), "://")
 }
 
 // git runs git with args in the work tree, with stdin, and returns its

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf16"
 )
@@ -155,7 +156,7 @@ func (r *renderer) filter(name string, args []any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		n := len(wordRE.FindAllStringIndex(s, -1))
+		n := len(wordRE().FindAllStringIndex(s, -1))
 		if n == 0 {
 			return nil, nil
 		}
@@ -320,7 +321,7 @@ func (r *renderer) filter(name string, args []any) (any, error) {
 	return nil, fmt.Errorf("the filter %q is not rendered here", name)
 }
 
-var wordRE = regexp.MustCompile(`[A-Za-z0-9_]+`)
+var wordRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9_]+`) })
 
 // stringFilter applies a filter that maps a text to a text.
 func stringFilter(name, s string) string {

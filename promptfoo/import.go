@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -558,7 +559,7 @@ func number(v any) (float64, bool) {
 // slug makes a name fit a suite id or a file name.
 func slug(s string) string {
 	s = strings.ToLower(s)
-	s = slugRE.ReplaceAllString(s, "-")
+	s = slugRE().ReplaceAllString(s, "-")
 	s = strings.Trim(s, "-")
 	if s == "" {
 		return "imported"
@@ -566,7 +567,7 @@ func slug(s string) string {
 	return s
 }
 
-var slugRE = regexp.MustCompile(`[^a-z0-9]+`)
+var slugRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]+`) })
 
 // fromOut names path relative to the output folder, where the agent runs
 // (the project file's folder); an absolute path when it cannot.

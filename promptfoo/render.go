@@ -64,20 +64,22 @@ func renderString(s string, vars map[string]any, fixed int) (string, error) {
 }
 
 var (
-	partialTagRE = regexp.MustCompile(`(?m)(\{%[^%]*$|\{\{[^}]*$|\{#[^#]*$)`)
-	rawTagRE     = regexp.MustCompile(`\{%\s*raw\s*%\}`)
-	endRawTagRE  = regexp.MustCompile(`\{%\s*endraw\s*%\}`)
-	simpleVarRE  = regexp.MustCompile(`\{\{\s*(\w+)\s*\}\}`)
+	partialTagRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)(\{%[^%]*$|\{\{[^}]*$|\{#[^#]*$)`) })
+	rawTagRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{%\s*raw\s*%\}`) })
+	endRawTagRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{%\s*endraw\s*%\}`) })
+	simpleVarRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{\s*(\w+)\s*\}\}`) })
 	// promptfoo's extractVariablesFromTemplate
-	templateVarRE = regexp.MustCompile(`\{\{[\s]*([^{}\s|]+)[\s]*(?:\|[^}]+)?\}\}|\{%[\s]*(?:if|for)[\s]+([^{}\s]+)[\s]*.*?%\}`)
-	commentRE     = regexp.MustCompile(`(?s)\{#.*?#\}`)
-	rootNameRE    = regexp.MustCompile(`^([A-Za-z_]\w*)`)
+	templateVarRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\{\{[\s]*([^{}\s|]+)[\s]*(?:\|[^}]+)?\}\}|\{%[\s]*(?:if|for)[\s]+([^{}\s]+)[\s]*.*?%\}`)
+	})
+	commentRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)\{#.*?#\}`) })
+	rootNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z_]\w*)`) })
 )
 
 // partialTags reports whether promptfoo writes s as it is: a tag opened
 // and not closed on its line, and no {% raw %} around it.
 func partialTags(s string) bool {
-	return partialTagRE.MatchString(s) && !(rawTagRE.MatchString(s) && endRawTagRE.MatchString(s))
+	return partialTagRE().MatchString(s) && !(rawTagRE().MatchString(s) && endRawTagRE().MatchString(s))
 }
 
 // prepareVars is what promptfoo does to a test's vars before it renders
@@ -97,7 +99,7 @@ func prepareVars(vars map[string]any) map[string]any {
 			if !ok {
 				continue
 			}
-			m := simpleVarRE.FindStringSubmatchIndex(s)
+			m := simpleVarRE().FindStringSubmatchIndex(s)
 			if m == nil {
 				continue
 			}
@@ -122,13 +124,13 @@ func prepareVars(vars map[string]any) map[string]any {
 // referencesUndefined reports whether template s names a var vars does
 // not have (env aside), as promptfoo decides it.
 func referencesUndefined(s string, vars map[string]any) bool {
-	s = commentRE.ReplaceAllString(s, "")
-	for _, m := range templateVarRE.FindAllStringSubmatch(s, -1) {
+	s = commentRE().ReplaceAllString(s, "")
+	for _, m := range templateVarRE().FindAllStringSubmatch(s, -1) {
 		name := m[1]
 		if name == "" {
 			name = m[2]
 		}
-		root := rootNameRE.FindString(name)
+		root := rootNameRE().FindString(name)
 		if root == "" || root == "env" {
 			continue
 		}

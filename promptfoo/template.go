@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -222,7 +223,7 @@ func (p *tparser) statement(word, rest string) (tnode, error) {
 	case "set":
 		return p.setStatement(rest)
 	case "raw", "verbatim":
-		end := endRawRE[word].FindStringIndex(p.src[p.pos:])
+		end := endRawRE()[word].FindStringIndex(p.src[p.pos:])
 		if end == nil {
 			return nil, fmt.Errorf("{%% end%s %%} is missing", word)
 		}
@@ -236,10 +237,12 @@ func (p *tparser) statement(word, rest string) (tnode, error) {
 }
 
 // endRawRE finds the tag that ends a raw block.
-var endRawRE = map[string]*regexp.Regexp{
-	"raw":      regexp.MustCompile(`\{%-?\s*endraw\s*-?%\}`),
-	"verbatim": regexp.MustCompile(`\{%-?\s*endverbatim\s*-?%\}`),
-}
+var endRawRE = sync.OnceValue(func() map[string]*regexp.Regexp {
+	return map[string]*regexp.Regexp{
+		"raw":      regexp.MustCompile(`\{%-?\s*endraw\s*-?%\}`),
+		"verbatim": regexp.MustCompile(`\{%-?\s*endverbatim\s*-?%\}`),
+	}
+})
 
 func (p *tparser) ifStatement(cond string) (tnode, error) {
 	n := ifNode{}
@@ -273,10 +276,10 @@ func (p *tparser) ifStatement(cond string) (tnode, error) {
 	}
 }
 
-var forRE = regexp.MustCompile(`(?s)^(.*?)\s+in\s+(.*)$`)
+var forRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)^(.*?)\s+in\s+(.*)$`) })
 
 func (p *tparser) forStatement(rest string) (tnode, error) {
-	m := forRE.FindStringSubmatch(rest)
+	m := forRE().FindStringSubmatch(rest)
 	if m == nil {
 		return nil, errors.New("expected for NAME in VALUE")
 	}

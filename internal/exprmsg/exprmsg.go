@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/expr-lang/expr/file"
 )
@@ -39,26 +40,28 @@ func words(msg string) string {
 	if got, ok := strings.CutPrefix(msg, "expected bool, but got "); ok {
 		return "the expression must yield true or false, not a value of type " + typeWord(got)
 	}
-	if m := token.FindStringSubmatch(msg); m != nil {
-		at := token.FindStringIndex(msg)
+	if m := token().FindStringSubmatch(msg); m != nil {
+		at := token().FindStringIndex(msg)
 		return msg[:at[0]] + tokenWords(m[1], m[2]) + msg[at[1]:]
 	}
-	if m := character.FindStringSubmatch(msg); m != nil {
+	if m := character().FindStringSubmatch(msg); m != nil {
 		return "unexpected character " + m[1] + " (not part of any operator)"
 	}
 	// A name the user wrote may be a type word ("int"): leave it as written.
 	if strings.HasPrefix(msg, "unknown name ") || strings.Contains(msg, " has no field ") || strings.Contains(msg, " has no method ") {
 		return msg
 	}
-	return goTypes.ReplaceAllStringFunc(msg, typeWord)
+	return goTypes().ReplaceAllStringFunc(msg, typeWord)
 }
 
 // token finds the description of a token in a syntax error: its kind and,
 // but for the end of the expression, its text as a Go string literal.
-var token = regexp.MustCompile(`unexpected token (EOF|[A-Z][a-z]+)(?:\(("(?:[^"\\]|\\.)*")\))?`)
+var token = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`unexpected token (EOF|[A-Z][a-z]+)(?:\(("(?:[^"\\]|\\.)*")\))?`)
+})
 
 // character finds the lexer's report of a character no token starts with.
-var character = regexp.MustCompile(`^unrecognized character: U\+[0-9A-F]+ ('.*')$`)
+var character = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unrecognized character: U\+[0-9A-F]+ ('.*')$`) })
 
 // tokenWords says what the user wrote where expr met a token it did not
 // expect, and for a lone "=" the comparison it almost certainly meant.
@@ -80,7 +83,9 @@ func tokenWords(kind, literal string) string {
 }
 
 // goTypes finds the Go type names expr puts in its messages.
-var goTypes = regexp.MustCompile(`func\([^)]*\)(?: \([^)]*\)| [\w.{}\[\]*]+)?|map\[string\]interface \{\}|\[\]interface \{\}|interface \{\}|\b(?:float64|int64|int|bool)\b`)
+var goTypes = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`func\([^)]*\)(?: \([^)]*\)| [\w.{}\[\]*]+)?|map\[string\]interface \{\}|\[\]interface \{\}|interface \{\}|\b(?:float64|int64|int|bool)\b`)
+})
 
 // typeWord names a type of expr's in JSON's words.
 func typeWord(t string) string {
