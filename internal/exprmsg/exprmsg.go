@@ -40,9 +40,12 @@ func words(msg string) string {
 	if got, ok := strings.CutPrefix(msg, "expected bool, but got "); ok {
 		return "the expression must yield true or false, not a value of type " + typeWord(got)
 	}
-	if m := token().FindStringSubmatch(msg); m != nil {
-		at := token().FindStringIndex(msg)
-		return msg[:at[0]] + tokenWords(m[1], m[2]) + msg[at[1]:]
+	if at := token().FindStringSubmatchIndex(msg); at != nil {
+		kind, text := msg[at[2]:at[3]], ""
+		if at[4] >= 0 {
+			text = msg[at[4]:at[5]]
+		}
+		return msg[:at[0]] + tokenWords(kind, text) + msg[at[1]:]
 	}
 	if m := character().FindStringSubmatch(msg); m != nil {
 		return "unexpected character " + m[1] + " (not part of any operator)"
