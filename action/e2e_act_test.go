@@ -40,19 +40,8 @@ import (
 // recent Go needs (actions/setup-go, actions/cache) are replaced by local
 // stand-ins that fail the job if they ever run.
 func TestActEndToEnd(t *testing.T) {
-	if os.Getenv("EVALGATE_E2E_ACT") != "1" {
-		t.Skip("set EVALGATE_E2E_ACT=1 to run the act end-to-end test (scripts/e2e-act.sh)")
-	}
-	act, err := exec.LookPath("act")
-	if err != nil {
-		t.Skip("act is not on PATH (go install github.com/nektos/act@v0.2.89)")
-	}
-	root, err := filepath.Abs("..")
-	assert.NilError(t, err)
-
+	act, root, f := actSetup(t)
 	standIns := standInActions(t, filepath.Join(root, "action.yml"))
-	f := newFakeGitHub(t, "/api/v3")
-	f.token = "ghs_e2e_token"
 	marker := Marker("")
 
 	type testCase struct {
@@ -391,17 +380,7 @@ func TestShardedRecipeMatchesActTest(t *testing.T) {
 // whose figures are a single job's; a second run updates it; a shard that
 // uploads nothing stops the merge with exit 3.
 func TestActSharded(t *testing.T) {
-	if os.Getenv("EVALGATE_E2E_ACT") != "1" {
-		t.Skip("set EVALGATE_E2E_ACT=1 to run the act end-to-end test (scripts/e2e-act.sh)")
-	}
-	act, err := exec.LookPath("act")
-	if err != nil {
-		t.Skip("act is not on PATH (go install github.com/nektos/act@v0.2.89)")
-	}
-	root, err := filepath.Abs("..")
-	assert.NilError(t, err)
-	f := newFakeGitHub(t, "/api/v3")
-	f.token = "ghs_e2e_token"
+	act, root, f := actSetup(t)
 	out := t.TempDir()
 	standIns := append(standInActions(t, filepath.Join(root, "action.yml")),
 		artifactStandIns(t, root, filepath.Join(root, "action", "testdata", "e2e", "sharded.yml"))...)
@@ -486,18 +465,8 @@ func TestActSharded(t *testing.T) {
 // flipped twice, is known-flaky, refund-window, which never failed, is
 // new, and only the new one fails the gate; the scorecard draws the trend.
 func TestActHistory(t *testing.T) {
-	if os.Getenv("EVALGATE_E2E_ACT") != "1" {
-		t.Skip("set EVALGATE_E2E_ACT=1 to run the act end-to-end test (scripts/e2e-act.sh)")
-	}
-	act, err := exec.LookPath("act")
-	if err != nil {
-		t.Skip("act is not on PATH (go install github.com/nektos/act@v0.2.89)")
-	}
-	root, err := filepath.Abs("..")
-	assert.NilError(t, err)
+	act, root, f := actSetup(t)
 	standIns := standInActions(t, filepath.Join(root, "action.yml"))
-	f := newFakeGitHub(t, "/api/v3")
-	f.token = "ghs_e2e_token"
 	store := t.TempDir()
 	run := func(t *testing.T, event, eventFile, mode string) (*results.Run, string, string) {
 		t.Helper()
@@ -538,4 +507,23 @@ func TestActHistory(t *testing.T) {
 	// Scores 1, 0.5, 1, then this run's 0.
 	assert.Check(t, is.Contains(card, "| `acme.support.evals.refunds` | ▇▃▇▁ | 0.00–1.00 |"), card)
 	assert.Check(t, is.Contains(log, "acme.support.evals.refunds  ▇▃▇▁ score 0.000..1.000, now 0.000"), log)
+}
+
+// actSetup is what every act test starts with: it skips unless
+// EVALGATE_E2E_ACT=1 and act is on PATH, and gives act's path, the
+// repository root and a fake GitHub API that takes the job's token.
+func actSetup(t *testing.T) (act, root string, f *fakeGitHub) {
+	t.Helper()
+	if os.Getenv("EVALGATE_E2E_ACT") != "1" {
+		t.Skip("set EVALGATE_E2E_ACT=1 to run the act end-to-end test (scripts/e2e-act.sh)")
+	}
+	act, err := exec.LookPath("act")
+	if err != nil {
+		t.Skip("act is not on PATH (go install github.com/nektos/act@v0.2.89)")
+	}
+	root, err = filepath.Abs("..")
+	assert.NilError(t, err)
+	f = newFakeGitHub(t, "/api/v3")
+	f.token = "ghs_e2e_token"
+	return act, root, f
 }
