@@ -69,7 +69,7 @@ func (c *Env) History(ctx context.Context, r *HistoryRequest) error {
 		return nil
 	case "prune":
 		if r.Keep < 1 {
-			return invalid(errors.New("history prune: expected --r.Keep N, the number of newest records to r.Keep (at least 1)"))
+			return invalid(errors.New("history prune: expected --keep N, the number of newest records to keep (at least 1)"))
 		}
 		n, err := st.Prune(ctx, r.Keep, set.Meta(ctx).Repository)
 		if err != nil {
