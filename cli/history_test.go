@@ -99,6 +99,9 @@ func TestRunRecordsHistory(t *testing.T) {
 	code, stdout, _ = runEvalgate(t, nil, "history", "export", "--format", "csv")
 	assert.Equal(t, code, ExitPass)
 	assert.Equal(t, strings.Count(stdout, "\n"), 1+5*2) // a header, and a row per run and suite
+	code, _, stderr = runEvalgate(t, nil, "history", "list", "--limit", "0")
+	assert.Equal(t, code, ExitInvalid)
+	assert.Check(t, is.Contains(stderr, "history list: --limit 0: expected a number of records, at least 1"))
 	code, _, stderr = runEvalgate(t, nil, "history", "prune")
 	assert.Equal(t, code, ExitInvalid)
 	assert.Check(t, is.Contains(stderr, "history prune: expected --keep N, the number of newest records to keep (at least 1)"))

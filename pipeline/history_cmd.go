@@ -83,7 +83,7 @@ func (c *Env) History(ctx context.Context, r *HistoryRequest) error {
 	switch r.Sub {
 	case "list":
 		if r.Limit < 1 {
-			return invalid(fmt.Errorf("history list: --r.Limit %s: expected a number of records, at least 1", strconv.Itoa(r.Limit)))
+			return invalid(fmt.Errorf("history list: --limit %s: expected a number of records, at least 1", strconv.Itoa(r.Limit)))
 		}
 		q.Limit = r.Limit
 	case "show":
