@@ -2,6 +2,7 @@ package assess
 
 import (
 	"fmt"
+	"github.com/evalgate/evalgate/internal/words"
 	"math"
 	"time"
 )
@@ -54,7 +55,7 @@ func (o Options) consistencyAcross(score, passRate float64) Dimension {
 	}
 	ev := map[string]int{"runs": len(scores)}
 	if len(scores) < MinWindowRuns {
-		return unmeasured(Consistency, fmt.Sprintf("the history window holds %d %s and this one; %d runs needed", len(scores)-1, plural(len(scores)-1, "run", "runs"), MinWindowRuns), ev)
+		return unmeasured(Consistency, fmt.Sprintf("the history window holds %d %s and this one; %d runs needed", len(scores)-1, words.Plural(len(scores)-1, "run", "runs"), MinWindowRuns), ev)
 	}
 	return measured(Consistency, 1-min(1, 0.6*cv(scores)+0.4*cv(passes)), ev)
 }
@@ -85,7 +86,7 @@ func (o Options) learningSlope(now *float64) Dimension {
 	pts = append(pts, point{at, *now})
 	ev["runs"] = len(pts)
 	if len(pts) < MinWindowRuns {
-		return unmeasured(LearningRate, fmt.Sprintf("the history window holds %d assessed %s and this one; %d runs needed", len(pts)-1, plural(len(pts)-1, "run", "runs"), MinWindowRuns), ev)
+		return unmeasured(LearningRate, fmt.Sprintf("the history window holds %d assessed %s and this one; %d runs needed", len(pts)-1, words.Plural(len(pts)-1, "run", "runs"), MinWindowRuns), ev)
 	}
 	days := func(t time.Time) float64 { return t.Sub(pts[0].at).Hours() / 24 }
 	var mx, my float64
@@ -106,11 +107,4 @@ func (o Options) learningSlope(now *float64) Dimension {
 	}
 	ev["days"] = int(math.Round(span))
 	return measured(LearningRate, clamp(sxy/sxx*span/learningSpan, 0, 1), ev)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

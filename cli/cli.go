@@ -371,11 +371,3 @@ func version() string {
 	}
 	return "dev"
 }
-
-// pluralWord is one or many, as n asks.
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

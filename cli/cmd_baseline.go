@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/evalgate/evalgate/action"
+	"github.com/evalgate/evalgate/internal/words"
 	"github.com/evalgate/evalgate/pipeline"
 	"github.com/evalgate/evalgate/regression"
 )
@@ -71,7 +72,7 @@ func baselineCmd(ctx context.Context, c *Command, args []string) error {
 		return runError(err)
 	}
 	c.env.Say(c.Stdout, "evalgate: baseline %s written from run %s (%d %s, %d %s)\n", filepath.ToSlash(*out), run.RunID,
-		len(run.Suites), pluralWord(len(run.Suites), "suite", "suites"), run.TaskCount, pluralWord(run.TaskCount, "task", "tasks"))
+		len(run.Suites), words.Plural(len(run.Suites), "suite", "suites"), run.TaskCount, words.Plural(run.TaskCount, "task", "tasks"))
 	return nil
 }
 

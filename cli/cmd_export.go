@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/evalgate/evalgate/internal/words"
 	"github.com/evalgate/evalgate/pipeline"
 	"github.com/evalgate/evalgate/suites"
 )
@@ -59,9 +60,9 @@ func exportCmd(_ context.Context, c *Command, args []string) error {
 	case *keep:
 		return &pipeline.Error{Outcome: pipeline.GateFailed, Err: fmt.Errorf(
 			"%d of %d %s kept without scoring: no openwop runner can score %s, so the export is not portable",
-			lost, tasks, pluralWord(tasks, "task", "tasks"), pluralWord(lost, "it", "them"))}
+			lost, tasks, words.Plural(tasks, "task", "tasks"), words.Plural(lost, "it", "them"))}
 	}
 	return &pipeline.Error{Outcome: pipeline.GateFailed, Err: fmt.Errorf(
 		"%d of %d %s left out: only evalgate extensions score %s; the rest is strictly openwop-portable",
-		lost, tasks, pluralWord(tasks, "task", "tasks"), pluralWord(lost, "it", "them"))}
+		lost, tasks, words.Plural(tasks, "task", "tasks"), words.Plural(lost, "it", "them"))}
 }

@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,7 +57,7 @@ func openGit(branch string, o Options) (Store, error) {
 	if err := checkBranch(branch); err != nil {
 		return nil, &UsageError{fmt.Sprintf("history store \"git:%s\": %v", clip(branch), err)}
 	}
-	return &gitStore{dir: o.Dir, branch: branch, remote: cmpOr(o.Remote, "origin"), ref: "refs/evalgate/history/" + branch}, nil
+	return &gitStore{dir: o.Dir, branch: branch, remote: cmp.Or(o.Remote, "origin"), ref: "refs/evalgate/history/" + branch}, nil
 }
 
 // checkBranch accepts a branch name that git takes and that cannot reach

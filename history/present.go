@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/evalgate/evalgate/internal/words"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 )
@@ -29,7 +30,7 @@ func short(commit string) string {
 	if len(commit) > 7 {
 		return commit[:7]
 	}
-	return cmpOr(commit, "-")
+	return cmp.Or(commit, "-")
 }
 
 func percent(v float64) string { return strconv.FormatFloat(v*100, 'f', 1, 64) + "%" }
@@ -48,7 +49,7 @@ func WriteList(w io.Writer, recs []*Record) error {
 		if r.Agent != nil && r.Agent.ID != "" {
 			agent = r.Agent.ID
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%d\t%s\n", when(r.StartedAt), r.RunID, r.Event, cmpOr(strings.TrimPrefix(r.Ref, "refs/heads/"), "-"),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%d\t%s\n", when(r.StartedAt), r.RunID, r.Event, cmp.Or(strings.TrimPrefix(r.Ref, "refs/heads/"), "-"),
 			short(r.Commit), agent, score, percent(pass), len(r.Tasks), trust)
 	}
 	return tw.Flush()
@@ -91,17 +92,13 @@ func WriteTrend(w io.Writer, recs []*Record, suite string) error {
 		if i > 0 {
 			fmt.Fprintln(tw)
 		}
-		fmt.Fprintf(tw, "%s  %s  %s\n", id, report.TrendLine(points, nil), pluralCount(len(points), "run", "runs"))
+		fmt.Fprintf(tw, "%s  %s  %s\n", id, report.TrendLine(points, nil), words.Count(len(points), "run", "runs"))
 		fmt.Fprintln(tw, "STARTED\tRUN\tSCORE\tPASS RATE\tCOST USD\tP95 MS")
 		for _, p := range points {
 			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%s\t%.4f\t%d\n", when(p.StartedAt), p.RunID, p.Score, percent(p.PassRate), p.CostUsd, p.P95LatencyMs)
 		}
 	}
 	return tw.Flush()
-}
-
-func pluralCount(n int, one, many string) string {
-	return strconv.Itoa(n) + " " + plural(n, one, many)
 }
 
 // WriteTaskTrend writes one task's outcome in every record holding it
@@ -113,7 +110,7 @@ func WriteTaskTrend(w io.Writer, recs []*Record, task string) error {
 	}
 	tw := table(w)
 	f := FlakesOf(recs)[key]
-	fmt.Fprintf(tw, "%s  flipped %d %s in the last %s\n", key, f.Flips, plural(f.Flips, "time", "times"), pluralCount(f.Runs, "run", "runs"))
+	fmt.Fprintf(tw, "%s  flipped %d %s in the last %s\n", key, f.Flips, words.Plural(f.Flips, "time", "times"), words.Count(f.Runs, "run", "runs"))
 	fmt.Fprintln(tw, "STARTED\tRUN\tSTATUS\tTRIALS PASSED\tLATENCY MS\tCOST USD")
 	for _, r := range recs {
 		if t, ok := r.Tasks[key]; ok {
@@ -197,11 +194,11 @@ func WriteFlaky(w io.Writer, recs []*Record) error {
 	tasks := FlakyTasks(recs)
 	n := min(len(recs), FlakeWindow)
 	if len(tasks) == 0 {
-		_, err := fmt.Fprintf(w, "no task changed its verdict in the last %s\n", pluralCount(n, "run", "runs"))
+		_, err := fmt.Fprintf(w, "no task changed its verdict in the last %s\n", words.Count(n, "run", "runs"))
 		return err
 	}
 	tw := table(w)
-	fmt.Fprintf(tw, "tasks that changed their verdict in the last %s (known-flaky: %d flips or more)\n", pluralCount(n, "run", "runs"), KnownFlakyFlips)
+	fmt.Fprintf(tw, "tasks that changed their verdict in the last %s (known-flaky: %d flips or more)\n", words.Count(n, "run", "runs"), KnownFlakyFlips)
 	fmt.Fprintln(tw, "TASK\tRUNS\tPASSED\tFLIPS\tFLIP RATE\tLABEL")
 	for _, t := range tasks {
 		label := "-"

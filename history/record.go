@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -164,9 +165,9 @@ func FromRun(r *results.Run, m Meta) *Record {
 		RunID:           r.RunID,
 		StartedAt:       r.StartedAt.UTC(),
 		DurationMs:      max(0, r.FinishedAt.Sub(r.StartedAt).Milliseconds()),
-		Commit:          cmpOr(m.Commit, r.GitSHA),
+		Commit:          cmp.Or(m.Commit, r.GitSHA),
 		Ref:             m.Ref,
-		Event:           cmpOr(m.Event, EventLocal),
+		Event:           cmp.Or(m.Event, EventLocal),
 		EvalgateVersion: r.Tool.Version,
 		Repository:      m.Repository,
 		Agent:           m.Agent,
@@ -219,13 +220,6 @@ func taskOf(t *results.Task) Task {
 		out.Errors = map[string]int{t.ErrorKind: 1}
 	}
 	return out
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // Encode is the record as it is stored: compact JSON, keys in a fixed

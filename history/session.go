@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,7 +35,7 @@ func (s *Settings) getenv(name string) string {
 }
 
 // URL is the store's URL.
-func (s *Settings) URL() string { return cmpOr(s.Store, DefaultStore) }
+func (s *Settings) URL() string { return cmp.Or(s.Store, DefaultStore) }
 
 // Open opens the store.
 func (s *Settings) Open(ctx context.Context) (Store, error) {

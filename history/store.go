@@ -9,6 +9,7 @@ import (
 
 	"github.com/evalgate/evalgate/internal/redact"
 	"github.com/evalgate/evalgate/internal/spelling"
+	"github.com/evalgate/evalgate/internal/words"
 )
 
 // Prefixes of a store's URL.
@@ -145,7 +146,7 @@ func (w *Window) Warning() string {
 		}
 		b.WriteString("; ")
 	}
-	fmt.Fprintf(&b, "history: skipped %d %s in %s:", len(w.Skipped), plural(len(w.Skipped), "record", "records"), w.Store)
+	fmt.Fprintf(&b, "history: skipped %d %s in %s:", len(w.Skipped), words.Plural(len(w.Skipped), "record", "records"), w.Store)
 	for i, s := range w.Skipped {
 		if i == 5 {
 			fmt.Fprintf(&b, " … and %d more", len(w.Skipped)-i)
@@ -154,13 +155,6 @@ func (w *Window) Warning() string {
 		fmt.Fprintf(&b, " %s (%s);", s.Name, s.Reason)
 	}
 	return strings.TrimSuffix(b.String(), ";")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // Options say where a store's relative paths and repository are.

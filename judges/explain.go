@@ -12,6 +12,7 @@ import (
 
 	"github.com/evalgate/evalgate/fixtures"
 	"github.com/evalgate/evalgate/internal/jsonpointer"
+	"github.com/evalgate/evalgate/internal/words"
 	"github.com/evalgate/evalgate/jsonpatch"
 	"github.com/evalgate/evalgate/jsonvalue"
 	"github.com/evalgate/evalgate/results"
@@ -247,7 +248,7 @@ func (x *explainer) world(c *results.Check) Explanation {
 				e.Diff = append(e.Diff, fmt.Sprintf("%s: was %s, is %s", p, show(a), show(b)))
 			}
 		}
-		e.Got = plural(len(e.Diff), "change", "changes")
+		e.Got = words.Count(len(e.Diff), "change", "changes")
 		e.Diff = capLines(e.Diff)
 	case suites.CheckGoldState:
 		gold := decodeOutput(x.obs.GoldState)
@@ -287,7 +288,7 @@ func (x *explainer) positive(a *suites.Check) Explanation {
 	case suites.CheckToolOrder:
 		e.Expected = "calls in the order " + strings.Join(a.Order, ", ")
 	case suites.CheckMaxToolCalls:
-		e.Expected = "at most " + plural(a.MaxToolCalls, "tool call", "tool calls")
+		e.Expected = "at most " + words.Count(a.MaxToolCalls, "tool call", "tool calls")
 	case suites.CheckMaxLatencyMs:
 		e.Expected = fmt.Sprintf("at most %d ms", a.MaxLatencyMs)
 	case suites.CheckMaxCostUsd:
@@ -530,7 +531,7 @@ func jsonDiff(want, got any, subset bool) []string {
 	}
 	walk("", want, got)
 	if more > 0 {
-		lines = append(lines, "… and "+plural(more, "more difference", "more differences"))
+		lines = append(lines, "… and "+words.Count(more, "more difference", "more differences"))
 	}
 	return lines
 }
@@ -572,12 +573,4 @@ func capLines(lines []string) []string {
 	}
 	more := len(lines) - maxDiffLines
 	return append(lines[:maxDiffLines:maxDiffLines], fmt.Sprintf("… and %d more", more))
-}
-
-// plural writes "1 change" or "2 changes".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }

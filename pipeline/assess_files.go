@@ -14,6 +14,7 @@ import (
 	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/internal/diag"
 	"github.com/evalgate/evalgate/internal/inputfile"
+	"github.com/evalgate/evalgate/internal/words"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
 )
@@ -61,7 +62,7 @@ func AssessmentLine(a *assess.Assessment) string {
 		}
 		return s
 	}
-	return fmt.Sprintf("assessment %s: %s, %s over %d %s", a.ID, part(&a.Performance), part(&a.Capability), a.Tasks, pluralWord(a.Tasks, "task", "tasks"))
+	return fmt.Sprintf("assessment %s: %s, %s over %d %s", a.ID, part(&a.Performance), part(&a.Capability), a.Tasks, words.Plural(a.Tasks, "task", "tasks"))
 }
 
 // WarnDomains warns, at the task's line, of every task whose domain the

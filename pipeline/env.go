@@ -177,11 +177,3 @@ func (c *Env) isTerminal() bool {
 	f, ok := c.Stdout.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
-
-// pluralWord is one or many, as n asks.
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

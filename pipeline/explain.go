@@ -6,6 +6,7 @@ import (
 
 	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/internal/redact"
+	"github.com/evalgate/evalgate/internal/words"
 	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/report"
 	"github.com/evalgate/evalgate/results"
@@ -114,7 +115,7 @@ func (x *explainer) scored(s *results.Suite, t *results.Task) {
 	if len(t.Trials) > 1 {
 		lines = append([]string{fmt.Sprintf("trial %d of %d:", p.trial, len(t.Trials))}, lines...)
 		if n := len(p.failed) - 1; n > 0 {
-			lines = append(lines, fmt.Sprintf("(%d more %s failed; --transcripts keeps every output)", n, pluralWord(n, "trial", "trials")))
+			lines = append(lines, fmt.Sprintf("(%d more %s failed; --transcripts keeps every output)", n, words.Plural(n, "trial", "trials")))
 		}
 	}
 	x.term.Explain(s.ID, t.ID, lines)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/evalgate/evalgate/history"
+	"github.com/evalgate/evalgate/internal/words"
 	"github.com/evalgate/evalgate/regression"
 	"github.com/evalgate/evalgate/trust"
 )
@@ -75,7 +76,7 @@ func (c *Env) History(ctx context.Context, r *HistoryRequest) error {
 		if err != nil {
 			return storeError(err)
 		}
-		c.Say(c.Stdout, "history: removed %d %s from %s, kept the newest %d\n", n, pluralWord(n, "record", "records"), st, r.Keep)
+		c.Say(c.Stdout, "history: removed %d %s from %s, kept the newest %d\n", n, words.Plural(n, "record", "records"), st, r.Keep)
 		return nil
 	}
 

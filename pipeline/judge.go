@@ -9,6 +9,7 @@ import (
 
 	"github.com/evalgate/evalgate/config"
 	"github.com/evalgate/evalgate/internal/process"
+	"github.com/evalgate/evalgate/internal/words"
 	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/results"
 	"github.com/evalgate/evalgate/suites"
@@ -116,8 +117,8 @@ func (c *Env) WarnCacheRejected(rj *RubricJudge) {
 	c.Say(c.Stderr, "evalgate: warning: %d judge cache %s in %s failed %s check and %s ignored; the judge was asked again. "+
 		"%s not written by evalgate under this run's key (%s, else the judge's API key): planted, written under another key, or by an older evalgate. "+
 		"Keep .evalgate/cache/ out of the repository and set %s to a secret in CI\n",
-		n, pluralWord(n, "entry", "entries"), filepath.ToSlash(rj.cache.Dir), pluralWord(n, "its", "their"), pluralWord(n, "was", "were"),
-		pluralWord(n, "It was", "They were"), CacheKeyEnv, CacheKeyEnv)
+		n, words.Plural(n, "entry", "entries"), filepath.ToSlash(rj.cache.Dir), words.Plural(n, "its", "their"), words.Plural(n, "was", "were"),
+		words.Plural(n, "It was", "They were"), CacheKeyEnv, CacheKeyEnv)
 }
 
 func apiKey(c *Env, env string) string {
@@ -237,7 +238,7 @@ func (c *Env) CheckJudged(cfg *config.Config, all []*suites.Suite) error {
 		return nil
 	}
 	c.Say(c.Stdout, "%v\n", errs)
-	return invalid(fmt.Errorf("no judge configured in %s for %d rubric %s", filepath.ToSlash(cfg.File), len(errs), pluralWord(len(errs), "criterion", "criteria")))
+	return invalid(fmt.Errorf("no judge configured in %s for %d rubric %s", filepath.ToSlash(cfg.File), len(errs), words.Plural(len(errs), "criterion", "criteria")))
 }
 
 // configureJudging sets the rubric judge and the adversarial detectors.

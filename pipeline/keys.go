@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/evalgate/evalgate/config"
+	"github.com/evalgate/evalgate/internal/words"
 	"github.com/evalgate/evalgate/runner"
 	"github.com/evalgate/evalgate/suites"
 )
@@ -37,7 +38,7 @@ func (c *Env) checkKeys(cfg *config.Config, plan []runner.Planned) error {
 		errs = append(errs, &config.Error{Pos: o.APIKeyEnvAt, Message: fmt.Sprintf(
 			"%s.apiKeyEnv: the environment variable %s is not set, and %d %s %s %s; set it (in GitHub Actions from a secret, "+
 				"env: {%s: ${{ secrets.%s }}}), or leave %s out with --task or --tag",
-			where, o.APIKeyEnv, n, pluralWord(n, "task", "tasks"), pluralWord(n, "needs", "need"), what, o.APIKeyEnv, o.APIKeyEnv, pluralWord(n, "it", "them"))})
+			where, o.APIKeyEnv, n, words.Plural(n, "task", "tasks"), words.Plural(n, "needs", "need"), what, o.APIKeyEnv, o.APIKeyEnv, words.Plural(n, "it", "them"))})
 		return nil
 	}
 	if err := check(cfg.Judge.OpenAI, "judge.openai", "the judge", needsJudge); err != nil {

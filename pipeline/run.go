@@ -19,6 +19,7 @@ import (
 	"github.com/evalgate/evalgate/internal/atomicfile"
 	"github.com/evalgate/evalgate/internal/memtune"
 	"github.com/evalgate/evalgate/internal/process"
+	"github.com/evalgate/evalgate/internal/words"
 	"github.com/evalgate/evalgate/judges"
 	"github.com/evalgate/evalgate/otelexport"
 	"github.com/evalgate/evalgate/report"
@@ -117,7 +118,7 @@ func (j *job) execute(ctx context.Context) error {
 		return runError(tampered)
 	}
 	j.sayTrust()
-	interrupted := &Error{Outcome: Interrupted, Err: fmt.Errorf("interrupted: the results hold the %d %s that finished; run again for a verdict", run.TaskCount, pluralWord(run.TaskCount, "task", "tasks"))}
+	interrupted := &Error{Outcome: Interrupted, Err: fmt.Errorf("interrupted: the results hold the %d %s that finished; run again for a verdict", run.TaskCount, words.Plural(run.TaskCount, "task", "tasks"))}
 	return j.conclude(ctx, run, obs.term, interrupted)
 }
 
@@ -480,7 +481,7 @@ func (j *job) warnUnpriced(o *runner.OTel) {
 	}
 	j.c.Say(j.c.Stderr, "evalgate: warning: the agent's spans reported tokens of %s, which evalgate.yaml's pricing does not price: their cost counted as 0. "+
 		"Add the %s under pricing: {MODEL: {inputPerMTok, outputPerMTok}} (docs/otel.md)\n",
-		strings.Join(names, ", "), pluralWord(len(models), "model", "models"))
+		strings.Join(names, ", "), words.Plural(len(models), "model", "models"))
 }
 
 // exportTrace sends the run as a trace when it is exported; a collector
@@ -493,6 +494,6 @@ func (j *job) exportTrace(ctx context.Context, run *results.Run) {
 		j.c.Say(j.c.Stderr, "evalgate: warning: %v; the verdict does not depend on it\n", err)
 	}
 	if n := j.export.Dropped(); n > 0 {
-		j.c.Say(j.c.Stderr, "evalgate: warning: %d %s of the run's trace not sent: over the %d a run sends (docs/otel.md)\n", n, pluralWord(n, "span", "spans"), otelexport.MaxSpans)
+		j.c.Say(j.c.Stderr, "evalgate: warning: %d %s of the run's trace not sent: over the %d a run sends (docs/otel.md)\n", n, words.Plural(n, "span", "spans"), otelexport.MaxSpans)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/evalgate/evalgate/internal/words"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -51,7 +52,7 @@ func Compare(base, head *results.Run, opts Options) *results.Regression {
 		if !ok {
 			hs.Regression = nil
 			reg.Warnings = append(reg.Warnings, fmt.Sprintf("suite %s is not in the baseline: its %d %s listed as added",
-				hs.ID, len(hs.Tasks), plural(len(hs.Tasks), "task is", "tasks are")))
+				hs.ID, len(hs.Tasks), words.Plural(len(hs.Tasks), "task is", "tasks are")))
 			for j := range hs.Tasks {
 				reg.Tasks = append(reg.Tasks, results.TaskDiff{SuiteID: hs.ID, TaskID: hs.Tasks[j].ID, Change: results.ChangeAdded})
 			}
@@ -168,17 +169,17 @@ func compareSuite(baseRunID string, bs, hs *results.Suite, opts Options) suiteCo
 	if n, m := len(c.reg.Added), len(c.reg.Removed); n > 0 || m > 0 {
 		var moved []string
 		if n > 0 {
-			moved = append(moved, fmt.Sprintf("%d %s added", n, plural(n, "task was", "tasks were")))
+			moved = append(moved, fmt.Sprintf("%d %s added", n, words.Plural(n, "task was", "tasks were")))
 		}
 		if m > 0 {
-			moved = append(moved, fmt.Sprintf("%d %s removed", m, plural(m, "task was", "tasks were")))
+			moved = append(moved, fmt.Sprintf("%d %s removed", m, words.Plural(m, "task was", "tasks were")))
 		}
 		c.warnings = append(c.warnings, fmt.Sprintf("suite %s: since the baseline %s; compared task by task",
 			hs.ID, strings.Join(moved, " and ")))
 	}
 	if bs.Trials > 0 && hs.Trials > 0 && bs.Trials != hs.Trials {
 		c.warnings = append(c.warnings, fmt.Sprintf("suite %s: the baseline ran %d %s per task, this run %d; costs are totals over trials",
-			hs.ID, bs.Trials, plural(bs.Trials, "trial", "trials"), hs.Trials))
+			hs.ID, bs.Trials, words.Plural(bs.Trials, "trial", "trials"), hs.Trials))
 	}
 	return c
 }
@@ -194,13 +195,6 @@ func mean(xs []float64) float64 {
 		sum += x
 	}
 	return sum / float64(len(xs))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // SignTestOf runs the paired sign test over a regression's compared tasks:

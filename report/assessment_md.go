@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/evalgate/evalgate/assess"
+	"github.com/evalgate/evalgate/internal/words"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -28,7 +29,7 @@ func AssessmentMarkdown(a *assess.Assessment) []byte {
 	facts = append(facts, "assessment "+code(a.ID, false),
 		"certified "+a.Timestamp.UTC().Format("2006-01-02"),
 		"valid until "+a.ValidUntil.UTC().Format("2006-01-02"),
-		fmt.Sprintf("%d %s", a.Tasks, pluralWord(a.Tasks, "task", "tasks")))
+		fmt.Sprintf("%d %s", a.Tasks, words.Plural(a.Tasks, "task", "tasks")))
 	b.WriteString(strings.Join(facts, " · ") + "\n\n")
 
 	b.WriteString("| axis | composite | tier | |\n|---|---|---|---|\n")

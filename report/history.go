@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/evalgate/evalgate/internal/escape"
+	"github.com/evalgate/evalgate/internal/words"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -72,12 +73,12 @@ func (t *Terminal) history(b *strings.Builder, r *results.Run) {
 	if h == nil {
 		return
 	}
-	fmt.Fprintf(b, "\n%s %s", t.bold.Sprint("history"), escape.Text(fmt.Sprintf("%s of %s", plural(h.Runs, "earlier run", "earlier runs"), h.Store)))
+	fmt.Fprintf(b, "\n%s %s", t.bold.Sprint("history"), escape.Text(fmt.Sprintf("%s of %s", words.Count(h.Runs, "earlier run", "earlier runs"), h.Store)))
 	if h.Skipped > 0 {
-		b.WriteString(t.warn.Sprint(fmt.Sprintf(", %s skipped", plural(h.Skipped, "record", "records"))))
+		b.WriteString(t.warn.Sprint(fmt.Sprintf(", %s skipped", words.Count(h.Skipped, "record", "records"))))
 	}
 	if h.NewFailures > 0 {
-		fmt.Fprintf(b, ": %s, %d known-flaky", plural(h.NewFailures, "newly failing task", "newly failing tasks"), h.NewFailures-h.NewFailuresNotFlaky)
+		fmt.Fprintf(b, ": %s, %d known-flaky", words.Count(h.NewFailures, "newly failing task", "newly failing tasks"), h.NewFailures-h.NewFailuresNotFlaky)
 	}
 	b.WriteString("\n")
 	for i := range r.Suites {
@@ -96,7 +97,7 @@ func (c *card) trend() {
 	if h == nil || h.Runs == 0 {
 		return
 	}
-	fmt.Fprintf(&c.b, "\n#### Trend over the last %s\n\n| Suite | Score, oldest to now | Range |\n|---|---|--:|\n", formatCount(h.Runs)+" "+pluralWord(h.Runs, "run", "runs"))
+	fmt.Fprintf(&c.b, "\n#### Trend over the last %s\n\n| Suite | Score, oldest to now | Range |\n|---|---|--:|\n", formatCount(h.Runs)+" "+words.Plural(h.Runs, "run", "runs"))
 	var rows []string
 	for i := range c.run.Suites {
 		s := &c.run.Suites[i]

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/evalgate/evalgate/internal/escape"
+	"github.com/evalgate/evalgate/internal/words"
 	"github.com/evalgate/evalgate/regression"
 	"github.com/evalgate/evalgate/results"
 )
@@ -153,7 +154,7 @@ func (c *card) verdict() {
 	case r.Passed:
 		why = fmt.Sprintf("all %d gates hold", n)
 	case failed > 0:
-		why = fmt.Sprintf("%d of %d %s failed", failed, n, pluralWord(n, "gate", "gates"))
+		why = fmt.Sprintf("%d of %d %s failed", failed, n, words.Plural(n, "gate", "gates"))
 	default:
 		why = "the run did not finish"
 	}
@@ -165,7 +166,7 @@ func (c *card) verdict() {
 	}
 	parts = append(parts, formatCount(r.PassedCount)+"/"+formatCount(r.TaskCount)+" tasks passed")
 	if r.ErroredCount > 0 {
-		parts = append(parts, formatCount(r.ErroredCount)+" "+pluralWord(r.ErroredCount, "error", "errors"))
+		parts = append(parts, formatCount(r.ErroredCount)+" "+words.Plural(r.ErroredCount, "error", "errors"))
 	}
 	if reg := r.Regression; reg != nil {
 		parts = append(parts, formatCount(reg.NewFailures)+" newly failing", formatCount(reg.Fixed)+" fixed")
@@ -205,7 +206,7 @@ func (c *card) suites() {
 		}
 		passed := formatCount(s.PassedCount) + "/" + formatCount(s.TaskCount)
 		if s.ErroredCount > 0 {
-			passed += " (" + formatCount(s.ErroredCount) + " " + pluralWord(s.ErroredCount, "error", "errors") + ")"
+			passed += " (" + formatCount(s.ErroredCount) + " " + words.Plural(s.ErroredCount, "error", "errors") + ")"
 		}
 		cost := formatUsd(s.TotalCostUsd)
 		if m := s.Thresholds.MaxCostUsd; m != nil {
@@ -396,7 +397,7 @@ func (c *card) regression() {
 	up, down, sign := regression.SignTestOf(reg)
 	fmt.Fprintf(&c.b, "- score %s (95%% CI %s to %s)\n", mdDelta(reg.ScoreDelta), mdDelta(reg.CILow), mdDelta(reg.CIHigh))
 	fmt.Fprintf(&c.b, "- %s newly failing, %s fixed: McNemar p = %s\n", formatCount(reg.NewFailures), formatCount(reg.Fixed), formatP(reg.PValue))
-	fmt.Fprintf(&c.b, "- %s %s up, %s down: sign test p = %s\n", formatCount(up), pluralWord(up, "score", "scores"), formatCount(down), formatP(sign))
+	fmt.Fprintf(&c.b, "- %s %s up, %s down: sign test p = %s\n", formatCount(up), words.Plural(up, "score", "scores"), formatCount(down), formatP(sign))
 	c.levels() // diff_levels.go
 	if len(reg.Warnings) == 0 {
 		return

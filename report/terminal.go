@@ -15,6 +15,7 @@ import (
 	"github.com/fatih/color"
 
 	"github.com/evalgate/evalgate/internal/escape"
+	"github.com/evalgate/evalgate/internal/words"
 	"github.com/evalgate/evalgate/results"
 )
 
@@ -147,7 +148,7 @@ func (t *Terminal) Progress(done, total, passed, failed, errored int) {
 		tail = eta(elapsed, done, total)
 	}
 	counts := fmt.Sprintf("%d/%d tasks", done, total)
-	plain := []string{counts, plural(passed, "passed", "passed"), plural(failed, "failed", "failed"), plural(errored, "error", "errors"), tail}
+	plain := []string{counts, words.Count(passed, "passed", "passed"), words.Count(failed, "failed", "failed"), words.Count(errored, "error", "errors"), tail}
 	colored := []string{
 		t.bold.Sprint(counts),
 		t.colorIf(passed > 0, t.pass, plain[1]),
@@ -198,7 +199,7 @@ func (t *Terminal) Heartbeat(now time.Time) {
 	elapsed := now.Sub(t.start)
 	c := t.counts
 	fmt.Fprintf(t.out, "%s %d/%d tasks  %s  %s  %s  %s elapsed, %s\n", t.dim.Sprint("progress:"), c[0], c[1],
-		plural(c[2], "passed", "passed"), plural(c[3], "failed", "failed"), plural(c[4], "error", "errors"),
+		words.Count(c[2], "passed", "passed"), words.Count(c[3], "failed", "failed"), words.Count(c[4], "error", "errors"),
 		formatDuration(elapsed), eta(elapsed, c[0], c[1]))
 }
 
@@ -284,10 +285,10 @@ func (t *Terminal) SuiteDone(s *results.Suite) {
 
 	b.WriteString(fmt.Sprintf("  %d/%d passed", s.PassedCount, s.TaskCount))
 	if failed := s.TaskCount - s.PassedCount - s.ErroredCount; failed > 0 {
-		b.WriteString("  " + t.fail.Sprint(plural(failed, "task failed", "tasks failed")))
+		b.WriteString("  " + t.fail.Sprint(words.Count(failed, "task failed", "tasks failed")))
 	}
 	if s.ErroredCount > 0 {
-		b.WriteString("  " + t.warn.Sprint(plural(s.ErroredCount, "error", "errors")))
+		b.WriteString("  " + t.warn.Sprint(words.Count(s.ErroredCount, "error", "errors")))
 	}
 	if f := s.Findings; f != (results.Findings{}) {
 		b.WriteString("  " + t.colorIf(f.Critical+f.High > 0, t.fail, findingCounts(f)))
@@ -428,11 +429,11 @@ func (t *Terminal) linesAfterFinal(b *strings.Builder, r *results.Run) {
 			}
 			shown++
 			fmt.Fprintf(b, "%s\n", t.warn.Sprintf("warning: %s/%s (%s): the agent wrote %s after final; %s ignored",
-				escape.Text(s.ID), escape.Text(task.ID), escape.Text(where(task)), plural(task.LinesAfterFinal, "line", "lines"), pluralWord(task.LinesAfterFinal, "it was", "they were")))
+				escape.Text(s.ID), escape.Text(task.ID), escape.Text(where(task)), words.Count(task.LinesAfterFinal, "line", "lines"), words.Plural(task.LinesAfterFinal, "it was", "they were")))
 		}
 	}
 	if more > 0 {
-		fmt.Fprintf(b, "%s\n", t.warn.Sprintf("warning: … and %d more %s with lines after final (linesAfterFinal in results.json)", more, pluralWord(more, "task", "tasks")))
+		fmt.Fprintf(b, "%s\n", t.warn.Sprintf("warning: … and %d more %s with lines after final (linesAfterFinal in results.json)", more, words.Plural(more, "task", "tasks")))
 	}
 }
 
@@ -510,7 +511,7 @@ func (t *Terminal) regression(b *strings.Builder, reg *results.Regression) {
 	fmt.Fprintf(b, "\n%s %s: score %s, %s, %d fixed, p=%s\n",
 		t.bold.Sprint("regression vs baseline"), escape.Text(reg.BaselineRunID),
 		formatDelta(reg.ScoreDelta),
-		t.colorIf(reg.NewFailures > 0, t.fail, plural(reg.NewFailures, "new failure", "new failures")),
+		t.colorIf(reg.NewFailures > 0, t.fail, words.Count(reg.NewFailures, "new failure", "new failures")),
 		reg.Fixed, strconv.FormatFloat(reg.PValue, 'f', 3, 64))
 	for _, w := range reg.Warnings {
 		fmt.Fprintf(b, "  %s\n", t.warn.Sprint("warning: "+escape.Text(w)))
@@ -601,7 +602,7 @@ func (t *Terminal) notRun(r *results.Run) string {
 	for si := range r.Suites {
 		ran += r.Suites[si].TaskCount
 	}
-	return fmt.Sprintf("%d of %d %s never ran", planned-ran, planned, pluralWord(planned, "task", "tasks"))
+	return fmt.Sprintf("%d of %d %s never ran", planned-ran, planned, words.Plural(planned, "task", "tasks"))
 }
 
 // failedGate names a failed gate and what it read, for the verdict line:
@@ -663,7 +664,7 @@ func findingCounts(f results.Findings) string {
 	}
 	total := f.Critical + f.High + f.Medium + f.Low
 	if len(parts) == 1 {
-		return parts[0] + " " + pluralWord(total, "finding", "findings")
+		return parts[0] + " " + words.Plural(total, "finding", "findings")
 	}
 	return fmt.Sprintf("%d findings (%s)", total, strings.Join(parts, ", "))
 }
@@ -874,16 +875,4 @@ func formatValue(v any) string {
 		return strconv.FormatInt(x, 10)
 	}
 	return fmt.Sprint(v)
-}
-
-// plural writes "1 error" or "2 errors".
-func plural(n int, one, many string) string {
-	return strconv.Itoa(n) + " " + pluralWord(n, one, many)
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

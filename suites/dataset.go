@@ -14,6 +14,7 @@ import (
 
 	"github.com/evalgate/evalgate/internal/inputfile"
 	"github.com/evalgate/evalgate/internal/jsonpointer"
+	"github.com/evalgate/evalgate/internal/words"
 )
 
 // dataset is one entry of a suite's datasets (docs/suites.md, "Datasets"): a
@@ -385,7 +386,7 @@ func csvRows(ds *dataset, f io.Reader, rs rowSink) error {
 		start = end
 		if len(rec) != len(ds.header) {
 			if !rs.bad(&Error{Pos: Pos{File: ds.shown, Line: line, Col: col},
-				Message: fmt.Sprintf("the row has %d %s; expected %d, one for each column of the header row", len(rec), plural(len(rec), "cell", "cells"), len(ds.header)), Kind: ErrSyntax}) {
+				Message: fmt.Sprintf("the row has %d %s; expected %d, one for each column of the header row", len(rec), words.Plural(len(rec), "cell", "cells"), len(ds.header)), Kind: ErrSyntax}) {
 				return nil
 			}
 			continue

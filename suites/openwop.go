@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/evalgate/evalgate/internal/jsonpointer"
+	"github.com/evalgate/evalgate/internal/words"
 )
 
 // shape describes where the openwop v1 fields are, so that everything else
@@ -135,9 +136,9 @@ func (r *OpenWOPReport) Summary() string {
 			parts = append(parts, fmt.Sprintf("%d %s", k, a.words))
 		}
 	}
-	s := fmt.Sprintf("%d evalgate %s (export --openwop: %s)", n, plural(n, "extension", "extensions"), strings.Join(parts, ", "))
+	s := fmt.Sprintf("%d evalgate %s (export --openwop: %s)", n, words.Plural(n, "extension", "extensions"), strings.Join(parts, ", "))
 	if u := len(r.Unscoreable); u > 0 {
-		s += fmt.Sprintf("; %d of %d %s scored only by them", u, r.Tasks, plural(r.Tasks, "task is", "tasks are"))
+		s += fmt.Sprintf("; %d of %d %s scored only by them", u, r.Tasks, words.Plural(r.Tasks, "task is", "tasks are"))
 	}
 	return s
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/evalgate/evalgate/internal/jsonpointer"
 	"github.com/evalgate/evalgate/internal/meter"
 	"github.com/evalgate/evalgate/internal/spelling"
+	"github.com/evalgate/evalgate/internal/words"
 )
 
 //go:embed suite.schema.json
@@ -456,9 +457,9 @@ func leafMessage(ek jsonschema.ErrorKind, v *value) string {
 	case *kind.MaxLength:
 		return fmt.Sprintf("expected at most %d characters, got %d", k.Want, k.Got)
 	case *kind.MinItems:
-		return fmt.Sprintf("expected at least %d %s, got %d", k.Want, plural(k.Want, "item", "items"), k.Got)
+		return fmt.Sprintf("expected at least %d %s, got %d", k.Want, words.Plural(k.Want, "item", "items"), k.Got)
 	case *kind.MaxItems:
-		return fmt.Sprintf("expected at most %d %s, got %d", k.Want, plural(k.Want, "item", "items"), k.Got)
+		return fmt.Sprintf("expected at most %d %s, got %d", k.Want, words.Plural(k.Want, "item", "items"), k.Got)
 	case *kind.UniqueItems:
 		return fmt.Sprintf("expected unique items; items %d and %d are the same", k.Duplicates[0], k.Duplicates[1])
 	case *kind.Minimum:
@@ -592,13 +593,6 @@ func quoteList(keys []string) string {
 		q[i] = strconv.Quote(k)
 	}
 	return strings.Join(q, ", ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // jsonText renders a schema value (from an enum or const) as JSON.
