@@ -133,6 +133,16 @@ func TestHistoryBadStore(t *testing.T) {
 	assert.Check(t, is.Contains(stderr, "evalgate: warning: history store unreachable: dir:not-a-folder"))
 	assert.Check(t, is.Contains(stderr, "the run goes on without its history"))
 
+	// evalgate trust reads the store the config names the same way.
+	cfg, err := os.ReadFile(p.config)
+	assert.NilError(t, err)
+	assert.NilError(t, os.WriteFile(p.config, append(cfg, "history:\n  store: dir:not-a-folder\n"...), 0o644))
+	code, _, stderr = runEvalgate(t, nil, "trust", "evalgate-out")
+	assert.Check(t, code != ExitInvalid && code != ExitRunError, stderr)
+	assert.Check(t, is.Contains(stderr, "evalgate: warning: history store unreachable: dir:not-a-folder"))
+	assert.Check(t, is.Contains(stderr, "the scorecard goes on without the store's history"))
+	assert.NilError(t, os.WriteFile(p.config, cfg, 0o644))
+
 	assert.NilError(t, os.MkdirAll(filepath.Join(p.dir, "hist"), 0o755))
 	assert.NilError(t, os.WriteFile(filepath.Join(p.dir, "hist", "20261101T090000Z-bad.json"), []byte("{\"schema\": \"evalgate-history/1\", \"runId\": "), 0o644))
 	code, _, stderr = runEvalgate(t, nil, "run", "--quiet", "--history-store", "dir:hist", "--history-record")

@@ -84,17 +84,36 @@ func (c *Env) TrustStore(ctx context.Context, cfg *config.Config) []trust.Past {
 	if set == nil {
 		return nil
 	}
+	_, w, err := readWindow(ctx, set)
+	if !c.windowRead(w, err, "the scorecard goes on without the store's history") {
+		return nil
+	}
+	return history.TrustPast(w.Records)
+}
+
+// readWindow reads the store's metadata and the window of runs it gives,
+// under HistoryTimeout.
+func readWindow(ctx context.Context, set *history.Settings) (history.Meta, *history.Window, error) {
 	ctx, cancel := context.WithTimeout(ctx, HistoryTimeout)
 	defer cancel()
-	w, err := set.Window(ctx, set.Meta(ctx))
+	meta := set.Meta(ctx)
+	w, err := set.Window(ctx, meta)
+	return meta, w, err
+}
+
+// windowRead says what a command must know of the window it read. A
+// store that could not be read is a warning, ending with what goes on
+// without it, and false; a window read with records skipped is a warning
+// too, and the window is used (true).
+func (c *Env) windowRead(w *history.Window, err error, goesOn string) bool {
 	if err != nil {
-		c.Say(c.Stderr, "evalgate: warning: %v; the scorecard goes on without the store's history\n", err)
-		return nil
+		c.Say(c.Stderr, "evalgate: warning: %v; %s\n", err, goesOn)
+		return false
 	}
 	if msg := w.Warning(); msg != "" {
 		c.Say(c.Stderr, "evalgate: warning: %s\n", msg)
 	}
-	return history.TrustPast(w.Records)
+	return true
 }
 
 // runHistory is a run's history: the window, read while the agents run,
@@ -130,10 +149,7 @@ func (j *job) startHistory(ctx context.Context) {
 	h.done = make(chan struct{})
 	go func() {
 		defer close(h.done)
-		ctx, cancel := context.WithTimeout(ctx, HistoryTimeout)
-		defer cancel()
-		h.meta = h.set.Meta(ctx)
-		h.window, h.err = h.set.Window(ctx, h.meta)
+		h.meta, h.window, h.err = readWindow(ctx, h.set)
 	}()
 }
 
@@ -146,12 +162,8 @@ func (j *job) readHistory() {
 		return
 	}
 	<-h.done
-	if h.err != nil {
-		j.c.Say(j.c.Stderr, "evalgate: warning: %v; the run goes on without its history\n", h.err)
+	if !j.c.windowRead(h.window, h.err, "the run goes on without its history") {
 		return
-	}
-	if w := h.window.Warning(); w != "" {
-		j.c.Say(j.c.Stderr, "evalgate: warning: %s\n", w)
 	}
 	if j.assess != nil {
 		j.assess.opts.Window = history.AssessWindow(h.window.Records)
