@@ -63,6 +63,14 @@ func BenchmarkTargets(b *testing.B) {
 		version := median(versions, usage.peakMiB)
 		b.ReportMetric(version, "MiB-version")
 		check(b, enforce, "`evalgate version` peak RSS", version, maxVersionMiB, "MiB")
+		var floors []usage
+		for range 5 {
+			floors = append(floors, measure(b, "", bins.depFloor))
+		}
+		depFloor := median(floors, usage.peakMiB)
+		b.ReportMetric(depFloor, "MiB-dependency-floor")
+		b.Logf("the dependency floor (a program that imports every package evalgate imports and does nothing): %.2f MiB peak RSS, %d packages initialised; `evalgate version`: %d",
+			depFloor, initCount(b, bins.depFloor), initCount(b, bins.evalgate, "version"))
 
 		dir := workload(b, bins, small)
 		var eg, floor []usage
@@ -118,6 +126,7 @@ func check(b *testing.B, enforce bool, what string, got, limit float64, unit str
 // tools are the binaries the benchmark runs, built for it.
 type tools struct {
 	evalgate, gen, floor string
+	depFloor             string // see buildDepFloor
 	agent                string // bench/agent-plain.sh
 }
 
@@ -147,7 +156,82 @@ func buildTools(b *testing.B) tools {
 	build(t.evalgate, ".")
 	build(t.gen, "./bench/gen")
 	build(t.floor, "./bench/spawnfloor")
+	t.depFloor = buildDepFloor(b, root, bin)
 	return t
+}
+
+// buildDepFloor builds the dependency floor: a program whose main does
+// nothing and which imports, for their initialisation alone, every
+// package outside evalgate that evalgate's own packages import, built as
+// evalgate is. Go runs the initialisation of every linked package in
+// every command, and each one touches its own pages of the binary, so
+// this program's peak RSS is what `evalgate version` cannot go under
+// with these dependencies (bench/README.md, "Targets").
+func buildDepFloor(b *testing.B, root, bin string) string {
+	b.Helper()
+	goList := func(args ...string) []string {
+		cmd := exec.Command("go", append([]string{"list"}, args...)...)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		if err != nil {
+			b.Fatalf("go list %s: %v", strings.Join(args, " "), err)
+		}
+		return strings.Fields(string(out))
+	}
+	const self = "github.com/evalgate/evalgate"
+	var own []string
+	for _, p := range goList("-deps", ".") {
+		if p == self || strings.HasPrefix(p, self+"/") {
+			own = append(own, p)
+		}
+	}
+	var src strings.Builder
+	src.WriteString("// Command depfloor is bench/targets' dependency floor.\npackage main\n\nimport (\n")
+	imports := goList(append([]string{"-f", `{{join .Imports "\n"}}`}, own...)...)
+	slices.Sort(imports)
+	for _, p := range slices.Compact(imports) {
+		if p != "C" && p != "unsafe" && p != self && !strings.HasPrefix(p, self+"/") {
+			fmt.Fprintf(&src, "\t_ %q\n", p)
+		}
+	}
+	src.WriteString(")\n\nfunc main() {}\n")
+	// The program must build inside the module, for its requirements: an
+	// overlay puts it at a path of the module that does not exist.
+	dir := b.TempDir()
+	mainGo, overlay := filepath.Join(dir, "main.go"), filepath.Join(dir, "overlay.json")
+	target := filepath.Join(root, "bench", "targets", "depfloor", "main.go")
+	replace, err := json.Marshal(map[string]map[string]string{"Replace": {target: mainGo}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(mainGo, []byte(src.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(overlay, replace, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	out := filepath.Join(bin, "depfloor")
+	cmd := exec.Command("go", "build", "-overlay", overlay, "-trimpath", "-ldflags=-s -w", "-o", out, "./bench/targets/depfloor")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build the dependency floor: %v\n%s", err, msg)
+	}
+	return out
+}
+
+// initCount is how many packages a run of name with args initialises, as
+// the runtime's init trace lists them.
+func initCount(b *testing.B, name string, args ...string) int {
+	b.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, stderr.Bytes())
+	}
+	return strings.Count(stderr.String(), "init ")
 }
 
 // workload writes the exec workload of n tasks (bench/gen -provider exec)
