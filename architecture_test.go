@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -71,6 +72,25 @@ func TestRunnerDoesNotScore(t *testing.T) {
 			return true
 		})
 	}
+}
+
+// TestLinksNoOpenTelemetrySDK keeps the OpenTelemetry SDK out of the
+// evalgate binary (docs/architecture.md, "What every command links"):
+// of go.opentelemetry.io it links only the project's protobuf
+// definitions, which the trace receiver and the export use.
+func TestLinksNoOpenTelemetrySDK(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	assert.NilError(t, err, "go list -deps .")
+	var linked []string
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "go.opentelemetry.io/") && !strings.HasPrefix(p, "go.opentelemetry.io/proto/otlp/") {
+			linked = append(linked, p)
+		}
+	}
+	assert.Check(t, len(linked) == 0, "evalgate links %s: every linked package's init runs in every "+
+		"command and costs every start its pages, and evalgate needs of OpenTelemetry only its protobuf "+
+		"definitions (go.opentelemetry.io/proto/otlp/...); build the OTLP messages with them, as otelexport "+
+		"does (docs/architecture.md)", strings.Join(linked, ", "))
 }
 
 // codeImports lists the module's packages that dir's code imports, as

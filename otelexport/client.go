@@ -15,24 +15,20 @@ import (
 	"github.com/evalgate/evalgate/traces"
 )
 
-// client is the SDK exporter's transport (otlptrace.Client): one POST of
-// protobuf to the collector's traces path per batch. The SDK's own
-// otlptracehttp client would do the same, but it links gRPC and its
-// gateway into evalgate: 3.3 MB more binary and 2.1 MiB more peak RSS at
-// every start, measured on `evalgate version` (bench/README.md); the
-// spans are still converted and sent by the SDK's exporter.
+// client sends export requests to the collector: one POST of protobuf to
+// its traces path each. The SDK's otlptracehttp client would do the same,
+// but it links gRPC and its gateway into evalgate: 3.3 MB more binary and
+// 2.1 MiB more peak RSS at every start, measured on `evalgate version`
+// (bench/README.md).
 type client struct {
 	url     string
 	headers []header
 	http    *http.Client
 }
 
-func (c *client) Start(context.Context) error { return nil }
-func (c *client) Stop(context.Context) error  { return nil }
-
-// UploadTraces sends one export request: a TracesData has the wire form
-// of an ExportTraceServiceRequest.
-func (c *client) UploadTraces(ctx context.Context, rs []*tracepb.ResourceSpans) error {
+// upload sends one export request: a TracesData has the wire form of an
+// ExportTraceServiceRequest.
+func (c *client) upload(ctx context.Context, rs []*tracepb.ResourceSpans) error {
 	body, err := proto.Marshal(&tracepb.TracesData{ResourceSpans: rs})
 	if err != nil {
 		return err

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -19,7 +20,6 @@ import (
 	"github.com/evalgate/evalgate/runner"
 	"github.com/evalgate/evalgate/suites"
 	"github.com/evalgate/evalgate/traces"
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestHeaderSecrets(t *testing.T) {
@@ -57,33 +57,33 @@ func TestSpanTree(t *testing.T) {
 		Suites: []results.Suite{{ID: "s", Tasks: []results.Task{{ID: "t", Status: results.StatusFailed}}}}}
 	names := map[string]string{} // name -> parent's name
 	byID := map[string]string{}
-	stubs := e.stubs(run)
-	for _, st := range stubs {
-		byID[st.SpanContext.SpanID().String()] = st.Name
-		assert.Check(t, is.Equal(st.SpanContext.TraceID(), e.traceID), "%s is in another trace", st.Name)
+	spans := e.spans(run)
+	for _, sp := range spans {
+		byID[string(sp.SpanId)] = sp.Name
+		assert.Check(t, is.DeepEqual(sp.TraceId, e.traceID[:]), "%s is in another trace", sp.Name)
 	}
-	for _, st := range stubs {
-		names[st.Name] = byID[st.Parent.SpanID().String()]
+	for _, sp := range spans {
+		names[sp.Name] = byID[string(sp.ParentSpanId)]
 	}
 	assert.DeepEqual(t, names, map[string]string{
 		SpanRun: "", SpanSuite: SpanRun, SpanTask: SpanSuite, SpanTrial: SpanTask, SpanToolCall: SpanTrial, SpanJudge: SpanTrial,
 		"invoke_agent a": SpanTrial, "chat m": "invoke_agent a",
 	})
-	for _, st := range stubs {
-		switch st.Name {
+	for _, sp := range spans {
+		switch sp.Name {
 		case SpanTrial:
-			assert.Check(t, is.Equal([8]byte(st.SpanContext.SpanID()), [8]byte(parent.Span)), "the trial is not the agent's TRACEPARENT")
-			assert.Check(t, is.Equal(st.EndTime.Sub(st.StartTime), 25*time.Millisecond))
+			assert.Check(t, is.DeepEqual(sp.SpanId, parent.Span[:]), "the trial is not the agent's TRACEPARENT")
+			assert.Check(t, is.Equal(sp.EndTimeUnixNano-sp.StartTimeUnixNano, uint64(25*time.Millisecond)))
 		case SpanJudge:
-			assert.Check(t, is.Equal(st.StartTime, start.Add(21*time.Millisecond)))
-			assert.Check(t, is.Equal(st.EndTime.Sub(st.StartTime), 4*time.Millisecond))
-			assert.Check(t, is.DeepEqual(st.Attributes, []attribute.KeyValue{
-				attribute.String("evalgate.judge.kind", "rubric"), attribute.String("evalgate.judge.outcome", "failed"),
-				attribute.StringSlice("evalgate.checks", []string{"rubric[0]"}), attribute.Float64("evalgate.score", 0.5),
-			}, cmp.AllowUnexported(attribute.Value{})))
+			assert.Check(t, is.Equal(sp.StartTimeUnixNano, uint64(start.Add(21*time.Millisecond).UnixNano())))
+			assert.Check(t, is.Equal(sp.EndTimeUnixNano-sp.StartTimeUnixNano, uint64(4*time.Millisecond)))
+			assert.Check(t, is.DeepEqual(sp.Attributes, []*commonpb.KeyValue{
+				str("evalgate.judge.kind", "rubric"), str("evalgate.judge.outcome", "failed"),
+				strs("evalgate.checks", []string{"rubric[0]"}), float("evalgate.score", 0.5),
+			}, protocmp.Transform()))
 		case "chat m":
-			assert.Check(t, is.Len(st.Attributes, 4)) // operation, request model, tokens in and out
-			assert.Check(t, is.Len(st.Events, 1))
+			assert.Check(t, is.Len(sp.Attributes, 4)) // operation, request model, tokens in and out
+			assert.Check(t, is.Len(sp.Events, 1))
 		}
 	}
 }
