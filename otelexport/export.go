@@ -182,9 +182,7 @@ func (e *Exporter) Export(ctx context.Context, run *results.Run) error {
 	for len(spans) > 0 {
 		n := min(len(spans), batch)
 		if err := e.client.upload(ctx, resourceSpans(spans[:n])); err != nil {
-			// "traces export" as the SDK's exporter said it: the warning
-			// reads as it did when the export went through the SDK.
-			return e.err(fmt.Errorf("traces export: %w", err))
+			return e.err(err)
 		}
 		spans = spans[n:]
 	}

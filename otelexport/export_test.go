@@ -123,5 +123,5 @@ func TestExportSendsHeadersFromTheEnvironment(t *testing.T) {
 
 	status = http.StatusUnauthorized
 	err := New(srv.URL+"/v1/traces", true).Export(t.Context(), run)
-	assert.Check(t, is.ErrorContains(err, "could not send the run's trace to "+srv.URL+"/v1/traces: traces export: the collector answered 401 Unauthorized"))
+	assert.Check(t, is.ErrorContains(err, "could not send the run's trace to "+srv.URL+"/v1/traces: the collector answered 401 Unauthorized"))
 }
