@@ -332,21 +332,34 @@ const ExprLiterals = "\x00literals"
 // shapes holds the programs compileShape made, by shape, weakly: the
 // trials running at once, or one after the other before the collector
 // finds it unused, share one program; an entry goes with its program.
+// tokens holds what compileShape learnt of each tokens' shape it compiled
+// (tokenShape), as long as one of its programs is in m.
 var shapes struct {
-	mu sync.Mutex
-	m  map[string]weak.Pointer[vm.Program]
+	mu     sync.Mutex
+	m      map[string]weak.Pointer[vm.Program]
+	tokens map[string]*tokenShape
 }
 
 // compileShape compiles src with its string and number literals read
 // from ExprLiterals, and returns that program and the literals' values.
 // The program is compiled once for every expression of the same shape
-// (src with its literals taken out, as expr writes it back) and shared
-// while a trial holds it; literals says which literals stay in the
-// shape. Where the shape does not compile as the expression would, src is
-// compiled as it is.
+// (src with its literals taken out) and shared while a trial holds it;
+// literals says which literals stay in the shape. Where the shape does
+// not compile as the expression would, src is compiled as it is.
+//
+// An expression whose tokens have the shape of one compiled before
+// (shapeTokens) is not parsed: its literals' values are read from its
+// tokens, as the parser reads them, and the program is looked up by
+// its tokens' shape and the literals that stay in it.
 func compileShape(src string) (*vm.Program, []any, error) {
 	if err := exprLimit(src); err != nil {
 		return nil, nil, err
+	}
+	toks, lexed := lexShape(src)
+	if lexed {
+		if p, values, ok := toks.lookup(); ok {
+			return p, values, nil
+		}
 	}
 	cfg := exprConfigs.Get().(*conf.Config)
 	defer exprConfigs.Put(cfg)
@@ -361,7 +374,14 @@ func compileShape(src string) (*vm.Program, []any, error) {
 	}
 	lits.replace = true
 	ast.Walk(&tree.Node, &lits)
-	key := tree.Node.String()
+	var ts *tokenShape
+	if lexed {
+		ts = toks.learn(&lits)
+	}
+	key := "\x01" + tree.Node.String()
+	if ts != nil {
+		key = string(toks.programKey(ts))
+	}
 	shapes.mu.Lock()
 	p := shapes.m[key].Value()
 	shapes.mu.Unlock()
@@ -381,14 +401,32 @@ func compileShape(src string) (*vm.Program, []any, error) {
 	}
 	if shapes.m == nil {
 		shapes.m = map[string]weak.Pointer[vm.Program]{}
+		shapes.tokens = map[string]*tokenShape{}
+	}
+	if ts != nil {
+		switch known := shapes.tokens[ts.key]; {
+		case known == nil:
+			shapes.tokens[ts.key] = ts
+		case !known.sameShape(ts):
+			return p, lits.values, nil // never so: the parser reads no literal's value
+		default:
+			ts = known
+		}
+		ts.programs++
 	}
 	w := weak.Make(p)
 	shapes.m[key] = w
 	runtime.AddCleanup(p, func(key string) {
 		shapes.mu.Lock()
 		defer shapes.mu.Unlock()
-		if shapes.m[key] == w {
-			delete(shapes.m, key)
+		if shapes.m[key] != w {
+			return
+		}
+		delete(shapes.m, key)
+		if ts != nil {
+			if ts.programs--; ts.programs == 0 && shapes.tokens[ts.key] == ts {
+				delete(shapes.tokens, ts.key)
+			}
 		}
 	}, key)
 	return p, lits.values, nil
@@ -439,6 +477,8 @@ type literals struct {
 	names    map[ast.Node]bool
 	patterns map[ast.Node]*meter.Regexp // the literal patterns, compiled
 	values   []any
+	raw      []any // each value's literal (a pattern as written)
+	at       []int // where each value's literal starts (file.Location.From)
 }
 
 func (l *literals) Visit(node *ast.Node) {
@@ -485,9 +525,7 @@ func (l *literals) Visit(node *ast.Node) {
 	if !l.replace || l.names[*node] {
 		return
 	}
-	if re, ok := l.patterns[*node]; ok {
-		v = re
-	}
+	re, isPattern := l.patterns[*node]
 	at := (*node).Location()
 	i := &ast.IntegerNode{Value: len(l.values)}
 	i.SetLocation(at)
@@ -496,7 +534,13 @@ func (l *literals) Visit(node *ast.Node) {
 	read := &ast.MemberNode{Node: id, Property: i}
 	read.SetLocation(at)
 	*node = read
-	l.values = append(l.values, v)
+	l.raw = append(l.raw, v)
+	l.at = append(l.at, at.From)
+	if isPattern {
+		l.values = append(l.values, re)
+	} else {
+		l.values = append(l.values, v)
+	}
 }
 
 // sharedExpr is an expression several checks of a suite share. Its

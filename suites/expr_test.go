@@ -146,6 +146,31 @@ func BenchmarkCompileExpr(b *testing.B) {
 	}
 }
 
+// BenchmarkExprProgram compiles the three assertions of a task of the
+// bench workload per iteration, as its trial does: each task's literals
+// differ, the shapes are the same, and a program is held (by the trials
+// running at once) while the next is asked for.
+func BenchmarkExprProgram(b *testing.B) {
+	b.ReportAllocs()
+	i := 0
+	var held [3]*vm.Program
+	for b.Loop() {
+		for k, src := range [...]string{
+			fmt.Sprintf(`output contains "\"answer\":%d"`, i),
+			fmt.Sprintf(`output matches "^\\{\"id\":\"t%d\",\"answer\":\\d+,"`, i),
+			fmt.Sprintf(`fromJSON(output).answer == %d`, i),
+		} {
+			p, _, err := (&Check{Kind: CheckExpr, Expr: src}).ExprProgram()
+			if err != nil {
+				b.Fatal(err)
+			}
+			held[k] = p
+		}
+		i++
+	}
+	runtime.KeepAlive(held)
+}
+
 // exprCheckCases are expressions whose check must end as expr's own does:
 // literal patterns valid and not, with and without other problems before
 // or after them, and patterns that are not literals.
@@ -292,10 +317,32 @@ func TestExprShapes(t *testing.T) {
 		`output in 1..700 || fromJSON(output).answer in 600..700`,
 		`output not in ["x"] && output != "x"`,
 		`trace.spans == nil || len(trace.llmCalls) > 2`,
+		// The tokens' shapes of expressions above, with other literals:
+		// compiled without a parse (shapeTokens) where one was before.
+		`output contains "\"answer\":1508"`,
+		`output matches "^\\{\"id\":\"t1\",\"answer\":\\d+,"`,
+		`output matches "["`,
+		`fromJSON(output).answer == 0x275`,
+		`fromJSON(output).answer == 6_29`,
+		`fromJSON(output).answer == 629.0`,
+		`fromJSON(output).answer == 1e3`,
+		`fromJSON(output).answer == 99999999999999999999`,
+		`fromJSON(output)["answer"] == 1e999`,
+		`fromJSON(output)["text"] == 629.0`,
+		`fromJSON(output)["answer"] == 6.29e2`,
+		`{"answer": 1}.answer == 1`,
+		`{"answer": 1}.other == 1`,
+		`"text" in {"answer": 1}`,
+		`output in ["x", "b", "hello"]`,
+		`split("a,b,c", "b")[0] == "a,"`,
+		`output[1] == 1 || output[0:1] == [2]`,
+		`output matches "^[a-z]+$" || output startsWith "h"`,
+		`output matches "a{1001}" || output startsWith "h"`,
 	}
 	outputs := []any{"hello", "The sum", `{"id":"t0","answer":629,"text":"x"}`, 629.0, nil, true,
 		map[string]any{"answer": 629.0}, []any{1.0, 2.0}, []any{map[string]any{"name": "x"}}}
-	for _, src := range exprs {
+	for i := range 2 * len(exprs) {
+		src := exprs[i%len(exprs)]
 		want, wantErr := CompileExpr(src)
 		c := &Check{Kind: CheckExpr, Expr: src}
 		got, literals, gotErr := c.ExprProgram()
@@ -317,4 +364,10 @@ func TestExprShapes(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Assert(t, a == b, "one program for one shape")
 	assert.DeepEqual(t, literals, []any{1508, "t1"})
+	toks, ok := lexShape(`fromJSON(output).answer == 3 && output contains "t2"`)
+	assert.Assert(t, ok)
+	p, literals, ok := toks.lookup()
+	assert.Assert(t, ok && p == a, "found by its tokens, without a parse")
+	assert.DeepEqual(t, literals, []any{3, "t2"})
+	runtime.KeepAlive(a)
 }
