@@ -316,11 +316,55 @@ func suiteHeader(s *suites.Suite, trials int) results.Suite {
 	}
 }
 
+// execute runs every task's trials, Concurrency at a time, on as many
+// workers: each runs one trial after another, so the stack it grew to
+// what a trial takes (starting the agent, the checks) is grown once, not
+// again for every trial as on a goroutine of its own.
 func (r *run) execute(ctx context.Context) error {
+	type job struct {
+		ti, trial int
+		slot      *taskSlot
+	}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(r.opts.Concurrency)
 	var fatal error
 	var fatalOnce sync.Once
+	do := func(j job) error {
+		slot, trial := j.slot, j.trial
+		p := r.plan[slot.suite]
+		res, out, err := r.trial(gctx, p.Suite, slot.task, trial)
+		if err == nil {
+			err = r.heard(j.ti, trial, &res, out)
+		}
+		if err != nil {
+			// The group's context ends: the other trials are
+			// killed and no more start.
+			fatalOnce.Do(func() { fatal = err })
+			return err
+		}
+		slot.trials[trial-1] = res
+		if slot.same != nil {
+			slot.same[trial-1] = sameKey(&res, out)
+		}
+		if slot.left.Add(-1) == 0 {
+			r.taskDone(slot)
+		}
+		return nil
+	}
+	total := 0
+	for _, slot := range r.slots {
+		total += slot.n
+	}
+	jobs := make(chan job) // handed over when a worker is free, as errgroup's limit did
+	for range min(r.opts.Concurrency, total) {
+		g.Go(func() error {
+			for j := range jobs {
+				if err := do(j); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
 dispatch:
 	for ti, slot := range r.slots {
 		// A slot's trials are allocated as it is dispatched, so only the
@@ -333,29 +377,14 @@ dispatch:
 			if gctx.Err() != nil {
 				break dispatch
 			}
-			g.Go(func() error {
-				p := r.plan[slot.suite]
-				res, out, err := r.trial(gctx, p.Suite, slot.task, trial)
-				if err == nil {
-					err = r.heard(ti, trial, &res, out)
-				}
-				if err != nil {
-					// The group's context ends: the other trials are
-					// killed and no more start.
-					fatalOnce.Do(func() { fatal = err })
-					return err
-				}
-				slot.trials[trial-1] = res
-				if slot.same != nil {
-					slot.same[trial-1] = sameKey(&res, out)
-				}
-				if slot.left.Add(-1) == 0 {
-					r.taskDone(slot)
-				}
-				return nil
-			})
+			select {
+			case jobs <- job{ti, trial, slot}:
+			case <-gctx.Done():
+				break dispatch
+			}
 		}
 	}
+	close(jobs)
 	_ = g.Wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()
