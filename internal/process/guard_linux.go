@@ -61,7 +61,7 @@ var guard = &guardState{fd: -1}
 func init() {
 	if len(os.Args) == 1 && os.Args[0] == guardName {
 		if owner, err := strconv.Atoi(os.Getenv(guardVar)); err == nil && owner > 1 {
-			guardMain(owner, rawStdin{})
+			guardMain(owner, &rawStdin{})
 			// Not os.Exit: nothing to flush, and a binary built with -race
 			// would sleep a second at exit, which its release waits for.
 			syscall.Exit(0)
@@ -76,9 +76,28 @@ func init() {
 // comes, and sets the runtime's monitor looking at it every 20 µs for a
 // while after: most of the guard's CPU in a run that starts a process a
 // millisecond. The guard has nothing else to run meanwhile.
-type rawStdin struct{}
+//
+// After a read that returned records, the next one waits guardBatch
+// first, so that the records of a busy run are read a few at a time.
+type rawStdin struct {
+	got bool // the last read returned records
+}
 
-func (rawStdin) Read(p []byte) (int, error) {
+// guardBatch is how long the guard lets records gather in the pipe after
+// reading some. A run writes two records an agent; a read that woke for
+// each cost the guard a wakeup every record, a third as much CPU again
+// as evalgate's own on a run of short agents, and evalgate the wakeup in
+// its write. The records wait in the pipe in order, the end of file
+// after them, so the guard still learns of every one before it acts on
+// evalgate's death, at most this much later; the pipe holds thousands of
+// records, far more than a run writes in this time.
+const guardBatch = 5 * time.Millisecond
+
+func (r *rawStdin) Read(p []byte) (int, error) {
+	if r.got {
+		ts := unix.NsecToTimespec(int64(guardBatch))
+		_, _, _ = unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
+	}
 	for {
 		n, _, errno := unix.RawSyscall(unix.SYS_READ, 0, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
 		switch {
@@ -89,6 +108,7 @@ func (rawStdin) Read(p []byte) (int, error) {
 		case n == 0:
 			return 0, io.EOF
 		}
+		r.got = true
 		return int(n), nil
 	}
 }
