@@ -322,6 +322,8 @@ func TestExprShapes(t *testing.T) {
 		`output contains "\"answer\":1508"`,
 		`output matches "^\\{\"id\":\"t1\",\"answer\":\\d+,"`,
 		`output matches "["`,
+		`output contains "\q"`,
+		`output contains 'unterminated`,
 		`fromJSON(output).answer == 0x275`,
 		`fromJSON(output).answer == 6_29`,
 		`fromJSON(output).answer == 629.0`,

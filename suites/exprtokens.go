@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/parser/lexer"
@@ -38,11 +39,25 @@ type tokenShape struct {
 	programs int    // the programs in shapes.m compiled for this shape
 }
 
+// shapeLexer is a lexer used again: a Lexer's Reset keeps the last
+// source's position and error, so each use starts from a copy of the
+// lexer as New made it (fresh, never used itself), which shares its
+// token buffer, grown once.
+type shapeLexer struct {
+	fresh, l lexer.Lexer
+}
+
+var shapeLexers = sync.Pool{New: func() any { return &shapeLexer{fresh: *lexer.New()} }}
+
 // lexShape reads src's tokens; false when it does not lex (the parse
 // then reports why).
 func lexShape(src string) (shapeTokens, bool) {
-	l := lexer.New() // a Lexer's Reset keeps the last source's position: not reusable
+	sl := shapeLexers.Get().(*shapeLexer)
+	defer shapeLexers.Put(sl)
+	sl.l = sl.fresh
+	l := &sl.l
 	l.Reset(file.NewSource(src))
+	defer l.Reset(file.Source{}) // holds neither src nor its tokens
 	t := shapeTokens{key: make([]byte, 0, len(src)+16)}
 	for {
 		tok, err := l.Next()
