@@ -145,6 +145,8 @@ func (j *job) runTrials(ctx context.Context, obs *observer) (run *results.Run, t
 	if m, ok := agent.(*runner.MCP); ok {
 		defer memtune.MCP(j.c.Getenv("GOGC"))()
 		defer m.Close()
+	} else {
+		defer memtune.Trials(j.c.Getenv("GOGC"))()
 	}
 	var guard *action.Guard
 	if j.c.InActions() {

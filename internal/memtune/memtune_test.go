@@ -105,15 +105,21 @@ func TestRun(t *testing.T) {
 	assert.Equal(t, debug.SetGCPercent(100), 100, "GOGC when the environment sets it")
 }
 
-func TestMCP(t *testing.T) {
+func TestMCP(t *testing.T) { testHeadroom(t, MCP, MCPGCPercent) }
+
+func TestTrials(t *testing.T) { testHeadroom(t, Trials, RunGCPercent) }
+
+// testHeadroom checks a target raised after each collection while the
+// heap is small (MCP, Trials): apply sets percent at first.
+func testHeadroom(t *testing.T, apply func(gogc string) func(), percent int) {
 	defer debug.SetGCPercent(debug.SetGCPercent(RunGCPercent))
-	restore := MCP("")
-	assert.Equal(t, debug.SetGCPercent(MCPGCPercent), MCPGCPercent, "GOGC with none set")
+	restore := apply("")
+	assert.Equal(t, debug.SetGCPercent(percent), percent, "GOGC with none set")
 	// A collection of this test's small heap raises the target.
 	waittest.Until(t, "a collection of a small heap to raise the target", func() bool {
 		gogc := debug.SetGCPercent(-1)
 		debug.SetGCPercent(gogc)
-		if gogc > MCPGCPercent {
+		if gogc > percent {
 			return true
 		}
 		runtime.GC()
@@ -127,23 +133,31 @@ func TestMCP(t *testing.T) {
 	h.stop()
 	h.collected()
 	assert.Equal(t, debug.SetGCPercent(RunGCPercent), RunGCPercent, "GOGC after a collection once restored")
-	restore = MCP("50")
+	restore = apply("50")
 	assert.Equal(t, debug.SetGCPercent(RunGCPercent), RunGCPercent, "GOGC when the environment sets it")
 	restore()
 	assert.Equal(t, debug.SetGCPercent(RunGCPercent), RunGCPercent, "GOGC when the environment sets it, restored")
 }
 
-func TestMCPGCPercent(t *testing.T) {
+func TestHeadroomTarget(t *testing.T) {
+	mcp := &headroom{percent: MCPGCPercent, room: mcpHeadroom, max: maxMCPGCPercent}
+	trials := &headroom{percent: RunGCPercent, room: trialHeadroom, max: maxTrialGCPercent}
 	for _, tc := range []struct {
+		h    *headroom
 		live uint64
 		want int
 	}{
-		{0, maxMCPGCPercent},
-		{1 << 20, maxMCPGCPercent},
-		{4 << 20, 400},
-		{mcpHeadroom, MCPGCPercent},
-		{64 << 20, MCPGCPercent},
+		{mcp, 0, maxMCPGCPercent},
+		{mcp, 1 << 20, maxMCPGCPercent},
+		{mcp, 4 << 20, 400},
+		{mcp, mcpHeadroom, MCPGCPercent},
+		{mcp, 64 << 20, MCPGCPercent},
+		{trials, 0, maxTrialGCPercent},
+		{trials, 512 << 10, maxTrialGCPercent},
+		{trials, trialHeadroom, 100},
+		{trials, 4 * trialHeadroom, RunGCPercent}, // it would grow by a quarter
+		{trials, 64 << 20, RunGCPercent},
 	} {
-		assert.Equal(t, mcpGCPercent(tc.live), tc.want, "live heap %d", tc.live)
+		assert.Equal(t, tc.h.target(tc.live), tc.want, "live heap %d", tc.live)
 	}
 }
