@@ -3,6 +3,7 @@ package meter
 import (
 	"context"
 	"errors"
+	"regexp/syntax"
 	"strings"
 	"testing"
 
@@ -171,4 +172,54 @@ func TestPatch(t *testing.T) {
 	cancel()
 	_, err = run(`all(1..999999, {output contains "b" == false})`, New(ctx), strings.Repeat("a", 1<<20))
 	assert.Check(t, Stopped(err), "%v", err)
+}
+
+// progSizeCases are patterns of every operator a simplified tree holds,
+// nested, nullable and not, and ones that can never match.
+var progSizeCases = []string{
+	``, `a`, `abc`, `(?i)k`, `[a-z]`, `.`, `(?s).`, `^`, `$`, `(?m)^a$`, `\A\z`, `\b`, `\B`,
+	`(a)`, `(?:a)`, `a*`, `a+`, `a?`, `a*?`, `a+?`, `a??`, `(a*)*`, `(a*)+`, `(a?)*`,
+	`(a|)*`, `(|a)+`, `(?:)*`, `()*`, `(\b)*`, `a|b|c`, `a|`, `|a`, `(a|b)*c`,
+	`x{0}`, `x{0,0}y`, `x{2,5}`, `(ab){3,}`, `(a*){2}`, `[^\x00-\x{10FFFF}]`,
+	`[^\x00-\x{10FFFF}]*`, `[^\x00-\x{10FFFF}]+`, `a[^\x00-\x{10FFFF}]b`,
+	`([^\x00-\x{10FFFF}])`, `[^\x00-\x{10FFFF}]|a`, `a|[^\x00-\x{10FFFF}]|b`,
+	`([^\x00-\x{10FFFF}]|[^\x00-\x{10FFFF}])c`, `(?:[^\x00-\x{10FFFF}]a)*`,
+	`^\{"id":"t0","answer":\d+,`, `(?i)hello\s+world!?`, `(\w+)@(\w+)\.com`,
+	`((a|b)*|c+)?d{2,3}`, `(?U)a*b+`, `[[:alpha:]]{1,3}\d*`,
+}
+
+// TestProgSize: the count of a pattern's instructions is the length of
+// the program regexp/syntax compiles it to.
+func TestProgSize(t *testing.T) {
+	for _, p := range progSizeCases {
+		checkProgSize(t, p)
+	}
+}
+
+func checkProgSize(t *testing.T, pattern string) {
+	t.Helper()
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return
+	}
+	simple := re.Simplify()
+	_, counted := fragOf(simple)
+	assert.Check(t, counted, "%q is counted", pattern)
+	prog, err := syntax.Compile(simple)
+	assert.NilError(t, err)
+	got, err := progSize(simple)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(got, len(prog.Inst)), "%q", pattern)
+}
+
+func FuzzProgSize(f *testing.F) {
+	for _, p := range progSizeCases {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, pattern string) {
+		if len(pattern) > 200 {
+			return
+		}
+		checkProgSize(t, pattern)
+	})
 }

@@ -33,19 +33,118 @@ func Compile(pattern string) (*Regexp, error) {
 		return nil, err
 	}
 	// regexp.Compile parses the pattern again: the number of instructions
-	// is not something a *regexp.Regexp tells, and it is what a match costs.
-	prog, err := syntax.Compile(tree.Simplify())
+	// is not something a *regexp.Regexp tells, and it is what a match
+	// costs. It is counted rather than compiled a second time.
+	insts, err := progSize(tree.Simplify())
 	if err != nil {
 		return nil, err
 	}
-	if n := len(prog.Inst) - fixedInsts; n > limits.RegexSize {
+	if n := insts - fixedInsts; n > limits.RegexSize {
 		return nil, &limits.Error{Message: fmt.Sprintf("expected a regular expression that compiles to at most %d instructions, got %d; counted repetitions such as x{100} count each copy", limits.RegexSize, n)}
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
 		return nil, err
 	}
-	return &Regexp{re: re, insts: len(prog.Inst)}, nil
+	return &Regexp{re: re, insts: insts}, nil
+}
+
+// progSize is the number of instructions syntax.Compile makes of re, a
+// simplified tree, counted as its compiler emits them without building
+// them; a tree with an operator the count does not know is compiled.
+func progSize(re *syntax.Regexp) (int, error) {
+	if f, ok := fragOf(re); ok {
+		return fixedInsts + f.insts, nil
+	}
+	prog, err := syntax.Compile(re)
+	if err != nil {
+		return 0, err
+	}
+	return len(prog.Inst), nil
+}
+
+// fragSize is what regexp/syntax's compiler knows of a fragment while it
+// compiles: a fragment that cannot match (fail) has no instruction of
+// its own to start from, so what it is joined to decides.
+type fragSize struct {
+	insts    int  // instructions emitted for it, those of a failed part included
+	fail     bool // it never matches
+	nullable bool // it can match the empty string
+}
+
+// fragOf counts re's fragment as the compiler builds it (its compile,
+// cat, alt, star, plus and quest); false for an operator it does not
+// know.
+func fragOf(re *syntax.Regexp) (fragSize, bool) {
+	switch re.Op {
+	case syntax.OpNoMatch:
+		return fragSize{fail: true}, true
+	case syntax.OpEmptyMatch:
+		return fragSize{insts: 1, nullable: true}, true
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return fragSize{insts: 1, nullable: true}, true
+		}
+		return fragSize{insts: len(re.Rune)}, true
+	case syntax.OpCharClass, syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		return fragSize{insts: 1}, true
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return fragSize{insts: 1, nullable: true}, true
+	case syntax.OpCapture, syntax.OpStar, syntax.OpPlus, syntax.OpQuest:
+		sub, ok := fragOf(re.Sub[0])
+		if !ok {
+			return sub, false
+		}
+		switch re.Op {
+		case syntax.OpCapture: // its two marks around it
+			return fragSize{insts: sub.insts + 2, fail: sub.fail, nullable: !sub.fail && sub.nullable}, true
+		case syntax.OpStar: // a loop; (sub+)? when sub can match the empty string
+			if sub.nullable {
+				return fragSize{insts: sub.insts + 2, nullable: true}, true
+			}
+			return fragSize{insts: sub.insts + 1, nullable: true}, true
+		case syntax.OpPlus:
+			return fragSize{insts: sub.insts + 1, fail: sub.fail, nullable: sub.nullable}, true
+		}
+		return fragSize{insts: sub.insts + 1, nullable: true}, true // OpQuest
+	case syntax.OpConcat:
+		if len(re.Sub) == 0 {
+			return fragSize{insts: 1, nullable: true}, true
+		}
+		f := fragSize{nullable: true}
+		for _, s := range re.Sub {
+			sub, ok := fragOf(s)
+			if !ok {
+				return sub, false
+			}
+			f.insts += sub.insts
+			f.fail = f.fail || sub.fail
+			f.nullable = f.nullable && sub.nullable
+		}
+		f.nullable = f.nullable && !f.fail
+		return f, true
+	case syntax.OpAlternate:
+		f := fragSize{fail: true}
+		for _, s := range re.Sub {
+			sub, ok := fragOf(s)
+			if !ok {
+				return sub, false
+			}
+			switch {
+			case f.fail:
+				sub.insts += f.insts
+				f = sub
+			case sub.fail:
+				f.insts += sub.insts
+			default: // one instruction chooses between them
+				f.insts += sub.insts + 1
+				f.nullable = f.nullable || sub.nullable
+			}
+		}
+		return f, true
+	}
+	return fragSize{}, false
 }
 
 // MustCompile is Compile for a pattern known to be within the caps; it
