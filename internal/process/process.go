@@ -154,7 +154,7 @@ func start(ctx context.Context, spec Spec) (*Process, error) {
 			}
 		}
 	}
-	outR, outW, err := os.Pipe()
+	outR, outW, err := pipe(false)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func start(ctx context.Context, spec Spec) (*Process, error) {
 	childEnds = append(childEnds, outW)
 	switch {
 	case spec.Interactive:
-		inR, inW, err := os.Pipe()
+		inR, inW, err := pipe(true)
 		if err != nil {
 			closeAll(outR, outW)
 			return nil, err
@@ -172,15 +172,9 @@ func start(ctx context.Context, spec Spec) (*Process, error) {
 		cmd.Stdin = inR
 		childEnds = append(childEnds, inR)
 	case len(spec.Stdin) <= smallInput:
-		inR, inW, err := os.Pipe()
+		inR, err := filledPipe(spec.Stdin)
 		if err != nil {
 			closeAll(outR, outW)
-			return nil, err
-		}
-		_, err = inW.Write(spec.Stdin) // fits in the empty pipe: never blocks
-		inW.Close()
-		if err != nil {
-			closeAll(outR, outW, inR)
 			return nil, err
 		}
 		cmd.Stdin = inR
