@@ -361,6 +361,12 @@ func compileShape(src string) (*vm.Program, []any, error) {
 			return p, values, nil
 		}
 	}
+	return parseShape(src, toks, lexed)
+}
+
+// parseShape is compileShape the long way: src is parsed, and the shape
+// of its tokens, when lexed, learnt from the parse.
+func parseShape(src string, toks shapeTokens, lexed bool) (*vm.Program, []any, error) {
 	cfg := exprConfigs.Get().(*conf.Config)
 	defer exprConfigs.Put(cfg)
 	tree, err := parser.ParseWithConfig(src, cfg)

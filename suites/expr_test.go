@@ -146,6 +146,74 @@ func BenchmarkCompileExpr(b *testing.B) {
 	}
 }
 
+// shapeOutputs are outputs of every JSON type an expression compiled by
+// its shape is run on.
+var shapeOutputs = []any{"hello", "The sum", `{"id":"t0","answer":629,"text":"x"}`, 629.0, nil, true,
+	map[string]any{"answer": 629.0}, []any{1.0, 2.0}, []any{map[string]any{"name": "x"}}}
+
+// assertShapeAsExpr checks that src compiled by its shape (ExprProgram)
+// fails when it fails compiled as it is (CompileExpr), and otherwise
+// decides as it does on shapeOutputs.
+func assertShapeAsExpr(t *testing.T, src string) {
+	t.Helper()
+	want, wantErr := CompileExpr(src)
+	c := &Check{Kind: CheckExpr, Expr: src}
+	got, literals, gotErr := c.ExprProgram()
+	if !assert.Check(t, (gotErr == nil) == (wantErr == nil), "%s: %v against %v", src, gotErr, wantErr) || wantErr != nil {
+		return
+	}
+	for _, out := range shapeOutputs {
+		env := map[string]any{ExprOutput: out, ExprToolCalls: 0, ExprLatencyMs: 12.0, ExprCostUsd: 0.0}
+		wantV, wantErr := expr.Run(want, env)
+		env[ExprLiterals] = literals
+		gotV, gotErr := expr.Run(got, env)
+		assert.Check(t, cmp.DeepEqual(gotV, wantV), "%s on %v", src, out)
+		assert.Check(t, (gotErr == nil) == (wantErr == nil), "%s on %v: %v against %v", src, out, gotErr, wantErr)
+	}
+}
+
+// FuzzExprShapes checks that an expression found by its tokens' shape
+// (shapeTokens) gets the program and literals its parse would give it,
+// and, where it compiles as it is, decides as it does (a shape may
+// compile where its expression does not, `""` or `2%0>0`: the loader or
+// the run reports those either way). The shapes found persist from one
+// input to the next, so inputs of a shape seen before take the way of the
+// tokens.
+func FuzzExprShapes(f *testing.F) {
+	for _, src := range []string{
+		`output contains "\"answer\":629"`,
+		`output matches "^\\{\"id\":\"t0\",\"answer\":\\d+,"`,
+		`fromJSON(output).answer == 629`,
+		`fromJSON(output)["answer"] == 629.0 || output in ["a", "b"]`,
+		`{"answer": 1}.answer == 1 && output[1:2] == "e"`,
+		`len(output) > 0x10 and output startsWith "T" or output matches "("`,
+	} {
+		f.Add(src)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if exprLimit(src) != nil {
+			return
+		}
+		got, literals, gotErr := compileShape(src)
+		want, wantLiterals, wantErr := parseShape(src, shapeTokens{}, false)
+		if !assert.Check(t, (gotErr == nil) == (wantErr == nil), "%s: %v against %v", src, gotErr, wantErr) || wantErr != nil {
+			return
+		}
+		assert.Check(t, cmp.Equal(len(literals), len(wantLiterals)), "%s: literals %v against %v", src, literals, wantLiterals)
+		for _, out := range shapeOutputs {
+			env := map[string]any{ExprOutput: out, ExprToolCalls: 0, ExprLatencyMs: 12.0, ExprCostUsd: 0.0, ExprLiterals: literals}
+			gotV, gotErr := expr.Run(got, env)
+			env[ExprLiterals] = wantLiterals
+			wantV, wantErr := expr.Run(want, env)
+			assert.Check(t, cmp.DeepEqual(gotV, wantV), "%s on %v", src, out)
+			assert.Check(t, (gotErr == nil) == (wantErr == nil), "%s on %v: %v against %v", src, out, gotErr, wantErr)
+		}
+		if _, err := CompileExpr(src); err == nil {
+			assertShapeAsExpr(t, src)
+		}
+	})
+}
+
 // BenchmarkExprProgram compiles the three assertions of a task of the
 // bench workload per iteration, as its trial does: each task's literals
 // differ, the shapes are the same, and a program is held (by the trials
@@ -341,24 +409,8 @@ func TestExprShapes(t *testing.T) {
 		`output matches "^[a-z]+$" || output startsWith "h"`,
 		`output matches "a{1001}" || output startsWith "h"`,
 	}
-	outputs := []any{"hello", "The sum", `{"id":"t0","answer":629,"text":"x"}`, 629.0, nil, true,
-		map[string]any{"answer": 629.0}, []any{1.0, 2.0}, []any{map[string]any{"name": "x"}}}
 	for i := range 2 * len(exprs) {
-		src := exprs[i%len(exprs)]
-		want, wantErr := CompileExpr(src)
-		c := &Check{Kind: CheckExpr, Expr: src}
-		got, literals, gotErr := c.ExprProgram()
-		if !assert.Check(t, (gotErr == nil) == (wantErr == nil), "%s: %v against %v", src, gotErr, wantErr) || wantErr != nil {
-			continue
-		}
-		for _, out := range outputs {
-			env := map[string]any{ExprOutput: out, ExprToolCalls: 0, ExprLatencyMs: 12.0, ExprCostUsd: 0.0}
-			wantV, wantErr := expr.Run(want, env)
-			env[ExprLiterals] = literals
-			gotV, gotErr := expr.Run(got, env)
-			assert.Check(t, cmp.DeepEqual(gotV, wantV), "%s on %v", src, out)
-			assert.Check(t, (gotErr == nil) == (wantErr == nil), "%s on %v: %v against %v", src, out, gotErr, wantErr)
-		}
+		assertShapeAsExpr(t, exprs[i%len(exprs)])
 	}
 	a, _, err := (&Check{Kind: CheckExpr, Expr: `fromJSON(output).answer == 629 && output contains "t0"`}).ExprProgram()
 	assert.NilError(t, err)
