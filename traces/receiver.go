@@ -107,7 +107,11 @@ func (r *Receiver) Open(ctx context.Context) (*Endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Under the lock the trial's requests take: a request comes through the
+	// agent, a process, so nothing in Go orders it after this write.
+	e.mu.Lock()
 	e.tenant, e.URL = t, t.URL
+	e.mu.Unlock()
 	return e, nil
 }
 
