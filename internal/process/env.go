@@ -1,6 +1,7 @@
 package process
 
 import (
+	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -114,4 +115,62 @@ func isScrubbed(name string, drop []string) bool {
 		}
 	}
 	return false
+}
+
+// errEnvNUL is a variable that cannot be passed to a program.
+var errEnvNUL = errors.New("an environment variable contains a NUL byte")
+
+// childEnv is env with extra added, in a slice of its own: callers share
+// one environment between processes started at once. A variable named
+// more than once keeps its last value, where that value stands, as
+// os/exec's Cmd does; a variable holding a NUL is an error. Duplicates are
+// looked for without a map when there are few variables, so that the
+// usual environment, which has none, costs no allocation beyond its copy.
+func childEnv(env []string, extra string) ([]string, error) {
+	out := make([]string, 0, len(env)+1)
+	out = append(append(out, env...), extra)
+	const few = 64
+	if len(out) > few {
+		return dedupEnv(out)
+	}
+	var names [few]string
+	for i, kv := range out {
+		if strings.IndexByte(kv, 0) >= 0 {
+			return nil, errEnvNUL
+		}
+		names[i] = envName(kv)
+		for _, seen := range names[:i] {
+			if seen == names[i] {
+				return dedupEnv(out)
+			}
+		}
+	}
+	return out, nil
+}
+
+// envName is the name of the variable kv; a name may begin with "=".
+func envName(kv string) string {
+	if i := strings.IndexByte(kv[min(1, len(kv)):], '='); i >= 0 {
+		return kv[:i+min(1, len(kv))]
+	}
+	return kv
+}
+
+// dedupEnv keeps, of each variable of env, the last, where it stands, and
+// drops empty entries.
+func dedupEnv(env []string) ([]string, error) {
+	last := make(map[string]int, len(env))
+	for i, kv := range env {
+		if strings.IndexByte(kv, 0) >= 0 {
+			return nil, errEnvNUL
+		}
+		last[envName(kv)] = i
+	}
+	out := env[:0]
+	for i, kv := range env {
+		if kv != "" && last[envName(kv)] == i {
+			out = append(out, kv)
+		}
+	}
+	return out, nil
 }

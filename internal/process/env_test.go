@@ -1,6 +1,8 @@
 package process
 
 import (
+	"slices"
+	"strconv"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -64,5 +66,42 @@ func TestScrubEnv(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestChildEnv: the environment a child gets keeps the last of a variable
+// named twice, where it stands, as os/exec's Cmd did, with few variables
+// and with many; a NUL is refused; the caller's slice is never written.
+func TestChildEnv(t *testing.T) {
+	many := make([]string, 100)
+	for i := range many {
+		many[i] = "V" + strconv.Itoa(i) + "=x"
+	}
+	for _, tc := range []struct {
+		name    string
+		env     []string
+		want    []string
+		wantErr bool
+	}{
+		{name: "none twice", env: []string{"A=1", "B=2"}, want: []string{"A=1", "B=2", "M=9"}},
+		{name: "the last kept where it stands", env: []string{"A=1", "B=2", "A=3"}, want: []string{"B=2", "A=3", "M=9"}},
+		{name: "the extra replaces", env: []string{"M=1", "B=2"}, want: []string{"B=2", "M=9"}},
+		{name: "names, not values", env: []string{"A=B=1", "A=2", "AB=3"}, want: []string{"A=2", "AB=3", "M=9"}},
+		{name: "many", env: append(slices.Clone(many), "V7=y"), want: append(slices.Delete(slices.Clone(many), 7, 8), "V7=y", "M=9")},
+		{name: "many, none twice", env: many, want: append(slices.Clone(many), "M=9")},
+		{name: "NUL", env: []string{"A=1\x00B=2"}, wantErr: true},
+		{name: "NUL among many", env: append(slices.Clone(many), "A=\x00"), wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := slices.Clone(tc.env)
+			got, err := childEnv(tc.env, "M=9")
+			assert.Check(t, is.DeepEqual(tc.env, before), "the caller's environment was written")
+			if tc.wantErr {
+				assert.ErrorIs(t, err, errEnvNUL)
+				return
+			}
+			assert.NilError(t, err)
+			assert.Check(t, is.DeepEqual(tc.want, got))
+		})
 	}
 }

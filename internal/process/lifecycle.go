@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -55,14 +54,17 @@ func markValue(mark uint64) string {
 	return strconv.Itoa(os.Getpid()) + "." + strconv.FormatUint(mark, 10)
 }
 
-// startTracked starts cmd and tracks it under mark until ended.
-func startTracked(cmd *exec.Cmd, mark uint64) error {
+// startTracked starts a process with start, sets *proc to it, and tracks
+// it under mark until ended.
+func startTracked(mark uint64, start func() (*os.Process, error), proc **os.Process) error {
 	forkMu.RLock()
 	defer forkMu.RUnlock()
-	if err := cmd.Start(); err != nil {
+	started, err := start()
+	if err != nil {
 		return err
 	}
-	pid := cmd.Process.Pid
+	*proc = started
+	pid := started.Pid
 	trackMu.Lock()
 	live[pid] = mark
 	running[mark] = true

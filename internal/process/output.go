@@ -31,8 +31,8 @@ func (b *boundedBuffer) Write(data []byte) (int, error) {
 // was 4 KiB allocated per process for nothing.
 var readScratch = sync.Pool{New: func() any { return new([4096]byte) }}
 
-// ReadFrom reads r to its end, keeping what fits. os/exec copies the
-// child's stderr with it, which spares a 32 KiB copy buffer per process.
+// ReadFrom reads r to its end, keeping what fits: readStderr reads the
+// child's stderr with it.
 func (b *boundedBuffer) ReadFrom(r io.Reader) (int64, error) {
 	scratch := readScratch.Get().(*[4096]byte)
 	defer readScratch.Put(scratch)

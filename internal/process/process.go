@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -87,10 +88,16 @@ var ErrNotFound = exec.ErrNotFound
 // goroutine, except Kill and Wait, which the release of its containment
 // may call beside its owner.
 type Process struct {
-	cmd    *exec.Cmd
+	cmd    osProcess
 	stdin  *os.File // our end of the child's stdin; nil unless interactive
 	stdout *os.File // our end of the child's stdout
 	stderr *boundedBuffer
+	// stderrR is our end of the child's stderr, read into stderr;
+	// stdinCopy our end of a stdin too large for the empty pipe, written
+	// by copyStdin. ioDone is closed once both are done.
+	stderrR   *os.File
+	stdinCopy *os.File
+	ioDone    chan struct{}
 
 	maxStdout int64
 	maxLine   int
@@ -102,6 +109,12 @@ type Process struct {
 	exited    chan struct{} // closed once the process has exited and waitErr is set
 	waitErr   error
 	finished  sync.Once // the end of reap, once however many wait
+}
+
+// osProcess is the process as the system knows it.
+type osProcess struct {
+	Process      *os.Process
+	ProcessState *os.ProcessState // how it ended; set before exited is closed
 }
 
 // pastDeadline unblocks reads and writes at once.
@@ -133,66 +146,93 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 }
 
 func start(ctx context.Context, spec Spec) (*Process, error) {
-	cmd := exec.CommandContext(ctx, spec.Command[0], spec.Command[1:]...)
-	cmd.Dir = spec.Dir
-	cmd.Env = spec.Env
-	cmd.WaitDelay = WaitDelay
-	setGroup(cmd)
-	p := &Process{
-		cmd:       cmd,
-		stderr:    &boundedBuffer{max: orDefault(spec.MaxStderrBytes, DefaultMaxStderrBytes)},
-		maxStdout: orDefault(spec.MaxStdoutBytes, DefaultMaxStdoutBytes),
-		maxLine:   orDefault(spec.MaxLineBytes, DefaultMaxLineBytes),
-	}
-	cmd.Stderr = p.stderr
-
-	var childEnds []*os.File
-	closeAll := func(files ...*os.File) {
-		for _, f := range files {
-			if f != nil {
-				f.Close()
-			}
-		}
-	}
-	outR, outW, err := pipe(false)
+	path, err := lookPath(spec.Command[0])
 	if err != nil {
 		return nil, err
 	}
-	p.stdout = outR
-	cmd.Stdout = outW
-	childEnds = append(childEnds, outW)
+	p := &Process{
+		stderr:    &boundedBuffer{max: orDefault(spec.MaxStderrBytes, DefaultMaxStderrBytes)},
+		maxStdout: orDefault(spec.MaxStdoutBytes, DefaultMaxStdoutBytes),
+		maxLine:   orDefault(spec.MaxLineBytes, DefaultMaxLineBytes),
+		mark:      nextMark(),
+	}
+	env, err := childEnv(spec.Env, markVar+"="+markValue(p.mark))
+	if err != nil {
+		return nil, err
+	}
+
+	// The pipes are evalgate's own, the child's ends never pollable (see
+	// pipe). Stderr, and a stdin too large to be written before the start,
+	// are served by goroutines that wait bounds by WaitDelay.
+	var childEnds, ours []*os.File
+	closeAll := func(files ...*os.File) {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	fail := func(err error) (*Process, error) {
+		closeAll(childEnds...)
+		closeAll(ours...)
+		return nil, err
+	}
+	var stdin *os.File
 	switch {
 	case spec.Interactive:
 		inR, inW, err := pipe(true)
 		if err != nil {
-			closeAll(outR, outW)
-			return nil, err
+			return fail(err)
 		}
-		p.stdin = inW
-		cmd.Stdin = inR
-		childEnds = append(childEnds, inR)
+		p.stdin, stdin = inW, inR
+		childEnds, ours = append(childEnds, inR), append(ours, inW)
 	case len(spec.Stdin) <= smallInput:
 		inR, err := filledPipe(spec.Stdin)
 		if err != nil {
-			closeAll(outR, outW)
-			return nil, err
+			return fail(err)
 		}
-		cmd.Stdin = inR
+		stdin = inR
 		childEnds = append(childEnds, inR)
 	default:
-		cmd.Stdin = bytes.NewReader(spec.Stdin) // copied by os/exec, bounded by WaitDelay
+		inR, inW, err := pipe(true)
+		if err != nil {
+			return fail(err)
+		}
+		p.stdinCopy, stdin = inW, inR
+		childEnds, ours = append(childEnds, inR), append(ours, inW)
 	}
-	p.mark = nextMark()
-	// A copy: callers share one environment between processes started at once.
-	cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], markVar+"="+markValue(p.mark))
-	if err := startTracked(cmd, p.mark); err != nil {
-		closeAll(childEnds...)
-		closeAll(p.stdout, p.stdin)
-		return nil, err
+	outR, outW, err := pipe(false)
+	if err != nil {
+		return fail(err)
+	}
+	p.stdout = outR
+	childEnds, ours = append(childEnds, outW), append(ours, outR)
+	errR, errW, err := pipe(false)
+	if err != nil {
+		return fail(err)
+	}
+	p.stderrR = errR
+	childEnds, ours = append(childEnds, errW), append(ours, errR)
+
+	err = startTracked(p.mark, func() (*os.Process, error) {
+		return os.StartProcess(path, spec.Command, &os.ProcAttr{
+			Dir:   spec.Dir,
+			Env:   env,
+			Files: []*os.File{stdin, outW, errW},
+			Sys:   groupAttr(),
+		})
+	}, &p.cmd.Process)
+	if err != nil {
+		return fail(err)
 	}
 	closeAll(childEnds...)
-	p.stopWatch = context.AfterFunc(ctx, p.interrupt)
 	p.exited = make(chan struct{})
+	p.ioDone = make(chan struct{})
+	var copied chan struct{}
+	if p.stdinCopy != nil {
+		copied = make(chan struct{})
+		go p.copyStdin(spec.Stdin, copied)
+	}
+	go p.readStderr(copied)
+	p.stopWatch = context.AfterFunc(ctx, p.interrupt)
 	go p.wait()
 	if sc := scopeOf(ctx); sc != nil {
 		p.scope = sc
@@ -204,15 +244,59 @@ func start(ctx context.Context, spec Spec) (*Process, error) {
 	return p, nil
 }
 
-// wait waits for the process to exit, then gives stdout ExitDrain to be
-// read to its end.
-func (p *Process) wait() {
-	p.waitErr = p.cmd.Wait()
-	if errors.Is(p.waitErr, exec.ErrWaitDelay) {
-		// It exited by itself; a process it left behind held stderr or
-		// stdin until WaitDelay closed them. Its exit status stands.
-		p.waitErr = nil
+// lookPath finds the program named name as os/exec would: on PATH when
+// the name has no directory in it (a program found relative to the
+// current directory is an error), otherwise at that path from the
+// process's working directory.
+func lookPath(name string) (string, error) {
+	if filepath.Base(name) != name {
+		return name, nil
 	}
+	return exec.LookPath(name)
+}
+
+// copyStdin writes a stdin too large for the empty pipe and closes it;
+// wait cuts it short WaitDelay after the exit, should a process left
+// behind hold the pipe without reading.
+func (p *Process) copyStdin(input []byte, done chan<- struct{}) {
+	p.stdinCopy.Write(input)
+	p.stdinCopy.Close()
+	close(done)
+}
+
+// readStderr keeps what it can of stderr until its end, or until wait
+// cuts it short, then waits for copyStdin, if any.
+func (p *Process) readStderr(copied <-chan struct{}) {
+	p.stderr.ReadFrom(p.stderrR)
+	if copied != nil {
+		<-copied
+	}
+	close(p.ioDone)
+}
+
+// wait waits for the process to exit, gives stderr (and the copy of a
+// large stdin) at most WaitDelay to end, since a process it left behind
+// may hold them, then gives stdout ExitDrain to be read to its end.
+func (p *Process) wait() {
+	state, err := p.cmd.Process.Wait()
+	p.cmd.ProcessState = state
+	switch {
+	case err != nil:
+		p.waitErr = err
+	case !state.Success():
+		p.waitErr = &exec.ExitError{ProcessState: state}
+	}
+	select {
+	case <-p.ioDone:
+	default:
+		deadline := time.Now().Add(WaitDelay)
+		p.stderrR.SetReadDeadline(deadline)
+		if p.stdinCopy != nil {
+			p.stdinCopy.SetWriteDeadline(deadline)
+		}
+		<-p.ioDone
+	}
+	p.stderrR.Close()
 	close(p.exited)
 	p.stdout.SetReadDeadline(time.Now().Add(ExitDrain))
 }
@@ -271,15 +355,18 @@ func Run(ctx context.Context, spec Spec, stdout *bytes.Buffer) (*Process, error)
 	return p, nil
 }
 
-// interrupt makes blocked pipe I/O return; ctx has ended. Stdin's
-// deadline is set first: a caller woken from ReadLine by the read
-// deadline then finds Write refused too, never a write that slipped in
-// between the two.
+// interrupt makes blocked pipe I/O return and kills the process group;
+// ctx has ended. Stdin's deadline is set first: a caller woken from
+// ReadLine by the read deadline then finds Write refused too, never a
+// write that slipped in between the two.
 func (p *Process) interrupt() {
 	if p.stdin != nil {
 		p.stdin.SetWriteDeadline(pastDeadline)
 	}
 	p.stdout.SetReadDeadline(pastDeadline)
+	p.Kill()
+	// The leader too, should it have moved itself out of its group.
+	_ = p.cmd.Process.Kill()
 }
 
 // errNotInteractive is a Write to a process started without Interactive.

@@ -4,14 +4,12 @@ package process
 
 import (
 	"os"
-	"os/exec"
+	"syscall"
 )
 
-// setGroup has exec.CommandContext kill the child when the context ends.
-// Without process groups only the child itself is killed.
-func setGroup(cmd *exec.Cmd) {
-	cmd.Cancel = func() error { return killGroup(cmd.Process) }
-}
+// groupAttr is nothing: without process groups only the child itself is
+// killed.
+func groupAttr() *syscall.SysProcAttr { return nil }
 
 // killGroup kills p.
 func killGroup(p *os.Process) error {

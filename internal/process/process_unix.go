@@ -5,17 +5,15 @@ package process
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"syscall"
 )
 
-// setGroup makes the child the leader of a new process group, killed
-// when this process dies (on Linux), and has exec.CommandContext kill the
-// whole group when the context ends.
-func setGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	deathSignal(cmd.SysProcAttr)
-	cmd.Cancel = func() error { return killGroup(cmd.Process) }
+// groupAttr makes the child the leader of a new process group, killed
+// when this process dies (on Linux).
+func groupAttr() *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{Setpgid: true}
+	deathSignal(attr)
+	return attr
 }
 
 // killGroup sends SIGKILL to the process group led by p.
