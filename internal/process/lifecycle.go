@@ -51,8 +51,12 @@ var (
 func nextMark() uint64 { return markSeq.Add(1) }
 
 func markValue(mark uint64) string {
-	return strconv.Itoa(os.Getpid()) + "." + strconv.FormatUint(mark, 10)
+	return markPrefix() + strconv.FormatUint(mark, 10)
 }
+
+// markPrefix is "<evalgate's pid>.", which a process that starts children
+// without forking itself keeps for life.
+var markPrefix = sync.OnceValue(func() string { return strconv.Itoa(os.Getpid()) + "." })
 
 // startTracked starts a process with start, sets *proc to it, and tracks
 // it under mark until ended.
