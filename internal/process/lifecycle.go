@@ -58,23 +58,22 @@ func markValue(mark uint64) string {
 // without forking itself keeps for life.
 var markPrefix = sync.OnceValue(func() string { return strconv.Itoa(os.Getpid()) + "." })
 
-// startTracked starts a process with start, sets *proc to it, and tracks
-// it under mark until ended.
-func startTracked(mark uint64, start func() (*os.Process, error), proc **os.Process) error {
+// startTracked starts a process with start and tracks it under mark
+// until ended.
+func startTracked(mark uint64, start func() (*os.Process, error)) (*os.Process, error) {
 	forkMu.RLock()
 	defer forkMu.RUnlock()
 	started, err := start()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	*proc = started
 	pid := started.Pid
 	trackMu.Lock()
 	live[pid] = mark
 	running[mark] = true
 	guardGroup(pid, true)
 	trackMu.Unlock()
-	return nil
+	return started, nil
 }
 
 // ended stops tracking p, which has been waited for: whatever it left

@@ -212,14 +212,14 @@ func start(ctx context.Context, spec Spec) (*Process, error) {
 	p.stderrR = errR
 	childEnds, ours = append(childEnds, errW), append(ours, errR)
 
-	err = startTracked(p.mark, func() (*os.Process, error) {
+	p.cmd.Process, err = startTracked(p.mark, func() (*os.Process, error) {
 		return os.StartProcess(path, spec.Command, &os.ProcAttr{
 			Dir:   spec.Dir,
 			Env:   env,
 			Files: []*os.File{stdin, outW, errW},
 			Sys:   groupAttr(),
 		})
-	}, &p.cmd.Process)
+	})
 	if err != nil {
 		return fail(err)
 	}
