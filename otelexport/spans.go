@@ -151,19 +151,14 @@ func (e *Exporter) forwarded(tr *trialRec) []*tracepb.Span {
 			parent = sp.Parent
 		}
 		var attrs []*commonpb.KeyValue
-		for _, a := range []struct{ k, v string }{
-			{"gen_ai.operation.name", sp.Operation}, {"gen_ai.request.model", sp.RequestModel}, {"gen_ai.response.model", sp.ResponseModel},
-			{"gen_ai.tool.name", sp.Tool}, {"gen_ai.agent.name", sp.Agent}, {"error.type", sp.ErrorType},
-		} {
-			if a.v != "" {
-				attrs = append(attrs, str(a.k, a.v))
-			}
+		for k, v := range sp.StringAttributes() {
+			attrs = append(attrs, str(k, v))
 		}
 		if sp.InputTokens >= 0 && sp.IsModelCall() {
-			attrs = append(attrs, integer("gen_ai.usage.input_tokens", sp.InputTokens))
+			attrs = append(attrs, integer(traces.AttrInputTokens, sp.InputTokens))
 		}
 		if sp.OutputTokens >= 0 && sp.IsModelCall() {
-			attrs = append(attrs, integer("gen_ai.usage.output_tokens", sp.OutputTokens))
+			attrs = append(attrs, integer(traces.AttrOutputTokens, sp.OutputTokens))
 		}
 		id := sp.ID
 		if id.IsZero() {

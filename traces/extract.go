@@ -12,56 +12,55 @@ import (
 	"github.com/evalgate/evalgate/internal/chat"
 )
 
-// attribute is one allow-listed attribute: where its value goes in a Span.
-type attribute uint8
-
-const (
-	attrOperation attribute = iota + 1
-	attrRequestModel
-	attrResponseModel
-	attrInputTokens
-	attrOutputTokens
-	attrTool
-	attrAgent
-	attrErrorType
-)
-
 // AllowedAttributes are the only attributes a span keeps, matched exactly:
 // the GenAI semantic conventions' names of what carries no content.
 // Every other attribute is dropped unread, prompts, completions, messages,
 // tool arguments and results among them, in whatever case their names are
-// written.
+// written. They are the token counts and stringAttributes.
 var AllowedAttributes = []string{
 	"gen_ai.operation.name",
 	"gen_ai.request.model",
 	"gen_ai.response.model",
-	"gen_ai.usage.input_tokens",
-	"gen_ai.usage.output_tokens",
+	AttrInputTokens,
+	AttrOutputTokens,
 	"gen_ai.tool.name",
 	"gen_ai.agent.name",
 	"error.type",
 }
 
-func allowed(key string) attribute {
-	switch key {
-	case "gen_ai.operation.name":
-		return attrOperation
-	case "gen_ai.request.model":
-		return attrRequestModel
-	case "gen_ai.response.model":
-		return attrResponseModel
-	case "gen_ai.usage.input_tokens":
-		return attrInputTokens
-	case "gen_ai.usage.output_tokens":
-		return attrOutputTokens
-	case "gen_ai.tool.name":
-		return attrTool
-	case "gen_ai.agent.name":
-		return attrAgent
-	case "error.type":
-		return attrErrorType
+// The token counts a span keeps (Span.InputTokens, Span.OutputTokens).
+const (
+	AttrInputTokens  = "gen_ai.usage.input_tokens"
+	AttrOutputTokens = "gen_ai.usage.output_tokens"
+)
+
+// stringAttributes are the kept attributes whose value is a string, in
+// AllowedAttributes' order; Span.stringField(i) is where the i-th goes.
+var stringAttributes = [...]string{
+	"gen_ai.operation.name",
+	"gen_ai.request.model",
+	"gen_ai.response.model",
+	"gen_ai.tool.name",
+	"gen_ai.agent.name",
+	"error.type",
+}
+
+// stringField is the field of s that holds stringAttributes[i].
+func (s *Span) stringField(i int) *string {
+	switch i {
+	case 0:
+		return &s.Operation
+	case 1:
+		return &s.RequestModel
+	case 2:
+		return &s.ResponseModel
+	case 3:
+		return &s.Tool
+	case 4:
+		return &s.Agent
+	default:
+		return &s.ErrorType
 	}
-	return 0
 }
 
 // table is one trial's trace as it grows: the spans kept, the strings
@@ -104,8 +103,8 @@ func (t *table) add(s *tracepb.Span) {
 	// string already held costs again, which keeps the budget an upper
 	// bound and the interning a saving.
 	cost := spanBytes + int64(len(s.Events))*16 + int64(min(len(s.Name), MaxString))
-	for _, str := range [...]string{sp.Operation, sp.RequestModel, sp.ResponseModel, sp.Tool, sp.Agent, sp.ErrorType} {
-		cost += int64(len(str))
+	for i := range stringAttributes {
+		cost += int64(len(*sp.stringField(i)))
 	}
 	for _, e := range s.Events {
 		cost += int64(min(len(e.Name), MaxString))
@@ -129,43 +128,31 @@ func (t *table) add(s *tracepb.Span) {
 // one the conventions allow; an allow-listed attribute with any other
 // value is counted as invalid and not kept.
 func (t *table) attribute(sp *Span, kv *commonpb.KeyValue) {
-	a := allowed(kv.Key)
-	if a == 0 {
-		return
-	}
-	switch a {
-	case attrInputTokens, attrOutputTokens:
+	switch kv.Key {
+	case AttrInputTokens, AttrOutputTokens:
 		n, ok := tokenCount(kv.Value)
 		if !ok {
 			t.trace.Invalid++
 			return
 		}
-		if a == attrInputTokens {
+		if kv.Key == AttrInputTokens {
 			sp.InputTokens = n
 		} else {
 			sp.OutputTokens = n
 		}
 		return
 	}
-	s, ok := kv.Value.GetValue().(*commonpb.AnyValue_StringValue)
-	if !ok {
-		t.trace.Invalid++
+	for i, key := range &stringAttributes {
+		if key != kv.Key {
+			continue
+		}
+		s, ok := kv.Value.GetValue().(*commonpb.AnyValue_StringValue)
+		if !ok {
+			t.trace.Invalid++
+			return
+		}
+		*sp.stringField(i) = t.intern(s.StringValue)
 		return
-	}
-	v := t.intern(s.StringValue)
-	switch a {
-	case attrOperation:
-		sp.Operation = v
-	case attrRequestModel:
-		sp.RequestModel = v
-	case attrResponseModel:
-		sp.ResponseModel = v
-	case attrTool:
-		sp.Tool = v
-	case attrAgent:
-		sp.Agent = v
-	case attrErrorType:
-		sp.ErrorType = v
 	}
 }
 

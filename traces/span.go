@@ -2,6 +2,7 @@ package traces
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 )
 
@@ -105,6 +106,18 @@ type Span struct {
 
 	// Events are the names of the span's events, in the order sent.
 	Events []string
+}
+
+// StringAttributes yields the key and value of each string attribute
+// the span holds (its value not ""), in AllowedAttributes' order.
+func (s *Span) StringAttributes() iter.Seq2[string, string] {
+	return func(yield func(string, string) bool) {
+		for i, key := range &stringAttributes {
+			if v := *s.stringField(i); v != "" && !yield(key, v) {
+				return
+			}
+		}
+	}
 }
 
 // DurationNs is the span's duration in nanoseconds.

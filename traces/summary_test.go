@@ -107,3 +107,21 @@ func TestTopEventsKeepScenarioEvents(t *testing.T) {
 	assert.Check(t, is.Equal(got[0].Name, "e000"), "the most frequent first")
 	assert.Check(t, is.Equal(got[len(got)-1].Name, "error.handled"))
 }
+
+// TestAllowedAttributes holds the allow-list to what a span keeps: the
+// token counts and the string attributes, each once, in its order.
+func TestAllowedAttributes(t *testing.T) {
+	kept := stringAttributes[:]
+	allowed := slices.DeleteFunc(slices.Clone(AllowedAttributes), func(k string) bool {
+		return k == AttrInputTokens || k == AttrOutputTokens
+	})
+	assert.DeepEqual(t, allowed, kept)
+	assert.Equal(t, len(AllowedAttributes), len(kept)+2)
+
+	sp := Span{Operation: "chat", ResponseModel: "m", ErrorType: "timeout"}
+	var got []string
+	for k, v := range sp.StringAttributes() {
+		got = append(got, k+"="+v)
+	}
+	assert.DeepEqual(t, got, []string{"gen_ai.operation.name=chat", "gen_ai.response.model=m", "error.type=timeout"})
+}
