@@ -79,7 +79,7 @@ func startTracked(mark uint64, start func() (*os.Process, error)) (*os.Process, 
 // ended stops tracking p, which has been waited for: whatever it left
 // behind is now a leftover.
 func ended(p *Process) {
-	pid := p.cmd.Process.Pid
+	pid := p.proc.Pid
 	trackMu.Lock()
 	delete(live, pid)
 	delete(running, p.mark)

@@ -97,5 +97,5 @@ func TestReleaseEndsOnlyItsOwn(t *testing.T) {
 	release()
 	assert.Check(t, inside.hasExited())
 	assert.Check(t, !outside.hasExited())
-	assert.NilError(t, syscall.Kill(outside.cmd.Process.Pid, 0))
+	assert.NilError(t, syscall.Kill(outside.proc.Pid, 0))
 }

@@ -88,9 +88,10 @@ var ErrNotFound = exec.ErrNotFound
 // goroutine, except Kill and Wait, which the release of its containment
 // may call beside its owner.
 type Process struct {
-	cmd    osProcess
-	stdin  *os.File // our end of the child's stdin; nil unless interactive
-	stdout *os.File // our end of the child's stdout
+	proc   *os.Process
+	state  *os.ProcessState // how it ended; set before exited is closed
+	stdin  *os.File         // our end of the child's stdin; nil unless interactive
+	stdout *os.File         // our end of the child's stdout
 	stderr *boundedBuffer
 	// stderrR is our end of the child's stderr, read into stderr;
 	// stdinCopy our end of a stdin too large for the empty pipe, written
@@ -109,12 +110,6 @@ type Process struct {
 	exited    chan struct{} // closed once the process has exited and waitErr is set
 	waitErr   error
 	finished  sync.Once // the end of reap, once however many wait
-}
-
-// osProcess is the process as the system knows it.
-type osProcess struct {
-	Process      *os.Process
-	ProcessState *os.ProcessState // how it ended; set before exited is closed
 }
 
 // pastDeadline unblocks reads and writes at once.
@@ -212,7 +207,7 @@ func start(ctx context.Context, spec Spec) (*Process, error) {
 	p.stderrR = errR
 	childEnds, ours = append(childEnds, errW), append(ours, errR)
 
-	p.cmd.Process, err = startTracked(p.mark, func() (*os.Process, error) {
+	p.proc, err = startTracked(p.mark, func() (*os.Process, error) {
 		return os.StartProcess(path, spec.Command, &os.ProcAttr{
 			Dir:   spec.Dir,
 			Env:   env,
@@ -278,8 +273,8 @@ func (p *Process) readStderr(copied <-chan struct{}) {
 // large stdin) at most WaitDelay to end, since a process it left behind
 // may hold them, then gives stdout ExitDrain to be read to its end.
 func (p *Process) wait() {
-	state, err := p.cmd.Process.Wait()
-	p.cmd.ProcessState = state
+	state, err := p.proc.Wait()
+	p.state = state
 	switch {
 	case err != nil:
 		p.waitErr = err
@@ -366,7 +361,7 @@ func (p *Process) interrupt() {
 	p.stdout.SetReadDeadline(pastDeadline)
 	p.Kill()
 	// The leader too, should it have moved itself out of its group.
-	_ = p.cmd.Process.Kill()
+	_ = p.proc.Kill()
 }
 
 // errNotInteractive is a Write to a process started without Interactive.
@@ -426,7 +421,7 @@ func (p *Process) BytesRead() int64 {
 
 // Kill kills the process group now.
 func (p *Process) Kill() {
-	_ = killGroup(p.cmd.Process)
+	_ = killGroup(p.proc)
 }
 
 // WaitUntil is Wait with the grace running out at deadline.
@@ -468,7 +463,7 @@ func (p *Process) reap(grace time.Duration) error {
 // Exit describes how the process ended: "exit status 3", "signal:
 // killed". Call it after Wait.
 func (p *Process) Exit() string {
-	if st := p.cmd.ProcessState; st != nil {
+	if st := p.state; st != nil {
 		return st.String()
 	}
 	if p.waitErr != nil {
@@ -479,7 +474,7 @@ func (p *Process) Exit() string {
 
 // Success reports whether the process exited by itself with status 0.
 func (p *Process) Success() bool {
-	st := p.cmd.ProcessState
+	st := p.state
 	return st != nil && st.Success()
 }
 

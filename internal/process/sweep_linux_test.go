@@ -78,7 +78,7 @@ func TestOwnChildrenAsHost(t *testing.T) {
 	self := os.Getpid()
 	own, host := pids(ownChildren(self)), pids(hostChildren(self))
 	for _, p := range ps {
-		pid := p.cmd.Process.Pid
+		pid := p.proc.Pid
 		assert.Check(t, own[pid], "child %d not in the children lists", pid)
 		assert.Check(t, host[pid], "child %d not found on the host", pid)
 	}
